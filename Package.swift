@@ -1,0 +1,80 @@
+// swift-tools-version: 6.2
+// The emulators package: one executable, no package dependencies.
+// Layers (arrows point down), see docs/ARCHITECTURE.md:
+//   emulators → EmulatorSuite → {FirestoreEmulator, DatabaseEmulator, EmulatorSnapshot, EmulatorPosix}
+//   → {EmulatorStorage, SecurityRules, EmulatorHTTP} → EmulatorModel → EmulatorSupport
+import PackageDescription
+
+let settings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "emulators",
+    products: [
+        .executable(name: "emulators", targets: ["emulators"]),
+    ],
+    targets: [
+        // L0
+        .target(name: "CEmulatorLinux"),
+        .target(name: "EmulatorSupport", swiftSettings: settings),
+        // L1
+        .target(name: "EmulatorModel", dependencies: ["EmulatorSupport"], swiftSettings: settings),
+        // L2
+        .target(name: "EmulatorStorage", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .target(name: "SecurityRules", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorHTTP", dependencies: ["EmulatorSupport"], swiftSettings: settings),
+        // L3
+        .target(name: "EmulatorPosix", dependencies: ["EmulatorHTTP", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
+        .target(
+            name: "DatabaseEmulator",
+            dependencies: ["EmulatorStorage", "SecurityRules", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            swiftSettings: settings),
+        .target(
+            name: "FirestoreEmulator",
+            dependencies: ["EmulatorStorage", "SecurityRules", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            swiftSettings: settings),
+        .target(name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        // L4
+        .target(
+            name: "EmulatorSuite",
+            dependencies: [
+                "FirestoreEmulator", "DatabaseEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "EmulatorPosix", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport",
+            ],
+            swiftSettings: settings),
+        // L5
+        .executableTarget(name: "emulators", dependencies: ["EmulatorSuite", "EmulatorSupport"], swiftSettings: settings),
+        .executableTarget(
+            name: "EmulatorBenchmarks",
+            dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorSupport"],
+            swiftSettings: settings),
+
+        // Tests
+        .testTarget(name: "EmulatorSupportTests", dependencies: ["EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorModelTests", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "SecurityRulesTests", dependencies: ["SecurityRules", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(
+            name: "DatabaseEmulatorTests",
+            dependencies: ["DatabaseEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "FirestoreEmulatorTests",
+            dependencies: ["FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "EmulatorSnapshotTests",
+            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "EmulatorSuiteTests",
+            dependencies: ["EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            swiftSettings: settings),
+    ]
+)

@@ -1,0 +1,1 @@
+#include "CEmulatorLinux.h"

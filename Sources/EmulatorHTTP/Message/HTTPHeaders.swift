@@ -1,0 +1,57 @@
+/// Header fields in arrival order. Lookups ignore ASCII case, as HTTP requires.
+package struct HTTPHeaders: Sendable, Hashable, Sequence {
+    package private(set) var fields: [(name: String, value: String)] = []
+
+    package init() {}
+
+    package init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    package mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field called `name` with one field.
+    package mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append((name: name, value: value))
+    }
+
+    package mutating func remove(_ name: String) {
+        fields.removeAll { Self.namesMatch($0.name, name) }
+    }
+
+    /// The first value of the field called `name`.
+    package subscript(_ name: String) -> String? {
+        fields.first { Self.namesMatch($0.name, name) }?.value
+    }
+
+    package func values(_ name: String) -> [String] {
+        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+    }
+
+    package func makeIterator() -> some IteratorProtocol<(name: String, value: String)> {
+        fields.makeIterator()
+    }
+
+    package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name)
+            hasher.combine(field.value)
+        }
+    }
+
+    /// ASCII case-insensitive comparison of two field names.
+    package static func namesMatch(_ a: String, _ b: String) -> Bool {
+        let a = a.utf8, b = b.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// A response a handler returns: a status, headers and a body.
+///
+/// The transport adds `Content-Length` (or chunked framing for streams), `Date`-free framing and
+/// keep-alive handling; handlers set only what is theirs (`Content-Type`, `ETag`, …).
+package struct HTTPResponse: Sendable {
+    package var status: HTTPStatus
+    package var headers: HTTPHeaders
+    package var body: Body
+
+    package enum Body: Sendable {
+        /// A complete body, sent with `Content-Length`.
+        case bytes([UInt8])
+        /// A body written over time (Server-Sent Events); sent chunked.
+        case stream(HTTPStreamBody)
+    }
+
+    package init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = .bytes(body)
+    }
+
+    package init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), stream: HTTPStreamBody) {
+        self.status = status
+        self.headers = headers
+        self.body = .stream(stream)
+    }
+
+    /// A JSON response from already-encoded bytes.
+    package static func json(_ bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json; charset=utf-8")
+        return HTTPResponse(status: status, headers: headers, body: bytes)
+    }
+
+    /// A plain-text response.
+    package static func text(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/plain; charset=utf-8")
+        return HTTPResponse(status: status, headers: headers, body: Array(text.utf8))
+    }
+
+    /// The body bytes when the body is complete; empty for streams.
+    package var bodyBytes: [UInt8] {
+        if case .bytes(let bytes) = body { return bytes }
+        return []
+    }
+}
+
+/// A streamed response body. The transport sends the head, then calls `start` once with a writer.
+package struct HTTPStreamBody: Sendable {
+    /// Receives the writer once the response head has been sent.
+    package var start: @Sendable (any HTTPStreamWriter) -> Void
+
+    package init(start: @escaping @Sendable (any HTTPStreamWriter) -> Void) {
+        self.start = start
+    }
+}
+
+/// The writing end of a streamed response. Safe to call from any thread.
+package protocol HTTPStreamWriter: AnyObject, Sendable {
+    /// Queues `bytes` for the peer. Returns `false` once the stream has closed.
+    @discardableResult func write(_ bytes: [UInt8]) -> Bool
+    /// Ends the body (last chunk) and, for the transport, the exchange.
+    func finish()
+    /// Whether the peer is still there and `finish()` has not been called.
+    var isOpen: Bool { get }
+    /// Registers `handler` to run once when the stream closes for any reason (peer gone or finished).
+    /// Runs at once if already closed.
+    func onClose(_ handler: @escaping @Sendable () -> Void)
+}

@@ -1,0 +1,2 @@
+// Placeholder until this target lands; see docs/ARCHITECTURE.md.
+enum EmulatorPosixPlaceholder {}

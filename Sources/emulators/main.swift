@@ -1,0 +1,1 @@
+print("emulators: not yet built")
