@@ -1,0 +1,50 @@
+package import EmulatorHTTP
+import EmulatorModel
+package import EmulatorSupport
+
+/// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, and the
+/// emulator endpoints `/.settings/rules.json` and `/.inspect/databases.json`, over namespaces
+/// created on first use.
+///
+/// ```swift
+/// let database = DatabaseEmulator(configuration: .init(defaultNamespace: "demo-default-rtdb"))
+/// server.serve(database.router)
+/// ```
+package final class DatabaseEmulator: Sendable {
+    package let configuration: DatabaseEmulatorConfiguration
+    let store: DatabaseStore
+    let pushIds = PushIdGenerator()
+    private let keepAliveTask: Task<Void, Never>?
+
+    package init(configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
+        self.configuration = configuration
+        let store = DatabaseStore(rulesGate: configuration.rulesGate)
+        self.store = store
+        if let seconds = configuration.keepAliveSeconds, seconds > 0 {
+            // Owned by the emulator and cancelled in deinit; it holds the store, not the emulator.
+            keepAliveTask = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    for namespace in store.all { namespace.keepAlive() }
+                }
+            }
+        } else {
+            keepAliveTask = nil
+        }
+    }
+
+    deinit { keepAliveTask?.cancel() }
+
+    /// Routes every request path to the emulator.
+    package var router: Router {
+        var router = Router()
+        router.add(nil, "*") { [self] request in self.respond(to: request) }
+        return router
+    }
+
+    /// Number of open event streams in `namespace`.
+    package func streamCount(namespace: String) -> Int { store.namespace(namespace).streamCount }
+
+    /// The whole current value of `namespace` (export form), for snapshots and tests.
+    package func exportData(namespace: String) -> JSONValue { store.namespace(namespace).root.json(export: true) }
+}

@@ -1,0 +1,39 @@
+import EmulatorModel
+import EmulatorSupport
+import Synchronization
+
+/// Every namespace of the database emulator, created lazily on first access with the default rules.
+final class DatabaseStore: Sendable {
+    private let namespaces = Mutex<[String: DatabaseNamespace]>([:])
+    private let rulesGate: any DatabaseRulesGate
+    private let defaultRules: any DatabaseRules
+
+    init(rulesGate: any DatabaseRulesGate) {
+        self.rulesGate = rulesGate
+        let source = Array(DatabaseDefaultRules.source.utf8)
+        switch rulesGate.compile(source) {
+        case .success(let rules): defaultRules = rules
+        case .failure: defaultRules = LiteralDatabaseRules(tree: .object([]))  // unreachable for a sane gate
+        }
+    }
+
+    /// The namespace called `name`, created if new.
+    func namespace(_ name: String) -> DatabaseNamespace {
+        namespaces.withLock { all in
+            if let existing = all[name] { return existing }
+            let created = DatabaseNamespace(
+                name: name, rulesSource: Array(DatabaseDefaultRules.source.utf8), rules: defaultRules)
+            all[name] = created
+            return created
+        }
+    }
+
+    /// Names of the namespaces that exist, sorted.
+    var names: [String] { namespaces.withLock { Array($0.keys) }.sorted() }
+
+    var all: [DatabaseNamespace] { namespaces.withLock { Array($0.values) } }
+
+    func compileRules(_ source: [UInt8]) -> Result<any DatabaseRules, DatabaseRulesCompileError> {
+        rulesGate.compile(source)
+    }
+}
