@@ -56,22 +56,32 @@ final class DatabaseNamespace: Sendable {
 
     /// Replaces the rules; streams that may no longer read get `cancel` and are closed.
     func setRules(source: [UInt8], rules: any DatabaseRules) {
-        state.withLock { s in
+        let cancelled = state.withLock { s -> [any HTTPStreamWriter] in
             s.rulesSource = source
             s.rules = rules
             var kept: [DatabaseStreamGroup] = []
+            var cancelled: [any HTTPStreamWriter] = []
             for group in s.groups {
                 if group.auth.isAdmin || rules.canRead(group.path, auth: group.auth, root: s.root) {
                     kept.append(group)
                 } else {
                     let bytes = DatabaseEvent.cancel("Permission denied").bytes
-                    for writer in group.writers {
-                        writer.write(bytes)
-                        writer.finish()
-                    }
+                    for writer in group.writers where writer.write(bytes) { cancelled.append(writer) }
                 }
             }
             s.groups = kept
+            return cancelled
+        }
+        // Finished outside the lock: close handlers come back to `removeStream`.
+        for writer in cancelled { writer.finish() }
+    }
+
+    /// Forgets a closed stream (its writer's close handler).
+    func removeStream(_ writer: any HTTPStreamWriter) {
+        let id = ObjectIdentifier(writer)
+        state.withLock { s in
+            for group in s.groups { group.writers.removeAll { ObjectIdentifier($0) == id } }
+            s.groups.removeAll { $0.writers.isEmpty }
         }
     }
 
@@ -90,6 +100,10 @@ final class DatabaseNamespace: Sendable {
                 group.writers.append(writer)
                 s.groups.append(group)
             }
+        }
+        // Outside the lock: a writer that is already closed runs the handler at once.
+        writer.onClose { [weak self, weak writer] in
+            if let self, let writer { self.removeStream(writer) }
         }
     }
 

@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorHTTP
 import EmulatorSupport
 
 extension DatabaseNode {
