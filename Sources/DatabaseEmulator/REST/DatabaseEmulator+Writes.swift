@@ -118,7 +118,11 @@ extension DatabaseEmulator {
         var updates: [(path: DatabasePath, value: JSONValue)] = []
         for member in members {
             var keys: [String] = []
-            for part in member.name.utf8.split(separator: UInt8(ascii: "/")) {
+            // A leading or trailing slash is tolerated; an empty key inside the path is not.
+            var parts = member.name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            if parts.first?.isEmpty == true { parts.removeFirst() }
+            if parts.last?.isEmpty == true { parts.removeLast() }
+            for part in parts {
                 let key = String(decoding: part, as: UTF8.self)
                 guard DatabaseInputValidator.isValidKey(key), key.utf8.count <= DatabasePath.maxKeyBytes else {
                     throw .badRequest(
