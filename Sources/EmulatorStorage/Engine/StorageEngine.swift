@@ -61,6 +61,7 @@ package final class StorageEngine: Sendable {
 
     /// Runs `body` inside the commit serialization and applies its writes atomically.
     /// If `body` throws, nothing is applied and the error is rethrown.
+    @discardableResult
     package func commit<Value, Failure: Error>(
         _ body: (inout CommitBuilder) throws(Failure) -> Value
     ) throws(Failure) -> CommitResult<Value> {
