@@ -1,5 +1,6 @@
 package import EmulatorHTTP
 import EmulatorModel
+package import EmulatorStorage
 package import EmulatorSupport
 
 /// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, and the
@@ -16,9 +17,10 @@ package final class DatabaseEmulator: Sendable {
     let pushIds = PushIdGenerator()
     private let keepAliveTask: Task<Void, Never>?
 
-    package init(configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
+    /// An emulator over `storage` (shared with the other emulators of the suite).
+    package init(storage: StorageEngine, configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
         self.configuration = configuration
-        let store = DatabaseStore(rulesGate: configuration.rulesGate)
+        let store = DatabaseStore(engine: storage, rulesGate: configuration.rulesGate)
         self.store = store
         if let seconds = configuration.keepAliveSeconds, seconds > 0 {
             // Owned by the emulator and cancelled in deinit; it holds the store, not the emulator.
@@ -46,5 +48,7 @@ package final class DatabaseEmulator: Sendable {
     package func streamCount(namespace: String) -> Int { store.namespace(namespace).streamCount }
 
     /// The whole current value of `namespace` (export form), for snapshots and tests.
-    package func exportData(namespace: String) -> JSONValue { store.namespace(namespace).root.json(export: true) }
+    package func exportData(namespace: String) -> JSONValue {
+        store.namespace(namespace).head.node(at: .root).json(export: true)
+    }
 }

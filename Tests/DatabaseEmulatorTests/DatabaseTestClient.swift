@@ -1,5 +1,6 @@
 import DatabaseEmulator
 import EmulatorHTTP
+import EmulatorStorage
 import EmulatorSupport
 import Synchronization
 
@@ -8,11 +9,14 @@ struct DatabaseTestClient {
     let emulator: DatabaseEmulator
     let client: InProcessClient
     let clock: TestClock
+    let storage: StorageEngine
 
-    init(now: Int64 = 1_700_000_000_000) {
+    init(now: Int64 = 1_700_000_000_000, storage: StorageEngine = StorageEngine()) {
         let clock = TestClock(now)
         self.clock = clock
+        self.storage = storage
         emulator = DatabaseEmulator(
+            storage: storage,
             configuration: DatabaseEmulatorConfiguration(
                 defaultNamespace: "demo-default-rtdb", now: { clock.now }, keepAliveSeconds: nil))
         client = InProcessClient(router: emulator.router)

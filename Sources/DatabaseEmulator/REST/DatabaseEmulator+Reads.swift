@@ -14,11 +14,13 @@ extension DatabaseEmulator {
         if http.headers["Accept"]?.contains("text/event-stream") == true {
             return try stream(request, query: query, namespace)
         }
-        let (node, allowed) = namespace.read { root, rules in
-            let allowed = request.auth.isAdmin || rules.canRead(request.path, auth: request.auth, root: root)
-            var node = root.child(at: request.path)
+        let (node, allowed) = namespace.read { data, rules in
+            guard request.auth.isAdmin || rules.canRead(request.path, auth: request.auth, data: data) else {
+                return (DatabaseNode.empty, false)
+            }
+            var node = data.node(at: request.path)
             if request.isPriority { node = DatabaseNode.fromPriority(node.priority) }
-            return (node, allowed)
+            return (node, true)
         }
         guard allowed else { throw .permissionDenied }
         let etag = request.wantsETag || http.headers["if-none-match"] != nil ? node.etag : nil
@@ -35,8 +37,8 @@ extension DatabaseEmulator {
     private func stream(_ request: DatabaseRESTRequest, query: DatabaseQuery, _ namespace: DatabaseNamespace)
         throws(DatabaseRESTError) -> HTTPResponse
     {
-        let allowed = namespace.read { root, rules in
-            request.auth.isAdmin || rules.canRead(request.path, auth: request.auth, root: root)
+        let allowed = namespace.read { data, rules in
+            request.auth.isAdmin || rules.canRead(request.path, auth: request.auth, data: data)
         }
         guard allowed else { throw .permissionDenied }
         var headers = HTTPHeaders()

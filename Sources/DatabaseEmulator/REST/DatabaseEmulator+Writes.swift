@@ -65,10 +65,12 @@ extension DatabaseEmulator {
         let auth = request.auth
         let isPriority = request.isPriority
         let target = isPriority ? DatabasePath(keys: path.keys + [".priority"]) : path
+        // The current value is read only when something depends on it.
+        let needsCurrent = ifMatch != nil || isPriority || json.containsServerValue
         var written = DatabaseNode.empty
-        do {
-            _ = try namespace.commit { (root, rules) throws(DatabaseCommitFailure) -> DatabaseWrite in
-                let current = root.child(at: path)
+        do throws(DatabaseCommitFailure) {
+            try namespace.commit { (data, rules) throws(DatabaseCommitFailure) -> DatabaseWrite in
+                let current = needsCurrent ? data.node(at: path) : .empty
                 if let ifMatch, ifMatch != current.etag { throw .etagMismatch(current) }
                 let node: DatabaseNode
                 if isPriority {
@@ -80,7 +82,10 @@ extension DatabaseEmulator {
                     written = node
                 }
                 let write = DatabaseWrite.set(target, node)
-                if !auth.isAdmin && !rules.canWrite([path], auth: auth, oldRoot: root, newRoot: write.apply(to: root)) {
+                if !auth.isAdmin
+                    && !rules.canWrite(
+                        [path], auth: auth, data: data, newData: DatabaseOverlaySource(base: data, write: write))
+                {
                     throw .rest(.permissionDenied)
                 }
                 return write
@@ -153,14 +158,17 @@ extension DatabaseEmulator {
         let auth = request.auth
         let base = request.path
         var resolved: [(path: DatabasePath, node: DatabaseNode)] = []
-        do {
-            _ = try namespace.commit { (root, rules) throws(DatabaseCommitFailure) -> DatabaseWrite in
+        do throws(DatabaseCommitFailure) {
+            try namespace.commit { (data, rules) throws(DatabaseCommitFailure) -> DatabaseWrite in
                 resolved = updates.map { update in
-                    let location = base.appending(update.path)
-                    return (update.path, DatabaseNode.build(update.value, existing: root.child(at: location), now: now))
+                    let existing = update.value.containsServerValue ? data.node(at: base.appending(update.path)) : .empty
+                    return (update.path, DatabaseNode.build(update.value, existing: existing, now: now))
                 }
                 let write = DatabaseWrite.update(base: base, resolved)
-                if !auth.isAdmin && !rules.canWrite(write.locations, auth: auth, oldRoot: root, newRoot: write.apply(to: root)) {
+                if !auth.isAdmin
+                    && !rules.canWrite(
+                        write.locations, auth: auth, data: data, newData: DatabaseOverlaySource(base: data, write: write))
+                {
                     throw .rest(.permissionDenied)
                 }
                 return write
@@ -183,6 +191,17 @@ extension DatabaseEmulator {
             return try JSONReader.parse(body)
         } catch {
             throw .badRequest(DatabaseRESTError.invalidJSON)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Whether a `.sv` member appears anywhere inside.
+    var containsServerValue: Bool {
+        switch self {
+        case .object(let members): members.contains { $0.name == ".sv" || $0.value.containsServerValue }
+        case .array(let items): items.contains { $0.containsServerValue }
+        default: false
         }
     }
 }

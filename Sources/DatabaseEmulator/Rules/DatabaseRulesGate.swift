@@ -3,10 +3,12 @@ package import EmulatorModel
 /// A compiled rules file for one namespace: the questions the emulator asks before a read or a
 /// write. Admin requests never reach it.
 package protocol DatabaseRules: Sendable {
-    /// May `auth` read `path` (the whole location) given the current data?
-    func canRead(_ path: DatabasePath, auth: DatabaseAuth, root: DatabaseNode) -> Bool
-    /// May `auth` replace each of `locations` turning `oldRoot` into `newRoot`?
-    func canWrite(_ locations: [DatabasePath], auth: DatabaseAuth, oldRoot: DatabaseNode, newRoot: DatabaseNode) -> Bool
+    /// May `auth` read `path` (the whole location) given the current `data`?
+    func canRead(_ path: DatabasePath, auth: DatabaseAuth, data: any DatabaseDataSource) -> Bool
+    /// May `auth` replace each of `locations`, turning `data` into `newData`?
+    func canWrite(
+        _ locations: [DatabasePath], auth: DatabaseAuth, data: any DatabaseDataSource, newData: any DatabaseDataSource
+    ) -> Bool
 }
 
 /// Turns a rules file (`{"rules": {…}}`, comments allowed) into `DatabaseRules`. The seam where the

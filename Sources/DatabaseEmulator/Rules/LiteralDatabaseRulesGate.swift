@@ -24,11 +24,13 @@ package struct LiteralDatabaseRulesGate: DatabaseRulesGate {
 struct LiteralDatabaseRules: DatabaseRules {
     var tree: JSONValue
 
-    func canRead(_ path: DatabasePath, auth: DatabaseAuth, root: DatabaseNode) -> Bool {
+    func canRead(_ path: DatabasePath, auth: DatabaseAuth, data: any DatabaseDataSource) -> Bool {
         allows(".read", path)
     }
 
-    func canWrite(_ locations: [DatabasePath], auth: DatabaseAuth, oldRoot: DatabaseNode, newRoot: DatabaseNode) -> Bool {
+    func canWrite(
+        _ locations: [DatabasePath], auth: DatabaseAuth, data: any DatabaseDataSource, newData: any DatabaseDataSource
+    ) -> Bool {
         locations.allSatisfy { allows(".write", $0) }
     }
 

@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorStorage
 import EmulatorSupport
 import Synchronization
 
@@ -7,8 +8,10 @@ final class DatabaseStore: Sendable {
     private let namespaces = Mutex<[String: DatabaseNamespace]>([:])
     private let rulesGate: any DatabaseRulesGate
     private let defaultRules: any DatabaseRules
+    let engine: StorageEngine
 
-    init(rulesGate: any DatabaseRulesGate) {
+    init(engine: StorageEngine, rulesGate: any DatabaseRulesGate) {
+        self.engine = engine
         self.rulesGate = rulesGate
         let source = Array(DatabaseDefaultRules.source.utf8)
         switch rulesGate.compile(source) {
@@ -22,14 +25,22 @@ final class DatabaseStore: Sendable {
         namespaces.withLock { all in
             if let existing = all[name] { return existing }
             let created = DatabaseNamespace(
-                name: name, rulesSource: Array(DatabaseDefaultRules.source.utf8), rules: defaultRules)
+                name: name, engine: engine, rulesSource: Array(DatabaseDefaultRules.source.utf8), rules: defaultRules)
             all[name] = created
             return created
         }
     }
 
-    /// Names of the namespaces that exist, sorted.
-    var names: [String] { namespaces.withLock { Array($0.keys) }.sorted() }
+    /// Names of the namespaces that exist (used here, or holding data in the engine), sorted.
+    var names: [String] {
+        var names = Set(namespaces.withLock { Array($0.keys) })
+        if let snapshot = try? engine.snapshot() {
+            for id in snapshot.namespaces where id.name.hasPrefix("database/") {
+                names.insert(String(id.name.dropFirst("database/".count)))
+            }
+        }
+        return names.sorted()
+    }
 
     var all: [DatabaseNamespace] { namespaces.withLock { Array($0.values) } }
 

@@ -18,6 +18,14 @@ package enum DatabaseWrite: Sendable {
         }
     }
 
+    /// Every (absolute location, new node) pair, in application order.
+    package var changes: [(DatabasePath, DatabaseNode)] {
+        switch self {
+        case .set(let path, let node): [(path, node)]
+        case .update(let base, let changes): changes.map { (base.appending($0.path), $0.node) }
+        }
+    }
+
     /// Every absolute location this write replaces.
     package var locations: [DatabasePath] {
         switch self {

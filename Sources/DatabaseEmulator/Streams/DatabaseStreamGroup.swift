@@ -20,11 +20,21 @@ final class DatabaseStreamGroup {
         self.lastView = view
     }
 
+    /// The event for a commit made by someone else (import, clear): a whole `put /` if any
+    /// changed location is related to the stream.
+    func event(forChangesAt locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
+        guard locations.contains(where: { $0.isAncestor(of: path) || path.isAncestor(of: $0) }) else { return nil }
+        let view = query.apply(to: after.node(at: path))
+        if !query.isIdentity && view == lastView { return nil }
+        lastView = view
+        return .put(path: .root, data: view.json())
+    }
+
     /// The event a commit produces for this group, or nil when the write does not touch it.
-    func event(for write: DatabaseWrite, newRoot: DatabaseNode) -> DatabaseEvent? {
+    func event(for write: DatabaseWrite, after: any DatabaseDataSource) -> DatabaseEvent? {
         guard touches(write) else { return nil }
         if !query.isIdentity {
-            let view = query.apply(to: newRoot.child(at: path))
+            let view = query.apply(to: after.node(at: path))
             if view == lastView { return nil }
             lastView = view
             return .put(path: .root, data: view.json())
@@ -32,7 +42,7 @@ final class DatabaseStreamGroup {
         switch write {
         case .set(let location, let node):
             if location.isAncestor(of: path) {
-                return .put(path: .root, data: newRoot.child(at: path).json())
+                return .put(path: .root, data: after.node(at: path).json())
             }
             guard let relative = location.relative(to: path) else { return nil }
             return .put(path: relative, data: node.json())
@@ -45,7 +55,7 @@ final class DatabaseStreamGroup {
             var members: [JSONMember] = []
             for change in changes {
                 let location = base.appending(change.path)
-                if location.isAncestor(of: path) { return .put(path: .root, data: newRoot.child(at: path).json()) }
+                if location.isAncestor(of: path) { return .put(path: .root, data: after.node(at: path).json()) }
                 if let relative = location.relative(to: path) {
                     members.append(JSONMember(Self.joined(relative), change.node.json()))
                 }
