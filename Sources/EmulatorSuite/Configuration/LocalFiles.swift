@@ -100,4 +100,15 @@ package enum LocalFiles {
         }
         return "/tmp"
     }
+
+    /// `mkdir -p`: creates `path` and missing parents. True if the directory exists afterwards.
+    @discardableResult
+    package static func makeDirectories(_ path: String) -> Bool {
+        var current = ""
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if kind(current) == .missing { mkdir(current, 0o755) }
+        }
+        return kind(path) == .directory
+    }
 }

@@ -40,6 +40,11 @@ package struct Console: Sendable {
         sink(.standardOutput, text)
     }
 
+    /// Text printed as is on stderr regardless of verbosity (usage errors).
+    package func writeError(_ text: String) {
+        sink(.standardError, text)
+    }
+
     /// Text printed as is on stdout regardless of verbosity (help, version).
     package func plain(_ text: String) {
         sink(.standardOutput, text)

@@ -190,6 +190,7 @@ package final class Suite: Sendable {
                 console.warning("emulators", "Automatic export to \"\(target)\" failed, going to exit now... (\(error.message))")
             }
         }
+        console.info("emulators", "Shutting down emulators.")
         let deadline = ContinuousClock.now + gracePeriod
         for entry in listeners.reversed() {
             console.info(entry.kind.rawValue, "Stopping \(entry.kind.description)")
