@@ -13,9 +13,13 @@ package struct SignalWatcher: Sendable {
     package init() {}
 
     /// Blocks the handled signals for this thread and the threads it creates from now on.
+    ///
+    /// Dispositions are reset to the default first: a non-interactive shell starts background
+    /// jobs with SIGINT and SIGQUIT ignored, and an ignored signal is discarded, not queued.
     package func install() {
         var set = Self.signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
+        for signal in Self.handled { Glibc.signal(signal, SIG_DFL) }
     }
 
     /// The next handled signal, or nil when `timeout` passes first (nil timeout: wait forever).
