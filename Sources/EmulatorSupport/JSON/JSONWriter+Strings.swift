@@ -5,9 +5,12 @@ extension JSONWriter {
     /// (`\b \f \n \r \t` by name, others as `\u00XX`); everything else, including non-ASCII,
     /// is written as raw UTF-8, as `JSON.stringify` does.
     mutating func appendEscaped(_ value: String) {
-        var value = value
-        value.withUTF8 { source in
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { source in
             Self.appendEscaped(source, to: &bytes)
+        }
+        if done == nil {
+            var copy = value
+            copy.withUTF8 { source in Self.appendEscaped(source, to: &bytes) }
         }
     }
 
