@@ -8,8 +8,10 @@
 ///   scalars (surrogate pairs are joined, lone surrogates are rejected).
 /// - Objects keep duplicate member names, in source order (`JSONValue[member:]` finds the first).
 /// - A leading UTF-8 byte order mark is skipped. Trailing bytes other than whitespace are an error.
-/// - Nesting deeper than `maxDepth` arrays/objects is an error (the parser recurses once per level,
-///   so keep `maxDepth` modest; the default 512 is safe on any thread stack ≥ 256 KiB).
+/// - Nesting deeper than `maxDepth` arrays/objects is an error, so hostile input cannot overflow
+///   the stack. The parser recurses once per level: the default 512 levels fit in a 256 KiB thread
+///   stack in release builds, but debug builds need ~2–4 KiB per level (512 levels failed in a
+///   1 MiB stack, passed in 8 MiB), so keep `maxDepth` modest on small-stack threads.
 /// - With `allowComments: true`, `// …` line comments and `/* … */` block comments count as
 ///   whitespace (used for RTDB rules files). Everything else stays strict.
 ///
