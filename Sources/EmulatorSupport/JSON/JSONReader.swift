@@ -35,6 +35,17 @@ package enum JSONReader {
         return try result.get()
     }
 
+    /// Parses one JSON document from a slice (e.g. an HTTP body inside a larger buffer).
+    /// Offsets in errors count from the start of the slice.
+    package static func parse(
+        _ bytes: ArraySlice<UInt8>, maxDepth: Int = 512, allowComments: Bool = false
+    ) throws(JSONError) -> JSONValue {
+        let result: Result<JSONValue, JSONError> = bytes.withUnsafeBufferPointer { buffer in
+            parseResult(buffer, maxDepth: maxDepth, allowComments: allowComments)
+        }
+        return try result.get()
+    }
+
     /// Parses one JSON document from the UTF-8 of `text`.
     package static func parse(
         _ text: String, maxDepth: Int = 512, allowComments: Bool = false
