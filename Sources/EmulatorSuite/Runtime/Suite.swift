@@ -39,7 +39,7 @@ package final class Suite: Sendable {
     }
 
     /// The transport `emulators start` uses.
-    package static var defaultTransport: any ListenerFactory { ThreadedListenerFactory() }
+    package static var defaultTransport: any ListenerFactory { PosixListenerFactory() }
 
     /// Starts every listener (emulators first, the hub last), imports data, writes the locator.
     /// On failure, whatever was started is stopped again.
@@ -78,12 +78,14 @@ package final class Suite: Sendable {
         let kinds = configuration.listeners.keys.sorted()
         for kind in kinds {
             guard let address = configuration.listeners[kind] else { continue }
-            let router =
+            // The hub answers browsers (the Emulator UI, rules-unit-testing in a page) like the official one.
+            let handler: HTTPHandler =
                 kind == .hub
                 ? HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) }
-                : registry.router(for: kind, context: context)
+                    .withCORS()
+                : registry.router(for: kind, context: context).respond(to:)
             do throws(SuiteStartError) {
-                let listener = try bind(kind, address, router: router, transport: transport, console: console)
+                let listener = try bind(kind, address, handler: handler, transport: transport, console: console)
                 started.append((kind, listener))
                 directory.register(kind, host: address.advertisedHost, port: listener.port)
                 if kind != .hub {
@@ -116,7 +118,7 @@ package final class Suite: Sendable {
 
     /// Binds one listener; the hub moves to the next free port when its default is taken.
     private static func bind(
-        _ kind: EmulatorKind, _ address: ListenAddress, router: Router, transport: any ListenerFactory,
+        _ kind: EmulatorKind, _ address: ListenAddress, handler: @escaping HTTPHandler, transport: any ListenerFactory,
         console: Console
     ) throws(SuiteStartError) -> any SuiteListener {
         let attempts = address.isFixed || address.port == 0 ? 1 : 50
@@ -124,7 +126,7 @@ package final class Suite: Sendable {
             let port = address.port + offset
             guard port <= 65535 else { break }
             do throws(ListenFailure) {
-                let listener = try transport.listen(host: address.host, port: port, router: router)
+                let listener = try transport.listen(host: address.host, port: port, handler: handler)
                 if offset > 0 {
                     console.warning(kind.rawValue, "\(kind.description) unable to start on port \(address.port), starting on \(port) instead.")
                 }

@@ -1,10 +1,11 @@
 package import EmulatorHTTP
 
-/// How the suite opens a listening HTTP server. The seam between the suite and the socket layer:
-/// production uses the EmulatorPosix server, tests may use any conforming type.
+/// How the suite opens a listening HTTP server: the seam between the suite and the socket layer.
+/// `emulators start` uses ``PosixListenerFactory`` (the EmulatorPosix epoll server); tests may
+/// pass any conforming type.
 package protocol ListenerFactory: Sendable {
-    /// Binds `host:port` (`port == 0`: any free port) and serves `router` until shut down.
-    func listen(host: String, port: Int, router: Router) throws(ListenFailure) -> any SuiteListener
+    /// Binds `host:port` (`port == 0`: any free port) and serves `handler` until shut down.
+    func listen(host: String, port: Int, handler: @escaping HTTPHandler) throws(ListenFailure) -> any SuiteListener
 }
 
 /// One running listener.
@@ -19,6 +20,6 @@ package protocol SuiteListener: AnyObject, Sendable {
 package enum ListenFailure: Error, Sendable, Equatable {
     /// Another process holds the port (`EADDRINUSE`).
     case addressInUse
-    /// The host is not an address this machine has, or another socket error (`errno` text).
+    /// The host is not an address this machine has, or another socket error.
     case other(String)
 }

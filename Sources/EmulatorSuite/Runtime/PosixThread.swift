@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Runs a closure on a new detached pthread (the stopgap listener's accept and connection loops).
+/// Runs a closure on a new detached pthread (the clean shutdown, while the main thread watches signals).
 enum PosixThread {
     private final class Body {
         let run: @Sendable () -> Void
