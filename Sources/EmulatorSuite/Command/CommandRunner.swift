@@ -100,6 +100,7 @@ package struct CommandRunner: Sendable {
             guard let again = signals.wait(timeout: .milliseconds(20)) else { continue }
             if ContinuousClock.now - started < .milliseconds(100) { continue }
             console.warning("emulators", "Received \(SignalWatcher.name(again)) for the second time. Exiting right now.")
+            suite.releaseLocator()
             _exit(130)
         }
         return 0
@@ -133,6 +134,7 @@ package struct CommandRunner: Sendable {
                     if ContinuousClock.now - first >= .milliseconds(100) {
                         kill(pid, SIGKILL)
                         console.warning("emulators", "Received \(SignalWatcher.name(signal)) for the second time. Exiting right now.")
+                        suite.releaseLocator()
                         _exit(130)
                     }
                 } else {

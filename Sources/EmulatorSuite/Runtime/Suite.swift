@@ -21,7 +21,7 @@ package final class Suite: Sendable {
     /// The port each listener bound (the kernel's choice where 0 was asked).
     package let ports: [EmulatorKind: Int]
     private let listeners: [(kind: EmulatorKind, listener: any SuiteListener)]
-    private let locator: HubLocator?
+    fileprivate let locator: HubLocator?
     private let hooks: SnapshotHooks
     private let stopped = Mutex(false)
 
@@ -199,6 +199,13 @@ package final class Suite: Sendable {
             let remaining = max(deadline - ContinuousClock.now, .zero)
             entry.listener.shutdown(gracePeriod: remaining)
         }
+        locator?.release()
+    }
+}
+
+extension Suite {
+    /// Removes the hub locator file now (before an immediate exit on a second signal).
+    package func releaseLocator() {
         locator?.release()
     }
 }

@@ -99,3 +99,4 @@ def test_second_signal_exits_at_once(suite, project_dir):
     assert "Received SIGINT (Ctrl-C) for the first time." in text
     if status == 130:
         assert "for the second time. Exiting right now." in text
+    assert not (project_dir / "tmp" / "hub-demo-signals.json").exists()

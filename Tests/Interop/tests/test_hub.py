@@ -61,3 +61,15 @@ def test_admin_export_refuses_browser_origins(suite, tmp_path):
         timeout=5,
     )
     assert response.status_code == 403
+
+
+def test_hub_answers_cors_preflights(suite):
+    response = requests.options(
+        f"http://{suite.hub}/emulators",
+        headers={"Origin": "http://localhost:3000", "Access-Control-Request-Method": "GET"},
+        timeout=5,
+    )
+    assert response.status_code in (200, 204)
+    assert response.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
+    plain = requests.get(f"http://{suite.hub}/emulators", headers={"Origin": "http://localhost:3000"}, timeout=5)
+    assert plain.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
