@@ -83,7 +83,9 @@ final class EventLoop: @unchecked Sendable {
         connections[slot] = driver
         connectionCount += 1
         adjustSweep(for: server)
-        if cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, fd, CEMU_EPOLLIN | CEMU_EPOLLRDHUP, UInt64(fd)) != 0 {
+        if cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, fd, CEMU_EPOLLIN | CEMU_EPOLLRDHUP, UInt64(fd)) != 0
+            || server.draining.load(ordering: .acquiring)
+        {
             driver.close()
         }
     }
