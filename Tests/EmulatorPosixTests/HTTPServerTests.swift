@@ -13,9 +13,7 @@ private func withServer(
 ) throws {
     var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
     configure(&configuration)
-    let server = try HTTPServer.start(configuration, router: router)
-    defer { server.shutdown(gracePeriod: .milliseconds(200)) }
-    try body(server)
+    try HTTPServer.withServer(configuration, handler: router.respond(to:), gracePeriod: .milliseconds(200), body)
 }
 
 /// `/echo` answers with the method, target and body it got.
