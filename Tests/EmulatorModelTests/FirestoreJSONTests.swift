@@ -68,6 +68,16 @@ struct FirestoreJSONTests {
     @Test("encodes as proto3 JSON (int64 as strings, specials as strings, keys sorted)", arguments: encodeCases)
     func encode(value: Value, expected: String) {
         #expect(write(value) == expected)
+        var writer = JSONWriter()
+        value.appendFirestoreJSON(to: &writer)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == expected)
+    }
+
+    @Test("-0.0 keeps its sign through JSON")
+    func negativeZero() throws {
+        #expect(write(.double(-0.0)) == #"{"doubleValue":"-0"}"#)
+        let back = try parse(write(.double(-0.0)))
+        #expect(back == .double(-0.0))
     }
 
     @Test("random values round-trip through JSON text", arguments: [21, 22] as [UInt64])
@@ -76,7 +86,10 @@ struct FirestoreJSONTests {
         for _ in 0..<300 {
             let v = randomValue(&rng)
             let back = try parse(write(v))
-            #expect(back.isEquivalent(v) && Value.compare(back, v) == 0, "\(v) came back as \(back)")
+            #expect(back == v, "\(v) came back as \(back)")
+            var writer = JSONWriter()
+            v.appendFirestoreJSON(to: &writer)
+            #expect(writer.bytes == Array(write(v).utf8))
         }
     }
 

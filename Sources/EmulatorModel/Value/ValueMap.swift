@@ -42,6 +42,25 @@ package struct ValueMap: Sendable, Hashable, RandomAccessCollection {
         for (name, value) in pairs { self[name] = value }
     }
 
+    /// Sorts `fields` by name bytes in O(n log n); for duplicate names the later field wins.
+    package init(unsortedFields: [Field]) {
+        var indexed = Array(unsortedFields.enumerated())
+        indexed.sort { a, b in
+            let c = UTF8Order.compare(a.element.name, b.element.name)
+            return c != 0 ? c < 0 : a.offset < b.offset
+        }
+        var out: [Field] = []
+        out.reserveCapacity(indexed.count)
+        for (_, field) in indexed {
+            if let last = out.last, UTF8Order.equal(last.name, field.name) {
+                out[out.count - 1] = field
+            } else {
+                out.append(field)
+            }
+        }
+        fields = out
+    }
+
     /// Adopts fields that are already sorted and unique (as a decoder produces them).
     /// Returns nil if they are not strictly ascending by UTF-8 bytes.
     package init?(sortedFields: [Field]) {
