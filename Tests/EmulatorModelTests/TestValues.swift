@@ -66,6 +66,7 @@ let orderedGroups: [[Value]] = {
         [[1, 2, 3]],
         [[1, 2, 3, 1]],
         [[2]],
+        [["__type__": "__vector__"], vector([])],  // a vector without `value` is empty
         [vector([5])],
         [vector([1, 2])],
         [vector([1, 3])],

@@ -55,7 +55,7 @@ package enum IndexKey {
             for e in elements { append(e, to: &out) }
             out.append(0)
         case .map(let map):
-            if map.isVector, case .array(let elements)? = map["value"] {
+            if let elements = map.vectorElements {
                 out.append(Tag.vector.rawValue)
                 appendBigEndian(UInt64(elements.count), to: &out)
                 for e in elements { append(e, to: &out) }

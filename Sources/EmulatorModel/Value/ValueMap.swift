@@ -130,12 +130,19 @@ package struct ValueMap: Sendable, Hashable, RandomAccessCollection {
         return try body(&value)
     }
 
-    /// True when this is a vector value: `{__type__: "__vector__", value: [...]}`.
+    /// True when this is a vector value: a map whose `__type__` is the string `"__vector__"`
+    /// (the elements are under `value`).
     package var isVector: Bool {
-        guard fields.count == 2, case .string(let t)? = self["__type__"], UTF8Order.equal(t, "__vector__"),
-            case .array = self["value"]
-        else { return false }
-        return true
+        guard case .string(let t)? = self["__type__"] else { return false }
+        return UTF8Order.equal(t, "__vector__")
+    }
+
+    /// The elements of a vector value (empty if `value` is missing or not an array); nil if this
+    /// map is not a vector.
+    package var vectorElements: [Value]? {
+        guard isVector else { return nil }
+        if case .array(let elements)? = self["value"] { return elements }
+        return []
     }
 }
 
