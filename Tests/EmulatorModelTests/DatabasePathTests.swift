@@ -72,3 +72,17 @@ struct DatabasePathTests {
         #expect(UTF8Order.compare(PushIdGenerator().next(), PushIdGenerator().next(milliseconds: 1_000_000_000_000)) > 0)
     }
 }
+
+@Suite("Realtime Database error texts")
+struct DatabaseErrorTextTests {
+    @Test("a bad path segment and a bad key carry their messages")
+    func texts() {
+        #expect(throws: EmulatorError.invalidArgument("Invalid path: Invalid token in path")) {
+            try DatabasePath(parsing: "/a/b.c")
+        }
+        #expect(
+            throws: EmulatorError.invalidArgument(
+                "Invalid key \"b$\". Key value can't be empty or contain $ # [ ] / or . or ASCII control characters.")
+        ) { try DatabasePath.validateKey("b$") }
+    }
+}
