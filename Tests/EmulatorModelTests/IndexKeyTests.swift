@@ -32,6 +32,29 @@ struct IndexKeyTests {
         }
     }
 
+    @Test("descending components reverse their order inside composite keys", arguments: [5, 6] as [UInt64])
+    func descending(seed: UInt64) {
+        var rng = SeededRandom(seed: seed)
+        let pairs = (0..<150).map { _ in (randomValue(&rng), randomValue(&rng)) }
+        func key(_ p: (Value, Value)) -> [UInt8] {
+            var out: [UInt8] = []
+            IndexKey.appendDescending(p.0, to: &out)
+            IndexKey.append(p.1, to: &out)
+            return out
+        }
+        let keys = pairs.map(key)
+        for i in pairs.indices {
+            for j in pairs.indices {
+                let first = -Value.compare(pairs[i].0, pairs[j].0)
+                let expected = sign(first != 0 ? first : Value.compare(pairs[i].1, pairs[j].1))
+                if sign(UTF8Order.compare(keys[i], keys[j])) != expected {
+                    Issue.record("\(pairs[i]) vs \(pairs[j])")
+                    return
+                }
+            }
+        }
+    }
+
     @Test("composite keys order by first component, then second")
     func composite() throws {
         func key(_ a: Value, _ path: String) throws -> [UInt8] {
