@@ -79,3 +79,33 @@ struct DatabaseNodeTests {
         #expect(text(n) == #"{"n":{"c":40},"t":1234}"#)
     }
 }
+
+@Suite("Realtime Database node hash")
+struct DatabaseNodeHashTests {
+    static let hashVectors: [(String, String)] = [
+        ("null", ""),
+        ("true", "E5z61QM0lN/U2WsOnusszCTkR8M="),
+        ("false", "aSSNoqcS4oQwJ2xxH20rvpp3zP0="),
+        ("500", "Ajg9bohDwTVmqR14o1bVJnneryM="),
+        (#""Hello World""#, "B8HWXc7zXMjrsnJxPRj7wrNGqt4="),
+        (#"{"foo":"bar"}"#, "XnLeTeWQmzTHImTbSMDLg/qMrKY="),
+        (#"{"z":1,"a":"2","b":"true","c":false}"#, "8qk5vmuZGXWJx+77SGwjYRM0yPA="),
+        (#"{".priority":200,".value":"primitive"}"#, "R9u8hs9fhRzuQ2M/3BQ0uhxz5ys="),
+        (#"{".priority":"high",".value":42}"#, "d/2FMFWchvDsa06RLXZhzvM9aQc="),
+        (#"{".priority":128.256,"someKey":"value"}"#, "WYR8kBGna+a7E5x75zvhPhzACOQ="),
+        (#"{".priority":"high","someKey":"value"}"#, "/KquMIGoCuKO/ipoLoQzqnU0BcI="),
+    ]
+
+    @Test("matches the published test vectors", arguments: hashVectors)
+    func vectors(json: String, hash: String) throws {
+        #expect(try DatabaseNode(json: JSONReader.parse(json)).hash == hash)
+    }
+
+    @Test("SHA-1 of known inputs")
+    func sha1() {
+        #expect(Base64.encode(SHA1.hash([])) == "2jmj7l5rSw0yVb/vlWAYkK/YBwk=")
+        #expect(Base64.encode(SHA1.hash(Array("abc".utf8))) == "qZk+NkcGgWq6PiVxeFDCbJzQ2J0=")
+        let long = Array(String(repeating: "a", count: 1000).utf8)
+        #expect(Base64.encode(SHA1.hash(long)) == "KR6abGaZSUm1e6XmUDYemPw2sbo=")  // Python hashlib; multi-block input
+    }
+}
