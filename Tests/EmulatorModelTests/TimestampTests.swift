@@ -47,4 +47,11 @@ struct TimestampTests {
         #expect(Timestamp(seconds: -1, nanos: 999_999_999).microseconds == -1)
         #expect(Timestamp(seconds: 0, nanos: 1999).truncatedToMicroseconds == Timestamp(seconds: 0, nanos: 1000))
     }
+
+    @Test("adding microseconds carries across seconds and keeps sub-microsecond digits")
+    func adding() {
+        #expect(Timestamp(seconds: 0, nanos: 999_999_500).adding(microseconds: 1) == Timestamp(seconds: 1, nanos: 500))
+        #expect(Timestamp(seconds: 0).adding(microseconds: -1) == Timestamp(seconds: -1, nanos: 999_999_000))
+        #expect(Timestamp(seconds: 5).adding(microseconds: 0) == Timestamp(seconds: 5))
+    }
 }
