@@ -42,9 +42,3 @@ package enum EmulatorSelection {
         return (kinds, notices)
     }
 }
-
-extension String {
-    func trimmingSpaces() -> String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
-}
