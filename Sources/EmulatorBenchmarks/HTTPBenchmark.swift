@@ -2,7 +2,7 @@ import EmulatorHTTP
 import EmulatorPosix
 import Glibc
 
-/// Serves a tiny JSON document on `GET /` (and any path) at `127.0.0.1:port` until killed, so
+/// Serves a tiny JSON document for any method and path at `127.0.0.1:port` until killed, so
 /// `wrk` can load it. Prints the time from entry to the listening socket being ready.
 ///
 ///     wrk -t2 -c32 -d5s http://127.0.0.1:8080/doc
@@ -11,7 +11,7 @@ func runHTTPServeBenchmark(port: Int) {
     clock_gettime(CLOCK_MONOTONIC, &start)
     let body = Array(#"{"name":"ada","age":36,"ok":true}"#.utf8)
     var router = Router()
-    router.add(.get, "*") { _ in HTTPResponse.json(body) }
+    router.add(nil, "*") { _ in HTTPResponse.json(body) }
     do {
         let server = try HTTPServer.start(ServerConfiguration(host: "127.0.0.1", port: port), router: router)
         var ready = timespec()

@@ -21,6 +21,12 @@ import Testing
                 == "HTTP/1.1 404 Not Found\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx")
     }
 
+    @Test func keptAliveHTTP10ResponseSaysSo() {
+        #expect(
+            encoded(HTTPResponse(body: Array("x".utf8)), .init(minorVersion: 0))
+                == "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: keep-alive\r\n\r\nx")
+    }
+
     @Test func headGetsLengthButNoBody() {
         #expect(
             encoded(HTTPResponse(body: Array("hello".utf8)), .init(isHead: true))

@@ -13,9 +13,7 @@ private func withServer(
 ) throws {
     var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
     configure(&configuration)
-    let server = try HTTPServer.start(configuration, router: router)
-    defer { server.shutdown(gracePeriod: .milliseconds(200)) }
-    try body(server)
+    try HTTPServer.withServer(configuration, handler: router.respond(to:), gracePeriod: .milliseconds(200), body)
 }
 
 /// `/echo` answers with the method, target and body it got.
@@ -247,6 +245,75 @@ private func echoRouter() -> Router {
         #expect(client.readUntilEOF())
         #expect(server.connectionCount == 0)
         #expect(RawClient(port: server.port) == nil)
+    }
+
+    @Test func gracefulShutdownEndsOpenStreams() throws {
+        let closed = Atomic<Bool>(false)
+        var router = Router()
+        router.add(.get, "/events") { _ in
+            HTTPResponse(stream: HTTPStreamBody { writer in
+                writer.write(Array("data: hello\n\n".utf8))
+                writer.onClose { closed.store(true, ordering: .relaxed) }
+            })
+        }
+        let server = try HTTPServer.start(ServerConfiguration(host: "127.0.0.1", port: 0), router: router)
+        let client = try #require(RawClient(port: server.port))
+        client.send("GET /events HTTP/1.1\r\n\r\n")
+        #expect(client.readUntil("data: hello\n\n"))
+        server.shutdown(gracePeriod: .seconds(1))
+        #expect(client.readUntilEOF())
+        #expect(client.text.hasSuffix("\r\n0\r\n\r\n"))
+        let sawClose = closed.load(ordering: .relaxed)
+        #expect(sawClose)
+    }
+
+    @Test func headGetsNoBody() throws {
+        try withServer { server in
+            let client = try #require(RawClient(port: server.port))
+            client.send("HEAD /echo/h HTTP/1.1\r\n\r\nGET /echo/g HTTP/1.1\r\n\r\n")
+            #expect(client.readUntil("GET /echo/g "))
+            #expect(client.text.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 13\r\n\r\nHTTP/1.1 200"))
+        }
+    }
+
+    @Test func webSocketEchoOverLoopback() throws {
+        var router = Router()
+        router.add(.get, "/ws") { request in
+            WebSocketHandshake.upgrade(request) { writer in
+                WebSocketSession(writer: writer, onText: { session, text in session.send(text: "echo " + text) })
+            }
+        }
+        try withServer(router: router) { server in
+            let client = try #require(RawClient(port: server.port))
+            client.send(
+                "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            #expect(client.readUntil("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"))
+            client.clear()
+            client.send(WebSocketFrame(opcode: .text, payload: Array("hi".utf8)).encoded(maskingKey: (1, 2, 3, 4)))
+            #expect(client.readUntil("echo hi"))
+            #expect(client.buffer == WebSocketFrame(opcode: .text, payload: Array("echo hi".utf8)).encoded())
+            client.clear()
+            client.send(WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]).encoded(maskingKey: (1, 2, 3, 4)))
+            #expect(client.readUntilEOF())
+            #expect(client.buffer == WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]).encoded())
+        }
+    }
+
+    @Test func largeResponseToASlowReaderArrivesWhole() throws {
+        let big = [UInt8](repeating: UInt8(ascii: "a"), count: 8 << 20) + Array("end".utf8)
+        var router = Router()
+        router.add(.get, "/big") { _ in HTTPResponse(body: big) }
+        router.add(.get, "/small") { _ in .text("small") }
+        try withServer(router: router) { server in
+            let client = try #require(RawClient(port: server.port))
+            client.send("GET /big HTTP/1.1\r\n\r\nGET /small HTTP/1.1\r\n\r\n")
+            usleep(50_000)  // let the server fill the socket buffers and wait for EPOLLOUT
+            let first = try #require(client.responseBytes())
+            #expect(first.head.contains("Content-Length: 8388611"))
+            #expect(first.body == big)
+            #expect(client.response()?.body == "small")
+        }
     }
 
     @Test func http2PrefaceWithoutHandlerCloses() throws {

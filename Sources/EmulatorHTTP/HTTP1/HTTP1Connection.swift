@@ -78,6 +78,9 @@ package struct HTTP1Connection: Sendable {
         return false
     }
 
+    /// Bytes received and not yet consumed by a complete request.
+    package var bufferedCount: Int { parser.bufferedCount }
+
     /// Whether a streamed body is in progress.
     package var isStreaming: Bool {
         if case .streaming = state { return true }

@@ -59,7 +59,12 @@ package enum HTTP1ResponseEncoder {
                 appendDecimal(body.count, into: &out)
                 out.append(contentsOf: "\r\n".utf8)
             }
-            if context.close { out.append(contentsOf: "Connection: close\r\n".utf8) }
+            if context.close {
+                out.append(contentsOf: "Connection: close\r\n".utf8)
+            } else if context.minorVersion == 0 {
+                // An HTTP/1.0 client keeps the connection only when told so.
+                out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            }
             out.append(contentsOf: "\r\n".utf8)
             if !context.isHead, !bodyless { out.append(contentsOf: body) }
             return nil

@@ -30,3 +30,7 @@ package struct HTTPUpgrade: Sendable {
         self.makeHandler = makeHandler
     }
 }
+
+/// The hook a server configuration carries for connections that open with the HTTP/2 preface
+/// (gRPC on the Firestore port): the handler first receives the preface itself.
+package typealias HTTP2ConnectionHandlerFactory = UpgradedConnectionFactory

@@ -83,15 +83,19 @@ final class EventLoop: @unchecked Sendable {
         connections[slot] = driver
         connectionCount += 1
         adjustSweep(for: server)
-        if cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, fd, CEMU_EPOLLIN | CEMU_EPOLLRDHUP, UInt64(fd)) != 0 {
+        if cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, fd, CEMU_EPOLLIN | CEMU_EPOLLRDHUP, UInt64(fd)) != 0
+            || server.draining.load(ordering: .acquiring)
+        {
             driver.close()
         }
     }
 
     /// Changes the readiness a connection waits for.
     func setInterest(_ fd: Int32, read: Bool, write: Bool) {
-        var events: UInt32 = CEMU_EPOLLRDHUP
-        if read { events |= CEMU_EPOLLIN }
+        // Peer half-close is only interesting while reading; otherwise level-triggered RDHUP would
+        // wake the loop again and again while a write waits for room.
+        var events: UInt32 = 0
+        if read { events |= CEMU_EPOLLIN | CEMU_EPOLLRDHUP }
         if write { events |= CEMU_EPOLLOUT }
         _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_MOD, fd, events, UInt64(fd))
     }

@@ -27,6 +27,7 @@ final class ConnectionDriver: @unchecked Sendable {
     private var takeover: (any UpgradedConnectionHandler)?
 
     private static let lingerNanos: Int64 = 500_000_000
+    private static let maxBufferedWhileStreaming = 1 << 20
 
     init(fd: Int32, loop: EventLoop, server: ServerContext, now: Int64) {
         self.fd = fd
@@ -53,20 +54,28 @@ final class ConnectionDriver: @unchecked Sendable {
     private func readAvailable() {
         let buffer = loop.readScratch
         var peerClosed = false
-        var received = false
-        while true {
+        // At most four reads per wake-up, each followed by parsing, so a fast sender cannot make
+        // the parser buffer without bound; level-triggered epoll reports the rest next time.
+        for _ in 0..<4 {
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if n > 0 {
-                received = true
+                lastActivity = EventLoop.now()
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
                 if lingerDeadline != nil {
                     // Draining what the peer still sends after an error response; discard it.
                 } else if let takeover {
                     takeover.received(Array(bytes))
-                } else {
-                    if connection.isIdle { requestStart = EventLoop.now() }
+                } else if !closeAfterFlush {
+                    if connection.isIdle { requestStart = lastActivity }
                     connection.received(bytes)
+                    process()
+                    if streamWriter != nil, connection.bufferedCount > Self.maxBufferedWhileStreaming {
+                        // Requests pipelined behind a stream wait; a peer that keeps sending is abusive.
+                        close()
+                        return
+                    }
                 }
+                if closed { return }
                 if n < buffer.count { break }
             } else if n == 0 {
                 peerClosed = true
@@ -79,15 +88,12 @@ final class ConnectionDriver: @unchecked Sendable {
                 return
             }
         }
-        if closed { return }
-        if received { lastActivity = EventLoop.now() }
         if lingerDeadline != nil {
             if peerClosed { close() }
             return
         }
-        if takeover == nil, !closeAfterFlush { process() }
         if peerClosed {
-            if outboundOffset < outbound.count, streamWriter == nil {
+            if outboundOffset < outbound.count, streamWriter == nil, takeover == nil {
                 closeAfterFlush = true
                 updateInterest()
             } else {
@@ -211,7 +217,9 @@ final class ConnectionDriver: @unchecked Sendable {
             waitingForWritable = false
             updateInterest()
         }
-        if closeAfterFlush, lingerDeadline == nil {
+        if closeAfterFlush, server.draining.load(ordering: .relaxed) {
+            close()
+        } else if closeAfterFlush, lingerDeadline == nil {
             // Half-close and drain what the peer still sends, so our last response is not lost to
             // a reset caused by unread input.
             shutdown(fd, Int32(SHUT_WR))

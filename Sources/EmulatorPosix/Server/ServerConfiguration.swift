@@ -20,7 +20,7 @@ package struct ServerConfiguration: Sendable {
     package var idleTimeout: Duration
     /// Takes over connections that open with the HTTP/2 preface (gRPC). Without one, such
     /// connections are closed.
-    package var http2Handler: UpgradedConnectionFactory?
+    package var http2Handler: HTTP2ConnectionHandlerFactory?
     /// `listen` backlog.
     package var backlog: Int32
 
@@ -30,7 +30,7 @@ package struct ServerConfiguration: Sendable {
         limits: HTTP1Limits = HTTP1Limits(),
         headerReadTimeout: Duration = .seconds(30),
         idleTimeout: Duration = .seconds(120),
-        http2Handler: UpgradedConnectionFactory? = nil,
+        http2Handler: HTTP2ConnectionHandlerFactory? = nil,
         backlog: Int32 = 1024
     ) {
         self.host = host
