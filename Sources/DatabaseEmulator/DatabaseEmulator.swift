@@ -52,3 +52,14 @@ package final class DatabaseEmulator: Sendable {
         store.namespace(namespace).head.node(at: .root).json(export: true)
     }
 }
+
+extension DatabaseEmulator {
+    /// Installs the rules file `source` for `namespace` (firebase.json `database.rules`), as a
+    /// PUT to `/.settings/rules.json` would.
+    package func setRules(_ source: [UInt8], namespace: String) throws(DatabaseRulesCompileError) {
+        switch store.compileRules(source) {
+        case .success(let rules): store.namespace(namespace).setRules(source: source, rules: rules)
+        case .failure(let error): throw error
+        }
+    }
+}
