@@ -20,7 +20,7 @@ import Testing
         let db = DatabaseTestClient()
         db.put("/c.json?ns=e", "42")
         let etag = db.get("/c.json?ns=e", headers: Self.etagHeader).headers["ETag"] ?? ""
-        let r = db.put("/c.json?ns=e", "43", headers: [("if-match", etag), ("X-Firebase-ETag", "true")])
+        let r = db.put("/c.json?ns=e", "43", headers: [("if-match", etag)])
         #expect(r.status.code == 200)
         #expect(r.headers["ETag"] == DatabaseNode.leaf(.int(43)).hash)
         #expect(db.value("/c.json?ns=e") == .int(43))

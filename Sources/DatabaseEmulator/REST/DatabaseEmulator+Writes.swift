@@ -23,8 +23,10 @@ extension DatabaseEmulator {
         } else {
             try DatabaseInputValidator.validate(json, at: request.path, body: http.body)
         }
+        // A conditional write answers with the new ETag even unasked (the Admin SDKs read it).
+        let withETag = request.wantsETag || http.headers["if-match"] != nil
         return try set(json, at: request.path, http, request, namespace) { node in
-            Self.data(node.json(export: request.export), request, etag: request.wantsETag ? node.etag : nil)
+            Self.data(node.json(export: request.export), request, etag: withETag ? node.etag : nil)
         }
     }
 
@@ -32,8 +34,9 @@ extension DatabaseEmulator {
     func delete(_ http: HTTPRequest, _ request: DatabaseRESTRequest, _ namespace: DatabaseNamespace)
         throws(DatabaseRESTError) -> HTTPResponse
     {
-        try set(.null, at: request.path, http, request, namespace) { node in
-            Self.data(.null, request, etag: request.wantsETag ? node.etag : nil)
+        let withETag = request.wantsETag || http.headers["if-match"] != nil
+        return try set(.null, at: request.path, http, request, namespace) { node in
+            Self.data(.null, request, etag: withETag ? node.etag : nil)
         }
     }
 
