@@ -20,7 +20,7 @@ package final class DatabaseEmulator: Sendable {
     /// An emulator over `storage` (shared with the other emulators of the suite).
     package init(storage: StorageEngine, configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
         self.configuration = configuration
-        let store = DatabaseStore(engine: storage, rulesGate: configuration.rulesGate)
+        let store = DatabaseStore(engine: storage, rulesGate: configuration.rulesGate, now: configuration.now)
         self.store = store
         if let seconds = configuration.keepAliveSeconds, seconds > 0 {
             // Owned by the emulator and cancelled in deinit; it holds the store, not the emulator.

@@ -65,3 +65,13 @@ import Testing
         #expect(db.value("/c.json?ns=s") == j(#"{"0":"x","01":"y"}"#))
     }
 }
+
+@Suite struct PatchPriorityTests {
+    @Test func patchCanSetAChildPriority() {
+        let db = DatabaseTestClient()
+        db.put("/p.json?ns=s", #"{"a":1,"b":{"c":2}}"#)
+        #expect(db.patch("/p.json?ns=s", #"{"a/.priority":5,"b/.priority":"x"}"#).status.code == 200)
+        #expect(db.value("/p.json?ns=s&format=export") == j(#"{"a":{".value":1,".priority":5},"b":{"c":2,".priority":"x"}}"#))
+        #expect(db.patch("/p.json?ns=s", #"{"a/.priority":{"x":1}}"#).status.code == 400)
+    }
+}

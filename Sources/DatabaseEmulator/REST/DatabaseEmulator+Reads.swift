@@ -14,8 +14,11 @@ extension DatabaseEmulator {
         if http.headers["Accept"]?.contains("text/event-stream") == true {
             return try stream(request, query: query, namespace)
         }
+        let now = configuration.now()
         let (node, allowed) = namespace.read { data, rules in
-            guard request.auth.isAdmin || rules.canRead(request.path, auth: request.auth, data: data) else {
+            guard request.auth.isAdmin
+                || rules.canRead(request.path, query: query, auth: request.auth, now: now, data: data)
+            else {
                 return (DatabaseNode.empty, false)
             }
             var node = data.node(at: request.path)
@@ -37,8 +40,9 @@ extension DatabaseEmulator {
     private func stream(_ request: DatabaseRESTRequest, query: DatabaseQuery, _ namespace: DatabaseNamespace)
         throws(DatabaseRESTError) -> HTTPResponse
     {
+        let now = configuration.now()
         let allowed = namespace.read { data, rules in
-            request.auth.isAdmin || rules.canRead(request.path, auth: request.auth, data: data)
+            request.auth.isAdmin || rules.canRead(request.path, query: query, auth: request.auth, now: now, data: data)
         }
         guard allowed else { throw .permissionDenied }
         var headers = HTTPHeaders()

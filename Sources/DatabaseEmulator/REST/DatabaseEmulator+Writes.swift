@@ -87,7 +87,7 @@ extension DatabaseEmulator {
                 let write = DatabaseWrite.set(target, node)
                 if !auth.isAdmin
                     && !rules.canWrite(
-                        [path], auth: auth, data: data, newData: DatabaseOverlaySource(base: data, write: write))
+                        [path], auth: auth, now: now, data: data, newData: DatabaseOverlaySource(base: data, write: write))
                 {
                     throw .rest(.permissionDenied)
                 }
@@ -130,8 +130,13 @@ extension DatabaseEmulator {
             var parts = member.name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             if parts.first?.isEmpty == true { parts.removeFirst() }
             if parts.last?.isEmpty == true { parts.removeLast() }
-            for part in parts {
+            for (index, part) in parts.enumerated() {
                 let key = String(decoding: part, as: UTF8.self)
+                // `a/.priority` sets a priority, as `PUT a/.priority.json` does.
+                if index == parts.count - 1 && index > 0 && key == ".priority" {
+                    keys.append(key)
+                    continue
+                }
                 guard DatabaseInputValidator.isValidKey(key), key.utf8.count <= DatabasePath.maxKeyBytes else {
                     throw .badRequest(
                         "Invalid data; couldn't parse key beginning at "
@@ -147,7 +152,11 @@ extension DatabaseEmulator {
                 throw .badRequest(
                     "Invalid data; path specified exceeds the maximum depth that can be written (\(DatabasePath.maxDepth)).")
             }
-            try DatabaseInputValidator.validate(member.value, at: absolute, body: http.body)
+            if keys.last == ".priority" {
+                try DatabaseInputValidator.validatePriority(member.value)
+            } else {
+                try DatabaseInputValidator.validate(member.value, at: absolute, body: http.body)
+            }
             for earlier in updates where earlier.path.isAncestor(of: relative) || relative.isAncestor(of: earlier.path) {
                 throw .badRequest(
                     "Invalid data; path \"\(earlier.path)\" and path \"\(relative)\" overlap: "
@@ -170,7 +179,7 @@ extension DatabaseEmulator {
                 let write = DatabaseWrite.update(base: base, resolved)
                 if !auth.isAdmin
                     && !rules.canWrite(
-                        write.locations, auth: auth, data: data, newData: DatabaseOverlaySource(base: data, write: write))
+                        write.locations, auth: auth, now: now, data: data, newData: DatabaseOverlaySource(base: data, write: write))
                 {
                     throw .rest(.permissionDenied)
                 }

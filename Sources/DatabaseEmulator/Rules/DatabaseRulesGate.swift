@@ -3,11 +3,14 @@ package import EmulatorModel
 /// A compiled rules file for one namespace: the questions the emulator asks before a read or a
 /// write. Admin requests never reach it.
 package protocol DatabaseRules: Sendable {
-    /// May `auth` read `path` (the whole location) given the current `data`?
-    func canRead(_ path: DatabasePath, auth: DatabaseAuth, data: any DatabaseDataSource) -> Bool
+    /// May `auth` read `path` with `query` given the current `data`? `now` is server time (ms).
+    func canRead(
+        _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource
+    ) -> Bool
     /// May `auth` replace each of `locations`, turning `data` into `newData`?
     func canWrite(
-        _ locations: [DatabasePath], auth: DatabaseAuth, data: any DatabaseDataSource, newData: any DatabaseDataSource
+        _ locations: [DatabasePath], auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource,
+        newData: any DatabaseDataSource
     ) -> Bool
 }
 

@@ -24,12 +24,15 @@ package struct LiteralDatabaseRulesGate: DatabaseRulesGate {
 struct LiteralDatabaseRules: DatabaseRules {
     var tree: JSONValue
 
-    func canRead(_ path: DatabasePath, auth: DatabaseAuth, data: any DatabaseDataSource) -> Bool {
+    func canRead(
+        _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource
+    ) -> Bool {
         allows(".read", path)
     }
 
     func canWrite(
-        _ locations: [DatabasePath], auth: DatabaseAuth, data: any DatabaseDataSource, newData: any DatabaseDataSource
+        _ locations: [DatabasePath], auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource,
+        newData: any DatabaseDataSource
     ) -> Bool {
         locations.allSatisfy { allows(".write", $0) }
     }

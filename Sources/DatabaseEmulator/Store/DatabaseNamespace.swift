@@ -15,6 +15,7 @@ final class DatabaseNamespace: Sendable {
     let name: String
     let id: NamespaceID
     private let engine: StorageEngine
+    private let now: @Sendable () -> Int64
 
     private struct State {
         var rulesSource: [UInt8]
@@ -29,8 +30,12 @@ final class DatabaseNamespace: Sendable {
     /// Writes committed here, by commit time, until the change feed has delivered them.
     private let pending = Mutex<[CommitTime: DatabaseWrite]>([:])
 
-    init(name: String, engine: StorageEngine, rulesSource: [UInt8], rules: any DatabaseRules) {
+    init(
+        name: String, engine: StorageEngine, now: @escaping @Sendable () -> Int64, rulesSource: [UInt8],
+        rules: any DatabaseRules
+    ) {
         self.name = name
+        self.now = now
         self.id = DatabaseStorageMapping.namespaceID(name)
         self.engine = engine
         self.state = Mutex(State(rulesSource: rulesSource, rules: rules))
@@ -84,7 +89,7 @@ final class DatabaseNamespace: Sendable {
             var kept: [DatabaseStreamGroup] = []
             var cancelled: [any HTTPStreamWriter] = []
             for group in s.groups {
-                if group.auth.isAdmin || rules.canRead(group.path, auth: group.auth, data: data) {
+                if group.auth.isAdmin || rules.canRead(group.path, query: group.query, auth: group.auth, now: now(), data: data) {
                     kept.append(group)
                 } else {
                     let bytes = DatabaseEvent.cancel("Permission denied").bytes

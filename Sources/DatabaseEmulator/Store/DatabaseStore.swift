@@ -10,8 +10,11 @@ final class DatabaseStore: Sendable {
     private let defaultRules: any DatabaseRules
     let engine: StorageEngine
 
-    init(engine: StorageEngine, rulesGate: any DatabaseRulesGate) {
+    let now: @Sendable () -> Int64
+
+    init(engine: StorageEngine, rulesGate: any DatabaseRulesGate, now: @escaping @Sendable () -> Int64) {
         self.engine = engine
+        self.now = now
         self.rulesGate = rulesGate
         let source = Array(DatabaseDefaultRules.source.utf8)
         switch rulesGate.compile(source) {
@@ -25,7 +28,7 @@ final class DatabaseStore: Sendable {
         namespaces.withLock { all in
             if let existing = all[name] { return existing }
             let created = DatabaseNamespace(
-                name: name, engine: engine, rulesSource: Array(DatabaseDefaultRules.source.utf8), rules: defaultRules)
+                name: name, engine: engine, now: now, rulesSource: Array(DatabaseDefaultRules.source.utf8), rules: defaultRules)
             all[name] = created
             return created
         }
