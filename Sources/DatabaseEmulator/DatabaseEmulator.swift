@@ -44,6 +44,12 @@ package final class DatabaseEmulator: Sendable {
         return router
     }
 
+    /// Sends `keep-alive` to every open stream now (and `auth_revoked` to streams whose
+    /// credential expired); the emulator also does this every `keepAliveSeconds`.
+    package func sendKeepAlives() {
+        for namespace in store.all { namespace.keepAlive() }
+    }
+
     /// Number of open event streams in `namespace`.
     package func streamCount(namespace: String) -> Int { store.namespace(namespace).streamCount }
 

@@ -28,7 +28,13 @@ enum DatabaseRequestAuth {
             if token == "owner" {
                 auth = .admin
             } else if let claims = jwtClaims(token) {
-                auth = DatabaseAuth(isAdmin: false, variable: authVariable(claims))
+                var expiresAt: Int64?
+                switch claims[member: "exp"] {
+                case .int(let seconds)?: expiresAt = seconds.multipliedReportingOverflow(by: 1000).partialValue
+                case .double(let seconds)? where seconds.isFinite && abs(seconds) < 1e15: expiresAt = Int64(seconds * 1000)
+                default: expiresAt = nil
+                }
+                auth = DatabaseAuth(isAdmin: false, variable: authVariable(claims), expiresAt: expiresAt)
             } else {
                 throw .invalidToken
             }

@@ -169,13 +169,27 @@ final class DatabaseNamespace: Sendable {
         s.groups.removeAll { $0.writers.isEmpty }
     }
 
-    /// Sends a keep-alive to every stream and forgets closed ones.
+    /// Sends a keep-alive to every stream, `auth_revoked` (and closes) streams whose credential
+    /// has expired, and forgets closed ones.
     func keepAlive() {
-        state.withLock { s in
+        let time = now()
+        let revoked = state.withLock { s -> [any HTTPStreamWriter] in
             let bytes = DatabaseEvent.keepAlive.bytes
-            for group in s.groups { group.send(bytes) }
+            var revoked: [any HTTPStreamWriter] = []
+            for group in s.groups {
+                if let expiry = group.auth.expiresAt, expiry <= time {
+                    let event = DatabaseEvent.authRevoked.bytes
+                    for writer in group.writers where writer.write(event) { revoked.append(writer) }
+                    group.writers.removeAll()
+                } else {
+                    group.send(bytes)
+                }
+            }
             prune(&s)
+            return revoked
         }
+        // Finished outside the lock: close handlers come back to `removeStream`.
+        for writer in revoked { writer.finish() }
     }
 
     /// Number of open streams (for tests and the hub).
