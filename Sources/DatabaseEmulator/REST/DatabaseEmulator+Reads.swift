@@ -26,6 +26,7 @@ extension DatabaseEmulator {
             return (node, true)
         }
         guard allowed else { throw .permissionDenied }
+        // A conditional read answers with the ETag even unasked (get_if_changed reads it).
         let etag = request.wantsETag || http.headers["if-none-match"] != nil ? node.etag : nil
         if let expected = http.headers["if-none-match"], let etag, expected == etag {
             var response = HTTPResponse(status: HTTPStatus(304, "Not Modified"))
@@ -33,7 +34,7 @@ extension DatabaseEmulator {
             return response
         }
         let view = query.apply(to: node)
-        return Self.data(view.json(export: request.export), request, etag: request.wantsETag ? etag : nil)
+        return Self.data(view.json(export: request.export), request, etag: etag)
     }
 
     /// `Accept: text/event-stream`: a first `put /`, then one event per write that touches the location.

@@ -108,7 +108,8 @@ def test_get_if_changed(app):
     assert (changed, value, new_etag) == (False, None, None)
     ref.set(2)
     changed, value, new_etag = ref.get_if_changed(etag)
-    assert changed is True and value == 2 and new_etag != etag
+    assert changed is True and value == 2
+    assert isinstance(new_etag, str) and new_etag != etag
 
 
 def test_set_if_unchanged(app):
