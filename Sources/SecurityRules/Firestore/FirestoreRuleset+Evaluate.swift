@@ -68,12 +68,15 @@ extension FirestoreRuleset {
             let reason: String
             do throws(RulesEvaluationError) {
                 switch try evaluator.evaluate(condition, frame) {
-                case .bool(true): return (true, [])
+                case .bool(true) where evaluator.accessLimitMessage == nil: return (true, [])
                 case .bool(false): reason = "false"
                 case let other: reason = "Condition is not a boolean: \(other.typeName)."
                 }
             } catch {
                 reason = error.message
+            }
+            if let limit = evaluator.accessLimitMessage {
+                return (false, ["\(limit) for '\(method.rawValue)' @ L\(candidate.allow.line)"])
             }
             reasons.append("\(reason) for '\(method.rawValue)' @ L\(candidate.allow.line)")
         }

@@ -162,7 +162,11 @@ extension FirestoreEvaluator {
         let key = (afterWrites ? "a:" : "g:") + name
         if let cached = accessCache[key] { return cached }
         guard accessCallsLeftInRequest > 0, accessCallsLeftInBatch > 0 else {
-            throw Failure("Exceeded maximum number of document access calls.")
+            let message = accessCallsLeftInBatch > 0
+                ? "Exceeded maximum of 10 document access calls for this request."
+                : "Exceeded maximum of 20 document access calls for this batch."
+            accessLimitMessage = message
+            throw Failure(message)
         }
         accessCallsLeftInRequest -= 1
         accessCallsLeftInBatch -= 1

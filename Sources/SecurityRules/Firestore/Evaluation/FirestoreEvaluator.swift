@@ -12,6 +12,8 @@ struct FirestoreEvaluator {
     var accessCallsLeftInRequest = 10
     /// Shared across a batch (20); a single request uses its own 10.
     var accessCallsLeftInBatch = 20
+    /// Set when a document-access limit was exceeded: the request is denied outright.
+    var accessLimitMessage: String?
 
     static let stepLimit = 1_000
     static let callDepthLimit = 20

@@ -148,7 +148,7 @@ struct FirestoreLexer {
             advance()
             if c == quote { break }
             if c == UInt8(ascii: "\\") {
-                let escapePosition = position
+                let escapePosition = SourcePosition(line: position.line, column: position.column - 1)
                 guard let e = peekByte() else { throw Failure(position: start, message: "unterminated string") }
                 advance()
                 switch e {

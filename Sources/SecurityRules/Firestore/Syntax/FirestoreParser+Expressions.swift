@@ -53,13 +53,14 @@ extension FirestoreParser {
             case .identifier("in"): op = .in
             case .identifier("is"):
                 try advance()
+                let typePosition = current.position
                 let typeName = try expectIdentifier("after 'is'")
                 let known: Set<String> = [
                     "bool", "int", "float", "number", "string", "list", "map", "timestamp", "duration", "path", "latlng",
                     "bytes", "set", "map_diff", "null",
                 ]
                 guard known.contains(typeName) else {
-                    throw failure("unknown type '\(typeName)' after 'is'", id: "semantic.unknown-type")
+                    throw Failure(id: "semantic.unknown-type", position: typePosition, message: "unknown type '\(typeName)' after 'is'")
                 }
                 left = .isType(left, typeName)
                 continue

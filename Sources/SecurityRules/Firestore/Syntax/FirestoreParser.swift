@@ -78,13 +78,14 @@ struct FirestoreParser {
             throw failure("expected 'service cloud.firestore', found \(current.display)", id: "syntax.service")
         }
         try advance()
+        let servicePosition = current.position
         var service = try expectIdentifier("after 'service'")
         while current.isSymbol(".") {
             try advance()
             service += "." + (try expectIdentifier("in the service name"))
         }
         guard service == "cloud.firestore" || service == "firebase.storage" else {
-            throw failure("unknown service '\(service)'; expected cloud.firestore", id: "syntax.service")
+            throw Failure(id: "syntax.service", position: servicePosition, message: "unknown service '\(service)'; expected cloud.firestore")
         }
         try expectSymbol("{", "after the service name")
         try parseBody(into: &root, depth: 0)
@@ -200,13 +201,14 @@ struct FirestoreParser {
         var methods: Set<FirestoreRulesMethod> = []
         repeat {
             if current.isSymbol(",") { try advance() }
+            let methodPosition = current.position
             let name = try expectIdentifier("naming a method after 'allow'")
             switch name {
             case "read": methods.formUnion([.get, .list])
             case "write": methods.formUnion([.create, .update, .delete])
             default:
                 guard let method = FirestoreRulesMethod(rawValue: name) else {
-                    throw Failure(id: "syntax.allow-method", position: SourcePosition(line: line, column: 1),
+                    throw Failure(id: "syntax.allow-method", position: methodPosition,
                                   message: "unknown method '\(name)'; expected read, write, get, list, create, update or delete")
                 }
                 methods.insert(method)
