@@ -32,10 +32,14 @@ extension FirestoreRuleset {
     }
 
     private func evaluate(_ request: FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
-        var segments: [String?] = Self.relativeSegments(request.path).map { $0 }
+        let pathSegments = Self.relativeSegments(request.path)
+        var segments: [String?] = pathSegments
         if request.method == .list { segments.append(nil) }
-        let requestValue = Self.requestValue(request)
-        let resourceValue: RulesValue = request.resource.map { FirestoreEvaluator.resourceValue($0) } ?? .null
+        let requestValue = Self.requestValue(request, pathSegments: pathSegments)
+        let resourceValue: RulesValue =
+            request.resource.map {
+                FirestoreEvaluator.resourceValue($0, segments: $0.name == request.path ? pathSegments : Self.relativeSegments($0.name))
+            } ?? .null
         var candidates: [Candidate] = []
         collect(root, segments[...], [requestValue, resourceValue], request.method, &candidates)
         if candidates.isEmpty { return .denied(RulesDecision.noMatchingRuleMessage) }
@@ -139,15 +143,25 @@ extension FirestoreRuleset {
 
     /// `databases/(default)/documents/c/d` segments of a name, without any `projects/{p}/` prefix.
     static func relativeSegments(_ name: String) -> [String] {
-        var segments = name.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if segments.count >= 2, segments[0] == "projects" { segments.removeFirst(2) }
-        return segments
+        var name = name
+        return name.withUTF8 { bytes in
+            var segments: [String] = []
+            segments.reserveCapacity(8)
+            var start = 0
+            for i in 0...bytes.count where i == bytes.count || bytes[i] == UInt8(ascii: "/") {
+                if i > start { segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)) }
+                start = i + 1
+            }
+            if segments.count >= 2, segments[0] == "projects" { segments.removeFirst(2) }
+            return segments
+        }
     }
 
-    static func requestValue(_ request: FirestoreRulesRequest) -> RulesValue {
+    static func requestValue(_ request: FirestoreRulesRequest, pathSegments: [String]? = nil) -> RulesValue {
+        let segments = pathSegments ?? relativeSegments(request.path)
         var map: [String: RulesValue] = [
             "method": .string(request.method.rawValue),
-            "path": .path(RulesPath(segments: relativeSegments(request.path))),
+            "path": .path(RulesPath(segments: segments)),
             "time": .timestamp(request.time),
         ]
         if let auth = request.auth {
@@ -156,7 +170,8 @@ extension FirestoreRuleset {
             map["auth"] = .null
         }
         if request.method == .create || request.method == .update, let newResource = request.newResource {
-            map["resource"] = FirestoreEvaluator.resourceValue(newResource)
+            map["resource"] = FirestoreEvaluator.resourceValue(
+                newResource, segments: newResource.name == request.path ? segments : relativeSegments(newResource.name))
         }
         if request.method == .list {
             let query = request.query ?? RulesQuery()

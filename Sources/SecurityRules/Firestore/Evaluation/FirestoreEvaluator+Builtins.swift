@@ -176,8 +176,8 @@ extension FirestoreEvaluator {
     }
 
     /// `resource`-style map: `data`, `id` and `__name__` (`/databases/(default)/documents/c/d`).
-    static func resourceValue(_ document: RulesDocument) -> RulesValue {
-        let segments = FirestoreRuleset.relativeSegments(document.name)
+    static func resourceValue(_ document: RulesDocument, segments: [String]? = nil) -> RulesValue {
+        let segments = segments ?? FirestoreRuleset.relativeSegments(document.name)
         return .map([
             "data": .map(document.data),
             "id": .string(segments.last ?? ""),
