@@ -1,0 +1,68 @@
+extension Value {
+    /// Firestore's total order of values (the order of `orderBy` and of indexes).
+    ///
+    /// Type order first: null < boolean < number < timestamp < string < bytes < reference <
+    /// geopoint < array < vector < map. Within a type: numbers by exact numeric value (NaN first,
+    /// `-0.0 == 0.0`, int64 vs double exact); strings by UTF-8 bytes; bytes unsigned lexicographic;
+    /// references segment by segment (``ResourcePath/compareSegments(_:_:)``); geopoints latitude
+    /// then longitude; arrays element-wise then length; vectors length then element-wise; maps key
+    /// by key (key bytes, then value) then by entry count.
+    ///
+    /// Returns a negative number, 0 or a positive number.
+    package static func compare(_ a: Value, _ b: Value) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.boolean(let x), .boolean(let y)): return x == y ? 0 : (x ? 1 : -1)
+        case (.integer(let x), .integer(let y)): return NumberOrder.compare(x, y)
+        case (.double(let x), .double(let y)): return NumberOrder.compare(x, y)
+        case (.integer(let x), .double(let y)): return NumberOrder.compare(x, y)
+        case (.double(let x), .integer(let y)): return NumberOrder.compare(x, y)
+        case (.timestamp(let x), .timestamp(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case (.string(let x), .string(let y)): return UTF8Order.compare(x, y)
+        case (.bytes(let x), .bytes(let y)): return UTF8Order.compare(x, y)
+        case (.reference(let x), .reference(let y)): return ResourcePath.compareNames(x, y)
+        case (.geoPoint(let xa, let xo), .geoPoint(let ya, let yo)):
+            let c = NumberOrder.compare(xa, ya)
+            return c != 0 ? c : NumberOrder.compare(xo, yo)
+        case (.array(let x), .array(let y)): return compareArrays(x, y)
+        case (.map(let x), .map(let y)):
+            switch (x.vectorElements, y.vectorElements) {
+            case (let a?, let b?): return a.count != b.count ? (a.count < b.count ? -1 : 1) : compareArrays(a, b)
+            case (nil, nil): return compareMaps(x, y)
+            case (.some, nil): return -1
+            case (nil, .some): return 1
+            }
+        default:
+            return a.kind.rawValue - b.kind.rawValue
+        }
+    }
+
+    /// Equality as Firestore's server uses it for `==`, `IN`, `array-contains`, `arrayUnion` and
+    /// `arrayRemove`: numbers by numeric value (`3 ≡ 3.0`, `-0.0 ≡ 0.0`), `NaN ≡ NaN`, strings by UTF-8
+    /// bytes, containers element by element. Identical to `compare(a, b) == 0`.
+    ///
+    /// Contrast with `==`, which is representation identity (`.integer(3) != .double(3)`).
+    package func isEquivalent(_ other: Value) -> Bool {
+        Value.compare(self, other) == 0
+    }
+
+    private static func compareArrays(_ x: [Value], _ y: [Value]) -> Int {
+        let n = min(x.count, y.count)
+        for i in 0..<n {
+            let c = compare(x[i], y[i])
+            if c != 0 { return c }
+        }
+        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+    }
+
+    private static func compareMaps(_ x: ValueMap, _ y: ValueMap) -> Int {
+        let n = min(x.count, y.count)
+        for i in 0..<n {
+            let k = UTF8Order.compare(x[i].name, y[i].name)
+            if k != 0 { return k }
+            let c = compare(x[i].value, y[i].value)
+            if c != 0 { return c }
+        }
+        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+    }
+}

@@ -1,0 +1,145 @@
+extension Timestamp {
+    /// Parses an RFC 3339 time as the proto3 JSON mapping accepts it:
+    /// `YYYY-MM-DDTHH:MM:SS[.f…]` with 0–9 fractional digits, then `Z` or `±hh:mm`.
+    ///
+    /// Throws `INVALID_ARGUMENT` for anything else, including dates outside years 1…9999.
+    package init(rfc3339 text: String) throws(EmulatorError) {
+        guard let t = Timestamp.parseRFC3339(Array(text.utf8)) else {
+            throw .invalidArgument("Invalid timestamp: \"\(text)\"")
+        }
+        self = t
+    }
+
+    private static func parseRFC3339(_ b: [UInt8]) -> Timestamp? {
+        var i = 0
+        func digits(_ n: Int) -> Int64? {
+            guard i + n <= b.count else { return nil }
+            var v: Int64 = 0
+            for k in i..<(i + n) {
+                let c = b[k]
+                guard c >= 0x30 && c <= 0x39 else { return nil }
+                v = v * 10 + Int64(c - 0x30)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2)
+        else { return nil }
+        guard i < b.count, b[i] == 0x54 || b[i] == 0x74 else { return nil }  // T or t
+        i += 1
+        guard let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A), let second = digits(2)
+        else { return nil }
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year, month),
+            hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        var nanos: Int64 = 0
+        if i < b.count, b[i] == 0x2E {
+            i += 1
+            var count = 0
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                guard count < 9 else { return nil }
+                nanos = nanos * 10 + Int64(b[i] - 0x30)
+                count += 1
+                i += 1
+            }
+            guard count > 0 else { return nil }
+            for _ in count..<9 { nanos *= 10 }
+        }
+        var offset: Int64 = 0
+        guard i < b.count else { return nil }
+        switch b[i] {
+        case 0x5A, 0x7A:  // Z or z
+            i += 1
+        case 0x2B, 0x2D:  // + or -
+            let sign: Int64 = b[i] == 0x2D ? -1 : 1
+            i += 1
+            guard let oh = digits(2), expect(0x3A), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+            offset = sign * (oh * 3600 + om * 60)
+        default:
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(year, month, day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let t = Timestamp(seconds: seconds, nanos: Int32(nanos))
+        return t.isValid ? t : nil
+    }
+
+    /// The RFC 3339 UTC form with 0, 3, 6 or 9 fractional digits, as proto3 JSON writes it:
+    /// `2024-01-02T03:04:05Z`, `…05.120Z`, `…05.123456Z`, `…05.000000001Z`.
+    package var rfc3339: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(30)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (y, m, d) = Timestamp.civilFromDays(days)
+        func put(_ v: Int64, _ width: Int) {
+            var digits = [UInt8](repeating: 0x30, count: width)
+            var v = v < 0 ? -v : v
+            var k = width - 1
+            while k >= 0 {
+                digits[k] = UInt8(0x30 + v % 10)
+                v /= 10
+                k -= 1
+            }
+            out.append(contentsOf: digits)
+        }
+        if y < 0 { out.append(0x2D) }
+        put(y, 4); out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2)
+        out.append(0x54)
+        put(secondOfDay / 3600, 2); out.append(0x3A)
+        put(secondOfDay / 60 % 60, 2); out.append(0x3A)
+        put(secondOfDay % 60, 2)
+        let n = Int64(nanos)
+        if n != 0 {
+            out.append(0x2E)
+            if n % 1_000_000 == 0 {
+                put(n / 1_000_000, 3)
+            } else if n % 1000 == 0 {
+                put(n / 1000, 6)
+            } else {
+                put(n, 9)
+            }
+        }
+        out.append(0x5A)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isLeap(_ y: Int64) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
+
+    private static func daysInMonth(_ y: Int64, _ m: Int64) -> Int64 {
+        switch m {
+        case 2: isLeap(y) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    private static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}
