@@ -112,6 +112,14 @@ func firestoreRecursiveWildcards() throws {
     #expect(
         v2.evaluate(FirestoreRulesRequest(method: .list, path: doc("posts"), time: now, query: RulesQuery(), isCollectionGroup: true), data: data)
             .isAllowed)
+    let group = FirestoreRulesRequest(method: .list, path: doc("posts"), time: now, query: RulesQuery(), isCollectionGroup: true)
+    #expect(!v1.evaluate(group, data: data).isAllowed)
+    let topLevelOnly = try load("""
+        rules_version = '2';
+        service cloud.firestore { match /databases/{database}/documents { match /posts/{post} { allow list: if true; } } }
+        """)
+    #expect(topLevelOnly.evaluate(request(.list, "posts", query: RulesQuery()), data: data).isAllowed)
+    #expect(!topLevelOnly.evaluate(group, data: data).isAllowed)
     #expect(
         FirestoreRuleset.parse(
             "service cloud.firestore { match /databases/{d}/documents { match /{a=**}/x { allow read; } } }", fileName: "f")
@@ -291,6 +299,21 @@ func firestoreBatch() throws {
     #expect(rules.evaluateBatch(batch, data: data).isAllowed)
     data.after["totals/t"] = ["count": .int(1)]
     #expect(!rules.evaluateBatch(batch, data: data).isAllowed)
+
+    // 20 distinct document reads per batch, 10 per write.
+    let reader = try load("""
+        rules_version = '2';
+        service cloud.firestore { match /databases/{database}/documents {
+          match /w/{id} {
+            allow create: if \((0..<7).map { "!exists(/databases/$(database)/documents/x/$(id + '\($0)'))" }.joined(separator: " && "));
+          }
+        } }
+        """)
+    let three = (1...3).map { request(.create, "w/d\($0)", newData: [:]) }
+    #expect(reader.evaluateBatch(Array(three.prefix(2)), data: data).isAllowed)
+    let overLimit = reader.evaluateBatch(three, data: data)
+    #expect(!overLimit.isAllowed)
+    #expect(overLimit.message.contains("20 document access calls"))
 }
 
 private let grammarCases: [(source: String, diagnostic: String?)] = [

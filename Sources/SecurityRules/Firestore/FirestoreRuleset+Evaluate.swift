@@ -32,8 +32,13 @@ extension FirestoreRuleset {
     }
 
     private func evaluate(_ request: FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
+        evaluator.steps = 0
         let pathSegments = Self.relativeSegments(request.path)
         var segments: [String?] = pathSegments
+        if request.isCollectionGroup, pathSegments.count >= 4 {
+            // Any parent path: only a recursive wildcard can stand for it.
+            segments.insert(Self.anyParents, at: 3)
+        }
         if request.method == .list { segments.append(nil) }
         let requestValue = Self.requestValue(request, pathSegments: pathSegments)
         let resourceValue: RulesValue =
@@ -68,7 +73,6 @@ extension FirestoreRuleset {
             guard let condition = candidate.allow.condition else { return (true, []) }
             var frame = candidate.frame
             if let replacingResource { frame[1] = replacingResource }
-            evaluator.steps = 0
             let reason: String
             do throws(RulesEvaluationError) {
                 switch try evaluator.evaluate(condition, frame) {
@@ -121,7 +125,7 @@ extension FirestoreRuleset {
             guard let segment = segments.first, let segment, segment == text else { return }
             matchPattern(rest, segments.dropFirst(), bindings, &out)
         case .single(let name):
-            guard let segment = segments.first else { return }
+            guard let segment = segments.first, segment != Self.anyParents else { return }
             let value: RulesValue = segment.map { .string($0) } ?? .unbound("Variable \(name) is not bound for a list request.")
             matchPattern(rest, segments.dropFirst(), bindings + [value], &out)
         case .recursive(let name):
@@ -130,7 +134,7 @@ extension FirestoreRuleset {
             for count in counts where count >= minimum {
                 let captured = segments.prefix(count)
                 let value: RulesValue
-                if captured.contains(where: { $0 == nil }) {
+                if captured.contains(where: { $0 == nil || $0 == Self.anyParents }) {
                     value = .unbound("Variable \(name) is not bound for a list request.")
                 } else {
                     let parts = captured.compactMap { $0 }
@@ -140,6 +144,9 @@ extension FirestoreRuleset {
             }
         }
     }
+
+    /// Stands for the unknown parents of a collection-group query (never a real segment).
+    static let anyParents = "\u{0}**"
 
     /// `databases/(default)/documents/c/d` segments of a name, without any `projects/{p}/` prefix.
     static func relativeSegments(_ name: String) -> [String] {
