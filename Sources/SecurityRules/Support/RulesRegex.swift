@@ -1,12 +1,24 @@
-/// A small backtracking regular-expression engine for rule conditions (no Foundation).
+/// A small regular-expression engine for rule conditions (no Foundation).
 ///
 /// It covers the RE2 subset that rules use in practice: literals, `.`, classes with ranges and
 /// negation, `\d \w \s` and their negations, `\b`, anchors `^ $`, groups `( )` and `(?: )`,
 /// alternation, and the quantifiers `* + ? {n} {n,} {n,m}` (greedy or lazy). Matching works on
-/// Unicode scalars and gives up (no match) after a fixed number of steps.
+/// Unicode scalars with a Pike VM: linear in the text, no backtracking, no recursion on input.
 struct RulesRegex: Sendable {
     struct SyntaxError: Error, Sendable {
         var message: String
+    }
+
+    fileprivate enum Instruction: Sendable {
+        case scalar(Unicode.Scalar)
+        case any
+        case set(CharacterSet, negated: Bool)
+        case split(Int, Int)
+        case jump(Int)
+        case assertStart
+        case assertEnd
+        case wordBoundary(Bool)
+        case match
     }
 
     fileprivate indirect enum Node: Sendable {
@@ -24,35 +36,29 @@ struct RulesRegex: Sendable {
         var ranges: [ClosedRange<UInt32>] = []
     }
 
-    private let root: [[Node]]
+    private let program: [Instruction]
     private let caseInsensitive: Bool
 
     init(_ pattern: String, caseInsensitive: Bool = false) throws(SyntaxError) {
         var parser = RegexParser(scalars: Array(pattern.unicodeScalars))
-        root = try parser.parseAlternation()
+        let root = try parser.parseAlternation()
         if parser.index < parser.scalars.count { throw SyntaxError(message: "unmatched ')'") }
+        var compiler = RegexCompiler()
+        try compiler.emitAlternatives(root)
+        compiler.program.append(.match)
+        program = compiler.program
         self.caseInsensitive = caseInsensitive
     }
 
     /// True when the whole of `text` matches (Firestore `matches`).
     func matchesWhole(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
-        var steps = 0
-        return matchAlternatives(root, scalars, 0, &steps) { end, _ in end == scalars.count }
+        return run(scalars, from: 0, search: false, requireEnd: true) != nil
     }
 
-    /// The first match at or after `start`, as a range of scalar offsets.
+    /// The leftmost-first match at or after `start`, as a range of scalar offsets.
     func firstMatch(in scalars: [Unicode.Scalar], from start: Int) -> Range<Int>? {
-        var position = start
-        while position <= scalars.count {
-            var steps = 0
-            var end = -1
-            if matchAlternatives(root, scalars, position, &steps, { matched, _ in end = matched; return true }) {
-                return position..<end
-            }
-            position += 1
-        }
-        return nil
+        run(scalars, from: start, search: true, requireEnd: false)
     }
 
     /// True when some part of `text` matches (Realtime Database `matches`).
@@ -60,75 +66,72 @@ struct RulesRegex: Sendable {
         firstMatch(in: Array(text.unicodeScalars), from: 0) != nil
     }
 
-    private static let stepLimit = 200_000
-
-    private func matchAlternatives(
-        _ alternatives: [[Node]], _ s: [Unicode.Scalar], _ i: Int, _ steps: inout Int, _ k: (Int, inout Int) -> Bool
-    ) -> Bool {
-        for sequence in alternatives where matchSequence(sequence[...], s, i, &steps, k) {
-            return true
-        }
-        return false
+    private struct Thread {
+        var pc: Int
+        var start: Int
     }
 
-    private func matchSequence(
-        _ nodes: ArraySlice<Node>, _ s: [Unicode.Scalar], _ i: Int, _ steps: inout Int, _ k: (Int, inout Int) -> Bool
-    ) -> Bool {
-        steps += 1
-        if steps > Self.stepLimit { return false }
-        guard let node = nodes.first else { return k(i, &steps) }
-        let rest = nodes.dropFirst()
-        return matchNode(node, s, i, &steps) { next, steps in matchSequence(rest, s, next, &steps, k) }
-    }
+    /// A Pike VM: every thread advances in lock step, so time is linear in the text and nothing
+    /// recurses on the text length (patterns run on untrusted document data).
+    private func run(_ s: [Unicode.Scalar], from origin: Int, search: Bool, requireEnd: Bool) -> Range<Int>? {
+        guard origin <= s.count else { return nil }
+        var current: [Thread] = []
+        var next: [Thread] = []
+        var marks = [Int](repeating: -1, count: program.count)
+        var generation = 0
+        var matched: Range<Int>?
+        var stack: [Int] = []
 
-    private func matchNode(
-        _ node: Node, _ s: [Unicode.Scalar], _ i: Int, _ steps: inout Int, _ k: (Int, inout Int) -> Bool
-    ) -> Bool {
-        switch node {
-        case .scalar(let c):
-            guard i < s.count, scalarEquals(s[i], c) else { return false }
-            return k(i + 1, &steps)
-        case .any:
-            guard i < s.count, s[i] != "\n" else { return false }
-            return k(i + 1, &steps)
-        case .set(let set, let negated):
-            guard i < s.count else { return false }
-            guard setContains(set, s[i]) != negated else { return false }
-            return k(i + 1, &steps)
-        case .lineStart:
-            return i == 0 ? k(i, &steps) : false
-        case .lineEnd:
-            return i == s.count ? k(i, &steps) : false
-        case .wordBoundary(let wanted):
-            let before = i > 0 && Self.isWord(s[i - 1])
-            let after = i < s.count && Self.isWord(s[i])
-            return (before != after) == wanted ? k(i, &steps) : false
-        case .group(let alternatives):
-            return matchAlternatives(alternatives, s, i, &steps, k)
-        case .repeated(let inner, let min, let max, let greedy):
-            return matchRepeat(inner, min, max, greedy, s, i, 0, &steps, k)
-        }
-    }
-
-    private func matchRepeat(
-        _ inner: Node, _ min: Int, _ max: Int, _ greedy: Bool, _ s: [Unicode.Scalar], _ i: Int, _ count: Int,
-        _ steps: inout Int, _ k: (Int, inout Int) -> Bool
-    ) -> Bool {
-        steps += 1
-        if steps > Self.stepLimit { return false }
-        let canStop = count >= min
-        let canGo = count < max
-        if !greedy, canStop, k(i, &steps) { return true }
-        if canGo {
-            let more = matchNode(inner, s, i, &steps) { next, steps in
-                // A repetition that consumed nothing cannot make progress: stop looping.
-                if next == i { return count + 1 >= min ? k(next, &steps) : false }
-                return matchRepeat(inner, min, max, greedy, s, next, count + 1, &steps, k)
+        func addThread(_ list: inout [Thread], _ pc: Int, _ start: Int, _ i: Int) {
+            stack.removeAll(keepingCapacity: true)
+            stack.append(pc)
+            while let top = stack.popLast() {
+                if marks[top] == generation { continue }
+                marks[top] = generation
+                switch program[top] {
+                case .jump(let target): stack.append(target)
+                case .split(let first, let second):
+                    stack.append(second)
+                    stack.append(first)
+                case .assertStart: if i == 0 { stack.append(top + 1) }
+                case .assertEnd: if i == s.count { stack.append(top + 1) }
+                case .wordBoundary(let wanted):
+                    let before = i > 0 && Self.isWord(s[i - 1])
+                    let after = i < s.count && Self.isWord(s[i])
+                    if (before != after) == wanted { stack.append(top + 1) }
+                default: list.append(Thread(pc: top, start: start))
+                }
             }
-            if more { return true }
         }
-        if greedy, canStop { return k(i, &steps) }
-        return false
+
+        var i = origin
+        generation += 1
+        addThread(&current, 0, origin, origin)
+        while true {
+            generation += 1
+            next.removeAll(keepingCapacity: true)
+            threads: for thread in current {
+                switch program[thread.pc] {
+                case .match:
+                    if requireEnd && i != s.count { continue }
+                    matched = thread.start..<i
+                    break threads
+                case .scalar(let c):
+                    if i < s.count, scalarEquals(s[i], c) { addThread(&next, thread.pc + 1, thread.start, i + 1) }
+                case .any:
+                    if i < s.count, s[i] != "\n" { addThread(&next, thread.pc + 1, thread.start, i + 1) }
+                case .set(let set, let negated):
+                    if i < s.count, setContains(set, s[i]) != negated { addThread(&next, thread.pc + 1, thread.start, i + 1) }
+                default: break
+                }
+            }
+            if i >= s.count { break }
+            i += 1
+            if search, matched == nil { addThread(&next, 0, i, i) }
+            if next.isEmpty, matched != nil || !search { break }
+            swap(&current, &next)
+        }
+        return matched
     }
 
     private func scalarEquals(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool {
@@ -350,5 +353,66 @@ private struct RegexParser {
             index += 1
         }
         return .repeated(atom, min: min, max: max, greedy: greedy)
+    }
+}
+
+/// Turns the parsed pattern into Pike VM instructions.
+private struct RegexCompiler {
+    typealias Node = RulesRegex.Node
+    var program: [RulesRegex.Instruction] = []
+
+    static let sizeLimit = 20_000
+
+    mutating func emit(_ instruction: RulesRegex.Instruction) throws(RulesRegex.SyntaxError) {
+        if program.count >= Self.sizeLimit { throw RulesRegex.SyntaxError(message: "regular expression too large") }
+        program.append(instruction)
+    }
+
+    mutating func emitAlternatives(_ alternatives: [[Node]]) throws(RulesRegex.SyntaxError) {
+        var jumps: [Int] = []
+        for (index, sequence) in alternatives.enumerated() {
+            if index < alternatives.count - 1 {
+                let split = program.count
+                try emit(.split(split + 1, -1))
+                for node in sequence { try emitNode(node) }
+                jumps.append(program.count)
+                try emit(.jump(-1))
+                program[split] = .split(split + 1, program.count)
+            } else {
+                for node in sequence { try emitNode(node) }
+            }
+        }
+        for jump in jumps { program[jump] = .jump(program.count) }
+    }
+
+    mutating func emitNode(_ node: Node) throws(RulesRegex.SyntaxError) {
+        switch node {
+        case .scalar(let c): try emit(.scalar(c))
+        case .any: try emit(.any)
+        case .set(let set, let negated): try emit(.set(set, negated: negated))
+        case .lineStart: try emit(.assertStart)
+        case .lineEnd: try emit(.assertEnd)
+        case .wordBoundary(let wanted): try emit(.wordBoundary(wanted))
+        case .group(let alternatives): try emitAlternatives(alternatives)
+        case .repeated(let inner, let min, let max, let greedy):
+            for _ in 0..<min { try emitNode(inner) }
+            if max == Int.max {
+                let loop = program.count
+                try emit(.split(-1, -1))
+                try emitNode(inner)
+                try emit(.jump(loop))
+                let exit = program.count
+                program[loop] = greedy ? .split(loop + 1, exit) : .split(exit, loop + 1)
+            } else if max > min {
+                var splits: [Int] = []
+                for _ in min..<max {
+                    splits.append(program.count)
+                    try emit(.split(-1, -1))
+                    try emitNode(inner)
+                }
+                let exit = program.count
+                for split in splits { program[split] = greedy ? .split(split + 1, exit) : .split(exit, split + 1) }
+            }
+        }
     }
 }
