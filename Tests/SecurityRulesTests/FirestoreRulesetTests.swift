@@ -357,3 +357,16 @@ extension Result {
         return false
     }
 }
+
+@Test("Oversized expressions are load errors, not stack overflows")
+func firestoreExpressionSizeLimit() {
+    let chain = Array(repeating: "true", count: 3000).joined(separator: " && ")
+    let result = FirestoreRuleset.parse("service cloud.firestore { match /a/{b} { allow read: if \(chain); } }", fileName: "big.rules")
+    guard case .failure(let diagnostics) = result else {
+        Issue.record("accepted a 3000-operand expression")
+        return
+    }
+    #expect(diagnostics.diagnostics.first?.id == "limit.expression-size")
+    let database = DatabaseRuleset.parse(#"{"rules": {".read": "\#(chain)"}}"#, fileName: "big.json")
+    #expect(database.isFailure)
+}

@@ -18,6 +18,7 @@ struct DatabaseExpressionParser {
     private var token: Token = .end
     private var tokenStart = 0
     private var depth = 0
+    private var operandCount = 0
 
     static func parse(_ text: String) -> Result<DatabaseExpression, Failure> {
         var parser = DatabaseExpressionParser(bytes: Array(text.utf8))
@@ -174,6 +175,8 @@ struct DatabaseExpressionParser {
     }
 
     private mutating func parseUnary() throws(Failure) -> DatabaseExpression {
+        operandCount += 1
+        if operandCount > 2_000 { throw failure("expression has more than 2000 operands") }
         if token == .symbol("!") {
             try advance()
             return .not(try parseUnary())

@@ -20,6 +20,8 @@ struct FirestoreParser {
     var version = 1
     var functions: [FirestoreFunction] = []
     var expressionDepth = 0
+    /// Operands in the current top-level expression: bounds tree depth for later passes.
+    var operandCount = 0
 
     init(_ source: String) throws(Failure) {
         lexer = FirestoreLexer(source)
@@ -219,6 +221,7 @@ struct FirestoreParser {
             try advance()
             guard current.isIdentifier("if") else { throw failure("expected 'if' after ':'", id: "syntax.expected-token") }
             try advance()
+            operandCount = 0
             condition = try parseExpression()
         }
         if current.isSymbol(";") { try advance() }
@@ -252,6 +255,7 @@ struct FirestoreParser {
             try advance()
             let variable = try expectIdentifier("after 'let'")
             try expectSymbol("=", "after the let name")
+            operandCount = 0
             lets.append((variable, try parseExpression()))
             try expectSymbol(";", "after the let binding")
             if lets.count > 10 {
@@ -262,6 +266,7 @@ struct FirestoreParser {
             throw failure("expected 'return' in function '\(name)', found \(current.display)", id: "syntax.expected-return")
         }
         try advance()
+        operandCount = 0
         let body = try parseExpression()
         if current.isSymbol(";") { try advance() }
         try expectSymbol("}", "to close the function body")
