@@ -76,7 +76,7 @@ private let trueExpressions: [String] = [
 
 /// Each expression must fail with an evaluation error whose message contains the given text.
 private let errorExpressions: [(String, String)] = [
-    ("1 / 0", "Division by zero"), ("1 % 0", "Modulo by zero"), ("1.0 / 0", "Division by zero"),
+    ("1 / 0", "Division by zero"), ("1 % 0", "Modulo by zero"), ("{'a': 1}.constructor", "Property constructor is undefined"), ("1.0 / 0", "Division by zero"),
     ("{'a': 1}.b", "Property b is undefined on object."), ("[1, 2][5]", "out of range"),
     ("[1, 2][1:99]", "out of bounds"), ("'abc'[2:9]", "out of bounds"), ("'a' < 1", "Unsupported operation"),
     ("1 && true", "bool operands"), ("!1", "bool operand"), ("(1 / 0 > 0) || false", "Division by zero"),

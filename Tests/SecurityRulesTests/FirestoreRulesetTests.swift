@@ -370,3 +370,18 @@ func firestoreExpressionSizeLimit() {
     let database = DatabaseRuleset.parse(#"{"rules": {".read": "\#(chain)"}}"#, fileName: "big.json")
     #expect(database.isFailure)
 }
+
+@Test("Exponential function fan-out hits the expression budget and denies")
+func firestoreExpressionBudget() throws {
+    var functions = "function f0(x) { return x == 1; }\n"
+    for i in 1...16 { functions += "function f\(i)(x) { return f\(i - 1)(x) || f\(i - 1)(x); }\n" }
+    let rules = try load("""
+        service cloud.firestore {
+          \(functions)
+          match /databases/{database}/documents { match /a/{b} { allow get: if f16(2); } }
+        }
+        """)
+    let decision = rules.evaluate(request(.get, "a/b"), data: EmptyFirestoreRulesDataSource())
+    #expect(!decision.isAllowed)
+    #expect(decision.message.hasPrefix("Exceeded maximum number of expressions evaluated."))
+}

@@ -176,7 +176,7 @@ struct DatabaseExpressionParser {
 
     private mutating func parseUnary() throws(Failure) -> DatabaseExpression {
         operandCount += 1
-        if operandCount > 2_000 { throw failure("expression has more than 2000 operands") }
+        if operandCount > 1_000 { throw failure("expression has more than 1000 operands") }
         if token == .symbol("!") {
             try advance()
             return .not(try parseUnary())

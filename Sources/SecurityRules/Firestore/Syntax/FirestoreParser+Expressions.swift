@@ -98,7 +98,7 @@ extension FirestoreParser {
 
     mutating func parseUnary() throws(Failure) -> FirestoreExpression {
         operandCount += 1
-        if operandCount > 2_000 { throw failure("expression has more than 2000 operands", id: "limit.expression-size") }
+        if operandCount > 1_000 { throw failure("expression has more than 1000 operands", id: "limit.expression-size") }
         if current.isSymbol("!") {
             try advance()
             return .not(try parseUnary())
