@@ -3,8 +3,14 @@ import EmulatorSupport
 /// Reads the ID tokens clients send to emulators. Signatures are not checked (emulators accept
 /// unsigned `alg: none` tokens and tokens signed with any key).
 package enum AuthToken {
-    /// The message production-like emulators answer for a token that is not a decodable JWT.
+    /// What the Realtime Database emulator answers for a token it cannot decode
+    /// (`{"error": "Could not parse auth token."}`, firebase-tools#3274). This is the message of
+    /// the `.invalidToken` error `parse` returns.
     package static let malformedMessage = "Could not parse auth token."
+
+    /// What the Firestore emulator answers instead: HTTP 400, status `INVALID_ARGUMENT`,
+    /// message `invalid jwt` (firebase-tools#2010).
+    package static let firestoreMalformedMessage = "invalid jwt"
 
     /// Decodes `Bearer <jwt>` (or a bare `<jwt>`): base64url JSON header and payload.
     ///
