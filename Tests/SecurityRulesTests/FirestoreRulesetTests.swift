@@ -67,6 +67,7 @@ func firestoreDenialMessage() throws {
     let data = EmptyFirestoreRulesDataSource()
     let update = rules.evaluate(request(.update, "posts/p", uid: "bob", resource: ["owner": .string("alice")], newData: [:]), data: data)
     #expect(update.message == "false for 'update' @ L5")
+    #expect(update.firestoreWireMessage == "\nfalse for 'update' @ L5")
     let get = rules.evaluate(request(.get, "posts/p", resource: ["owner": .string("alice")]), data: data)
     #expect(get.message == "Property missing is undefined on object. for 'get' @ L6")
     let list = rules.evaluate(request(.get, "posts/p", resource: nil), data: data)
@@ -133,7 +134,8 @@ func firestoreOwnerRule() throws {
         service cloud.firestore {
           match /databases/{database}/documents {
             match /users/{userId} {
-              allow create: if request.auth.uid == userId
+              allow create:
+                if request.auth.uid == userId
                 && request.resource.data.keys().hasOnly(['name', 'age'])
                 && request.resource.data.age is int;
             }
@@ -141,6 +143,8 @@ func firestoreOwnerRule() throws {
         }
         """)
     let data = EmptyFirestoreRulesDataSource()
+    // The official emulator names the line where the condition starts (firebase-tools#3931).
+    #expect(rules.evaluate(request(.create, "users/alice", uid: "bob", newData: [:]), data: data).message == "false for 'create' @ L6")
     #expect(rules.evaluate(request(.create, "users/alice", uid: "alice", newData: ["name": .string("A"), "age": .int(3)]), data: data).isAllowed)
     #expect(!rules.evaluate(request(.create, "users/alice", uid: "bob", newData: ["name": .string("A")]), data: data).isAllowed)
     #expect(!rules.evaluate(request(.create, "users/alice", uid: "alice", newData: ["admin": .bool(true)]), data: data).isAllowed)

@@ -24,6 +24,15 @@ package struct RulesDecision: Sendable, Hashable {
         RulesDecision(isAllowed: false, message: message, debugOutput: debugOutput)
     }
 
+    /// The Firestore emulator's wire text for a denial: the REST error body carries
+    /// `{"code": 403, "message": "\nfalse for 'update' @ L5", "status": "PERMISSION_DENIED"}`
+    /// (a leading newline, firebase-tools#2217).
+    package var firestoreWireMessage: String { "\n" + message }
+
+    /// What the Realtime Database emulator sends for any denial (REST `{"error": "Permission denied"}`);
+    /// `message` holds the detail for its log.
+    package static let databaseWireMessage = "Permission denied"
+
     /// The message used when no rule matched the request at all.
     package static let noMatchingRuleMessage = "Missing or insufficient permissions."
 }

@@ -199,6 +199,7 @@ struct FirestoreParser {
 
     mutating func parseAllow() throws(Failure) -> FirestoreAllow {
         let line = current.position.line
+        var reportedLine = line
         try advance()
         var methods: Set<FirestoreRulesMethod> = []
         repeat {
@@ -221,11 +222,13 @@ struct FirestoreParser {
             try advance()
             guard current.isIdentifier("if") else { throw failure("expected 'if' after ':'", id: "syntax.expected-token") }
             try advance()
+            // The official emulator names the line where the condition starts.
+            reportedLine = current.position.line
             operandCount = 0
             condition = try parseExpression()
         }
         if current.isSymbol(";") { try advance() }
-        return FirestoreAllow(methods: methods, condition: condition, line: line)
+        return FirestoreAllow(methods: methods, condition: condition, line: reportedLine)
     }
 
     mutating func parseFunction() throws(Failure) -> Int {

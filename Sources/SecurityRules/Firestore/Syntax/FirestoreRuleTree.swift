@@ -8,6 +8,7 @@ struct FirestoreAllow: Sendable {
     var methods: Set<FirestoreRulesMethod>
     /// nil: unconditional.
     var condition: FirestoreExpression?
+    /// The line denials name: where the condition starts (the `allow` line when unconditional).
     var line: Int
 }
 
