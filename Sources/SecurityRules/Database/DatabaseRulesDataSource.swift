@@ -73,11 +73,13 @@ struct DatabaseDataView {
             }
             return Self.pruned(node)
         }
+        // Stored data holds no nulls or empty objects: only the written values need pruning, so
+        // an ancestor's new value costs the path to each write, not the size of its subtree.
         var base = old(path)
         for write in writes where write.path.count > path.count && write.path.starts(with: path) {
-            base = Self.setting(base, Array(write.path.dropFirst(path.count))[...], write.value)
+            base = Self.setting(base, Array(write.path.dropFirst(path.count))[...], Self.pruned(write.value))
         }
-        return Self.pruned(base)
+        return base
     }
 
     static func setting(_ node: JSONValue?, _ path: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
