@@ -389,3 +389,24 @@ func firestoreExpressionBudget() throws {
     #expect(!decision.isAllowed)
     #expect(decision.message.hasPrefix("Exceeded maximum number of expressions evaluated."))
 }
+
+@Test("Functions at global and service scope: the inner declaration shadows the outer")
+func firestoreFunctionShadowing() throws {
+    let rules = try load("""
+        function allowed() { return false; }
+        service cloud.firestore {
+          function allowed() { return true; }
+          match /databases/{database}/documents {
+            match /a/{id} { allow get: if allowed(); }
+            match /b/{id} {
+              function allowed() { return id == 'ok'; }
+              allow get: if allowed();
+            }
+          }
+        }
+        """)
+    let data = EmptyFirestoreRulesDataSource()
+    #expect(rules.evaluate(request(.get, "a/x"), data: data).isAllowed)
+    #expect(rules.evaluate(request(.get, "b/ok"), data: data).isAllowed)
+    #expect(!rules.evaluate(request(.get, "b/no"), data: data).isAllowed)
+}
