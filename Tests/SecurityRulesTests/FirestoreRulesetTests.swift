@@ -253,6 +253,7 @@ func firestoreListQueries() throws {
     #expect(list("posts", RulesQuery(filters: [RulesQueryFilter(field: "author", op: .equal, value: .string("u"))]), uid: "u"))
     #expect(!list("posts", RulesQuery(filters: [RulesQueryFilter(field: "author", op: .equal, value: .string("v"))]), uid: "u"))
     #expect(!list("posts", RulesQuery()))
+    #expect(rules.evaluate(request(.list, "posts", query: RulesQuery()), data: data).message == "Null value error. for 'list' @ L5")
     let both = RulesQueryFilter(field: "author", op: .in, value: .list([.string("u"), .string("v")]))
     #expect(!list("posts", RulesQuery(filters: [both]), uid: "u"))
     #expect(list("scores", RulesQuery(limit: 5, filters: [RulesQueryFilter(field: "points", op: .greaterOrEqual, value: .int(6))])))

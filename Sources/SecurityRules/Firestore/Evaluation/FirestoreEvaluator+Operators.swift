@@ -34,7 +34,9 @@ extension FirestoreEvaluator {
             child.prefix.append(name)
             return .symbolic(child)
         }
-        throw Failure("Property \(name) is undefined on object: the query does not constrain '\(path)'.")
+        // The field is unknown for the query's potential documents; the official emulator
+        // reports this as a null value (firebase-tools#2217: `Null value error. for 'list' @ L11`).
+        throw Failure.nullValue
     }
 
     func subscriptValue(_ base: RulesValue, _ index: RulesValue) throws(Failure) -> RulesValue {
