@@ -21,7 +21,9 @@ private let trueExpressions: [String] = [
     "timestamp.date(2020, 5, 6).month() == 5", "timestamp.date(2020, 5, 6).year() == 2020",
     "timestamp.value(3723000).hours() == 1 && timestamp.value(3723000).minutes() == 2 && timestamp.value(3723000).seconds() == 3",
     "timestamp.value(3723000).time() == duration.time(1, 2, 3, 0)", "timestamp.value(3723000).date() == timestamp.value(0)",
-    "duration.value(90, 's').seconds() == 90", "duration.value(5, 'ns').nanos() == 5",
+    "duration.value(90, 's').seconds() == 90",
+    "(timestamp.date(9999, 12, 31) - timestamp.date(1, 1, 1)).seconds() == 315537811200",
+    "timestamp.value(500) - timestamp.value(1200) == duration.value(-700, 'ms')", "duration.value(5, 'ns').nanos() == 5",
     "duration.abs(duration.value(-5, 's')) == duration.value(5, 's')", "duration.value(1, 'w') == duration.value(7, 'd')",
     // Types
     "'x'.toUtf8() is bytes", "1 is int", "1.0 is float", "1 is number", "1.5 is number", "{} is map", "[] is list",
@@ -88,7 +90,8 @@ private let errorExpressions: [(String, String)] = [
     ("path(/a/b)", "Invalid argument"), ("math.sqrt(-1)", "negative"), ("[1] + [2]", "Unsupported operation"),
     ("null.x", "Null value error."), ("unknownVariable", "not defined"), ("'a'.startsWith('a')", "Function not found"),
     ("math.nothing(1)", "Function not found error: Name: [math.nothing]."), ("timestamp.date(2021, 2, 30)", "Invalid date"),
-    ("duration.value(1, 'y')", "Invalid duration unit"), ("latlng.value(91, 0)", "Invalid latitude"),
+    ("duration.value(1, 'y')", "Invalid duration unit"), ("duration.time(9223372036854775807, 0, 0, 0)", "overflow"),
+    ("timestamp.value(9223372036854775807)", "out of range"), ("latlng.value(91, 0)", "Invalid latitude"),
     ("'a'.matches('(')", "Invalid regular expression"), ("int('x')", "Cannot convert"),
 ]
 

@@ -100,6 +100,8 @@ extension FirestoreEvaluator {
         case .timestampValue:
             try arity(1)
             let millis = try integer(0)
+            // 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59.999Z
+            guard millis >= -62_135_596_800_000, millis <= 253_402_300_799_999 else { throw Failure("Timestamp out of range.") }
             let seconds = RulesCalendar.floorDiv(millis, 1000)
             return .timestamp(RulesTimestamp(seconds: seconds, nanos: Int32((millis - seconds * 1000) * 1_000_000)))
         case .durationValue:
@@ -128,7 +130,14 @@ extension FirestoreEvaluator {
         case .durationTime:
             try arity(4)
             let (h, m, s, ns) = (try integer(0), try integer(1), try integer(2), try integer(3))
-            return .duration(RulesDuration(totalNanos: ((h * 60 + m) * 60 + s) * 1_000_000_000 + ns))
+            let limit: Int64 = 2_562_047  // hours in the Int64 nanosecond range
+            guard Swift.abs(h) <= limit, Swift.abs(m) <= limit * 60, Swift.abs(s) <= limit * 3600, ns != Int64.min else {
+                throw Failure("Duration overflow.")
+            }
+            let (total, overflow) = ((h * 60 + m) * 60 + s).multipliedReportingOverflow(by: 1_000_000_000)
+            let (sum, overflow2) = total.addingReportingOverflow(ns)
+            guard !overflow, !overflow2 else { throw Failure("Duration overflow.") }
+            return .duration(RulesDuration(totalNanos: sum))
         case .durationAbs:
             try arity(1)
             guard case .duration(let d) = args[0] else { throw Failure.invalidArguments(builtin.rawValue) }

@@ -215,9 +215,17 @@ extension FirestoreEvaluator {
         case (.duration(let d), .timestamp(let t)) where op == .add:
             return .timestamp(try Self.shift(t, d, negate: false))
         case (.timestamp(let x), .timestamp(let y)) where op == .subtract:
-            let seconds = x.seconds - y.seconds
-            let nanos = Int64(x.nanos) - Int64(y.nanos)
-            return .duration(RulesDuration(totalNanos: seconds * 1_000_000_000 + nanos))
+            // Seconds and nanos apart: the span of valid timestamps overflows Int64 nanoseconds.
+            var seconds = x.seconds - y.seconds
+            var nanos = Int64(x.nanos) - Int64(y.nanos)
+            if seconds > 0, nanos < 0 {
+                seconds -= 1
+                nanos += 1_000_000_000
+            } else if seconds < 0, nanos > 0 {
+                seconds += 1
+                nanos -= 1_000_000_000
+            }
+            return .duration(RulesDuration(seconds: seconds, nanos: Int32(nanos)))
         case (.duration(let x), .duration(let y)) where op == .add || op == .subtract:
             guard let nx = x.totalNanos, let ny = y.totalNanos else { throw Failure("Duration overflow.") }
             let (sum, overflow) = op == .add ? nx.addingReportingOverflow(ny) : nx.subtractingReportingOverflow(ny)
