@@ -139,3 +139,28 @@ func firestoreUnknownEscapeIsSyntaxError() {
     }
     #expect(error.message.hasPrefix("syntax:"))
 }
+
+@Test("List and set methods stay fast and exact on 20,000-element arrays from documents")
+func firestoreLargeListMethods() throws {
+    let big = RulesValue.list((0..<20_000).map { .string("v\($0)") })
+    let conditions = [
+        "d.big.toSet().size() == 20000", "d.big.hasOnly(d.big)", "d.big.hasAll(d.big)", "d.big.hasAny(['v19999'])",
+        "d.big.concat([1, 1.0]).toSet().size() == 20001", "d.big.removeAll(d.big).size() == 0",
+        "d.big.toSet().difference(d.big.toSet()).size() == 0", "d.big.toSet() == d.big.toSet()",
+        "!d.big.concat(['\\u00e9']).hasAny(['e\\u0301'])",
+    ]
+    for condition in conditions {
+        let rules = try FirestoreRuleset.parse("""
+            rules_version = '2';
+            service cloud.firestore { match /databases/{db}/documents { match /c/{id} {
+              function check(d) { return \(condition); }
+              allow get: if check(resource.data);
+            } } }
+            """, fileName: "big.rules").get()
+        let request = FirestoreRulesRequest(
+            method: .get, path: "databases/(default)/documents/c/x", time: RulesTimestamp(seconds: 0, nanos: 0),
+            resource: RulesDocument(name: "databases/(default)/documents/c/x", data: ["big": big]))
+        let decision = rules.evaluate(request, data: EmptyFirestoreRulesDataSource())
+        #expect(decision.isAllowed, "\(condition): \(decision.message)")
+    }
+}

@@ -164,13 +164,13 @@ extension FirestoreEvaluator {
             return .list(items + other)
         case "hasAll":
             let other = try collectionArgument(args, name)
-            return .bool(other.allSatisfy { RulesValue.contains(items, $0) })
+            return .bool(other.allSatisfy(RulesValueIndex.membership(items)))
         case "hasAny":
             let other = try collectionArgument(args, name)
-            return .bool(other.contains { RulesValue.contains(items, $0) })
+            return .bool(other.contains(where: RulesValueIndex.membership(items)))
         case "hasOnly":
             let other = try collectionArgument(args, name)
-            return .bool(items.allSatisfy { RulesValue.contains(other, $0) })
+            return .bool(items.allSatisfy(RulesValueIndex.membership(other)))
         case "join":
             guard args.count == 1, case .string(let separator) = args[0] else { throw Failure.invalidArguments(name) }
             var parts: [String] = []
@@ -180,8 +180,8 @@ extension FirestoreEvaluator {
             }
             return .string(parts.joined(separator: separator))
         case "removeAll":
-            let other = try collectionArgument(args, name)
-            return .list(items.filter { !RulesValue.contains(other, $0) })
+            let inOther = RulesValueIndex.membership(try collectionArgument(args, name))
+            return .list(items.filter { !inOther($0) })
         case "toSet":
             guard args.isEmpty else { throw Failure.invalidArguments(name) }
             return .set(RulesValue.deduplicated(items))
@@ -197,9 +197,13 @@ extension FirestoreEvaluator {
         case "difference", "union", "intersection":
             guard args.count == 1, case .set(let other) = args[0] else { throw Failure.invalidArguments(name) }
             switch name {
-            case "difference": return .set(items.filter { !RulesValue.contains(other, $0) })
+            case "difference":
+                let inOther = RulesValueIndex.membership(other)
+                return .set(items.filter { !inOther($0) })
             case "union": return .set(RulesValue.deduplicated(items + other))
-            default: return .set(items.filter { RulesValue.contains(other, $0) })
+            default:
+                let inOther = RulesValueIndex.membership(other)
+                return .set(items.filter(inOther))
             }
         default:
             throw Failure.functionNotFound(name)

@@ -42,7 +42,8 @@ extension RulesValue {
             return true
         case (.set(let a), .set(let b)):
             guard a.count == b.count else { return false }
-            return a.allSatisfy { x in b.contains { $0.rulesEquals(x) } }
+            let inB = RulesValueIndex.membership(b)
+            return a.allSatisfy(inB)
         case (.map(let a), .map(let b)):
             guard a.count == b.count else { return false }
             for (key, value) in a {
@@ -83,7 +84,12 @@ extension RulesValue {
     static func deduplicated(_ items: [RulesValue]) -> [RulesValue] {
         var result: [RulesValue] = []
         result.reserveCapacity(items.count)
-        for item in items where !contains(result, item) { result.append(item) }
+        if items.count <= 16 {
+            for item in items where !contains(result, item) { result.append(item) }
+            return result
+        }
+        var seen = RulesValueIndex()
+        for item in items where seen.insert(item) { result.append(item) }
         return result
     }
 
