@@ -49,7 +49,8 @@ extension FirestoreRuleset {
         collect(root, segments[...], [requestValue, resourceValue], request.method, &candidates)
         if candidates.isEmpty { return .denied(RulesDecision.noMatchingRuleMessage) }
 
-        if request.method == .list, let query = request.query {
+        if request.method == .list {
+            let query = request.query ?? RulesQuery()
             // Every document the query could return must pass: check each disjunct symbolically.
             var reasons: [String] = []
             for disjunct in Self.expand(query.disjuncts) {
