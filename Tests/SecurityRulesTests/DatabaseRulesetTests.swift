@@ -146,7 +146,7 @@ func databaseRulesFile(_ text: String, _ expected: String?) {
     }
 }
 
-@Test("With no rules file the emulator default allows everything")
+@Test("Realtime Database: with no rules file the emulator default allows everything")
 func databaseDefaultRules() {
     let rules = DatabaseRuleset.defaultRules()
     #expect(rules.canRead(path: ["x"], auth: nil, now: 0, data: DatabaseTreeSource(nil)).isAllowed)

@@ -349,7 +349,7 @@ func firestoreGrammar(_ source: String, _ diagnostic: String?) {
     }
 }
 
-@Test("With no rules file the emulator default allows everything")
+@Test("Firestore: with no rules file the emulator default allows everything")
 func firestoreDefaultRules() {
     let rules = FirestoreRuleset.defaultRules()
     #expect(rules.evaluate(request(.delete, "any/deep/doc/x"), data: EmptyFirestoreRulesDataSource()).isAllowed)
