@@ -177,6 +177,10 @@ extension FirestoreRuleset {
         } else {
             map["auth"] = .null
         }
+        if request.method == .delete {
+            // A delete has no new document [unverified: null rather than absent].
+            map["resource"] = .null
+        }
         if request.method == .create || request.method == .update, let newResource = request.newResource {
             map["resource"] = FirestoreEvaluator.resourceValue(
                 newResource, segments: newResource.name == request.path ? segments : relativeSegments(newResource.name))
