@@ -50,7 +50,10 @@ let package = Package(
         .executableTarget(name: "emulators", dependencies: ["EmulatorSuite", "EmulatorSupport"], swiftSettings: settings),
         .executableTarget(
             name: "EmulatorBenchmarks",
-            dependencies: ["DatabaseEmulator", "EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
+            dependencies: [
+                "DatabaseEmulator", "EmulatorStorage", "SecurityRules", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
 
         // Tests
