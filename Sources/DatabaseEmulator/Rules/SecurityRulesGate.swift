@@ -10,7 +10,7 @@ package struct SecurityRulesGate: DatabaseRulesGate {
 
     package func compile(_ source: [UInt8]) -> Result<any DatabaseRules, DatabaseRulesCompileError> {
         switch DatabaseRuleset.parse(String(decoding: source, as: UTF8.self), fileName: "database.rules.json") {
-        case .success(let ruleset): .success(SecurityRulesDatabaseRules(ruleset: ruleset))
+        case .success(let ruleset): .success(SecurityRulesDatabaseRules(ruleset: ruleset, source: source))
         case .failure(let diagnostics): .failure(DatabaseRulesCompileError(diagnostics.description))
         }
     }
@@ -18,11 +18,34 @@ package struct SecurityRulesGate: DatabaseRulesGate {
 
 struct SecurityRulesDatabaseRules: DatabaseRules {
     let ruleset: DatabaseRuleset
+    /// `.read` is `true` at the root: every read is allowed (a grant cannot be revoked deeper).
+    let readsOpen: Bool
+    /// `.write` is `true` at the root and no `.validate` exists: every write is allowed.
+    let writesOpen: Bool
+
+    init(ruleset: DatabaseRuleset, source: [UInt8]) {
+        self.ruleset = ruleset
+        let rules = (try? JSONReader.parse(source, allowComments: true))?[member: "rules"]
+        func literallyTrue(_ value: JSONValue?) -> Bool {
+            switch value {
+            case .bool(true)?: true
+            case .string(let s)? where s.utf8.elementsEqual("true".utf8): true
+            default: false
+            }
+        }
+        func hasValidate(_ value: JSONValue) -> Bool {
+            guard case .object(let members) = value else { return false }
+            return members.contains { $0.name == ".validate" || hasValidate($0.value) }
+        }
+        readsOpen = literallyTrue(rules?[member: ".read"])
+        writesOpen = literallyTrue(rules?[member: ".write"]) && !(rules.map(hasValidate) ?? true)
+    }
 
     func canRead(
         _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource
     ) -> Bool {
-        ruleset.canRead(
+        if readsOpen { return true }
+        return ruleset.canRead(
             path: path.keys, auth: Self.context(auth), now: now, data: RulesDataAdapter(source: data),
             query: Self.rulesQuery(query)
         ).isAllowed
@@ -32,6 +55,7 @@ struct SecurityRulesDatabaseRules: DatabaseRules {
         _ locations: [DatabasePath], auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource,
         newData: any DatabaseDataSource
     ) -> Bool {
+        if writesOpen { return true }
         let writes = locations.map { location -> (path: [String], value: JSONValue?) in
             // A priority write is checked as a write of its node.
             let path = location.keys.last == ".priority" ? Array(location.keys.dropLast()) : location.keys
