@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorModel
+import EmulatorStorage
 import EmulatorSupport
 
 /// The open event streams that watch the same location with the same query and credentials.
@@ -11,7 +12,10 @@ final class DatabaseStreamGroup {
     let auth: DatabaseAuth
     /// The last view sent (query streams only: a changed view is sent as a whole `put /`).
     var lastView: DatabaseNode
-    var writers: [any HTTPStreamWriter] = []
+    /// The streams, each with the commit time its first `put` was read at: it takes only later commits.
+    var members: [(writer: any HTTPStreamWriter, openedAt: CommitTime)] = []
+
+    var writers: [any HTTPStreamWriter] { members.map(\.writer) }
 
     init(path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, view: DatabaseNode) {
         self.path = path
@@ -70,13 +74,17 @@ final class DatabaseStreamGroup {
 
     private static func joined(_ path: DatabasePath) -> String { path.keys.joined(separator: "/") }
 
-    /// Writes `bytes` to every member, dropping members whose stream has closed.
-    func send(_ bytes: [UInt8]) {
-        writers.removeAll { writer in !writer.write(bytes) }
+    /// Whether some member has not yet seen the commit at `time`.
+    func wantsCommit(at time: CommitTime) -> Bool {
+        members.contains { $0.openedAt < time }
     }
 
-    /// Drops closed members.
-    func prune() {
-        writers.removeAll { !$0.isOpen }
+    /// Writes `bytes` to every member (only to those opened before `time`, when given), dropping
+    /// members whose stream has closed.
+    func send(_ bytes: [UInt8], committedAt time: CommitTime? = nil) {
+        members.removeAll { member in
+            if let time, member.openedAt >= time { return false }
+            return !member.writer.write(bytes)
+        }
     }
 }
