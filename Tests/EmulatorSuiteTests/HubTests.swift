@@ -81,6 +81,20 @@ struct HubTests {
     }
 }
 
+extension HubTests {
+    @Test func preflightsFromBrowsersAreAnsweredIncludingPrivateNetworkAccess() {
+        let handler = HubRouter.handler(HubRouter.make(directory: directory()) { _ throws(SnapshotFailure) in })
+        var request = HTTPRequest(method: .options, target: "/emulators")
+        request.headers.add("Origin", "https://app.example")
+        request.headers.add("Access-Control-Request-Method", "GET")
+        request.headers.add("Access-Control-Request-Private-Network", "true")
+        let response = handler(request)
+        #expect(response.status.code < 300)
+        #expect(response.headers["Access-Control-Allow-Origin"] == "https://app.example")
+        #expect(response.headers["Access-Control-Allow-Private-Network"] == "true")
+    }
+}
+
 final class CapturedExports: Sendable {
     private let requests = Synchronization.Mutex<[ExportRequest]>([])
     func append(_ request: ExportRequest) { requests.withLock { $0.append(request) } }

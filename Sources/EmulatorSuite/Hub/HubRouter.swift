@@ -62,6 +62,19 @@ package enum HubRouter {
         return .success(ExportRequest(path: path, initiatedBy: initiatedBy, targets: targets))
     }
 
+    /// The hub's handler as served: CORS for any origin (the official hub uses `origin: true`),
+    /// and Private Network Access preflights answered, so pages on public origins may call it.
+    package static func handler(_ router: Router) -> HTTPHandler {
+        let cors = router.withCORS()
+        return { request in
+            var response = cors(request)
+            if request.method == .options, request.headers["Access-Control-Request-Private-Network"] != nil {
+                response.headers.set("Access-Control-Allow-Private-Network", "true")
+            }
+            return response
+        }
+    }
+
     static func json(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {
         HTTPResponse.json(JSONWriter.encode(value, pretty: true), status: status)
     }

@@ -81,8 +81,8 @@ package final class Suite: Sendable {
             // The hub answers browsers (the Emulator UI, rules-unit-testing in a page) like the official one.
             let handler: HTTPHandler =
                 kind == .hub
-                ? HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) }
-                    .withCORS()
+                ? HubRouter.handler(
+                    HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) })
                 : registry.router(for: kind, context: context).respond(to:)
             do throws(SuiteStartError) {
                 let listener = try bind(kind, address, handler: handler, transport: transport, console: console)
