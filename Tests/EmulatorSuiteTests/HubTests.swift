@@ -78,6 +78,8 @@ struct HubTests {
         #expect(good.status == .notImplemented)
         let bad = router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array("{}".utf8)))
         #expect(bad.status == .badRequest)
+        let relative = router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array(#"{"path":"out"}"#.utf8)))
+        #expect(relative.status == .badRequest)
     }
 }
 

@@ -49,6 +49,9 @@ package enum HubRouter {
         guard case .string(let path)? = value[member: "path"], !path.isEmpty else {
             return .failure(SnapshotFailure(.failed, "Export request body must have a \"path\" string"))
         }
+        guard path.hasPrefix("/") else {
+            return .failure(SnapshotFailure(.failed, "Export path must be absolute, got \"\(path)\""))
+        }
         var initiatedBy = "unknown"
         if case .string(let text)? = value[member: "initiatedBy"] { initiatedBy = text }
         var targets = running
