@@ -167,6 +167,10 @@ package struct CommitBuilder {
             }
             changes = merged.filter { $0.old != $0.new }
         }
+        var swept: Set<NamespaceID> = []
+        for change in changes where swept.insert(change.namespace).inserted {
+            state.namespaces[change.namespace]?.sweepStep(horizon: horizon)
+        }
         for change in changes {
             let delta = (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
             guard delta != 0 || state.namespaces[change.namespace]?.indexes.isEmpty == false else { continue }
