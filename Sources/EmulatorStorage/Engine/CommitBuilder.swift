@@ -37,8 +37,10 @@ package struct CommitBuilder {
     }
 
     /// Immediate children of `parent` as this commit sees them.
-    package func children(_ namespace: NamespaceID, of parent: StorageKey, reverse: Bool = false) -> ChildSequence {
-        view.children(namespace, of: parent, reverse: reverse)
+    package func children(
+        _ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange = .all, reverse: Bool = false
+    ) -> ChildSequence {
+        view.children(namespace, of: parent, in: range, reverse: reverse)
     }
 
     /// Throws unless `precondition` holds for `key` now.
