@@ -1,0 +1,181 @@
+/// A persistent (copy-on-write) B+tree of versioned entries ordered by encoded key.
+///
+/// Copying the struct is O(1); mutating a copy path-copies only the nodes it touches, so any
+/// number of readers can keep an old root while a commit builds the next one.
+struct VersionedTree: Sendable {
+    var root: TreeNode
+
+    init() { root = TreeNode() }
+
+    init(root: TreeNode) { self.root = root }
+
+    /// The entry stored under `key`, including tombstones.
+    func entry(_ key: [UInt8]) -> VersionedEntry? {
+        let node = leaf(for: key)
+        let (index, found) = node.entryIndex(for: key)
+        return found ? node.entry(at: index) : nil
+    }
+
+    /// The leaf that holds or would hold `key`.
+    @inline(__always)
+    func leaf(for key: [UInt8]) -> TreeNode {
+        var node = root
+        while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
+        return node
+    }
+
+    /// Runs `body` on the entry for `key` (an absent placeholder if none) and stores the result:
+    /// an entry that ends up neither live nor carrying history is removed.
+    /// Leaves copied on the way drop versions older than `horizon`.
+    mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
+        if !isKnownUniquelyReferenced(&root) { root = root.copy(horizon: horizon) }
+        var result: R?
+        if let split = VersionedTree.update(root, key, horizon, &result, body) {
+            root = TreeNode(children: [root, split.right], separators: [split.separator])
+        }
+        normalizeRoot()
+        // `body` runs exactly once on every path above.
+        return result.unsafelyUnwrapped
+    }
+
+    private mutating func normalizeRoot() {
+        while !root.isLeaf && root.children.count <= 1 {
+            root = root.children.first ?? TreeNode()
+        }
+    }
+
+    /// `node` is uniquely owned by this tree.
+    private static func update<R>(
+        _ node: TreeNode, _ key: [UInt8], _ horizon: CommitTime, _ result: inout R?,
+        _ body: (inout VersionedEntry) -> R
+    ) -> (separator: [UInt8], right: TreeNode)? {
+        if node.isLeaf {
+            let (index, found) = node.entryIndex(for: key)
+            if found {
+                var entry = node.entry(at: index)
+                result = body(&entry)
+                if entry.isRetained { node.replace(at: index, with: entry) } else { node.remove(at: index) }
+                return nil
+            }
+            var entry = VersionedEntry(absent: key)
+            result = body(&entry)
+            guard entry.isRetained else { return nil }
+            node.insert(entry, at: index)
+            guard node.count > TreeNode.maxLeafEntries else { return nil }
+            // Appends at the end (push ids, sequential keys) leave the left leaf nearly full.
+            let mid = index == node.count - 1 ? node.count - 4 : node.count / 2
+            let right = node.splitLeaf(at: mid)
+            return (right.key(at: 0), right)
+        }
+        let index = node.childIndex(for: key)
+        if !isKnownUniquelyReferenced(&node.children[index]) {
+            node.children[index] = node.children[index].copy(horizon: horizon)
+        }
+        let child = node.children[index]
+        if let split = update(child, key, horizon, &result, body) {
+            node.insertSeparator(split.separator, at: index)
+            node.children.insert(split.right, at: index + 1)
+        } else if child.isEmpty {
+            node.removeChild(at: index)
+        }
+        return node.children.count > TreeNode.maxChildren ? node.splitInternal() : nil
+    }
+
+    /// Removes every entry in `range` (tombstones and history included); returns the live ones.
+    /// With `collect` false only the live count is returned (`entries` stays empty).
+    mutating func removeAll(in range: StorageKeyRange, collect: Bool) -> RemovedEntries {
+        var removed = RemovedEntries(collect: collect)
+        guard !range.isEmpty else { return removed }
+        if !isKnownUniquelyReferenced(&root) { root = root.copy(horizon: 0) }
+        VersionedTree.remove(root, range, &removed)
+        normalizeRoot()
+        return removed
+    }
+
+    private static func remove(_ node: TreeNode, _ range: StorageKeyRange, _ removed: inout RemovedEntries) {
+        if node.isLeaf {
+            let start = node.entryIndex(for: range.lower).index
+            var end = node.count
+            if let upper = range.upper { end = max(start, node.entryIndex(for: upper).index) }
+            var index = end - 1
+            while index >= start {
+                if node.slots[index].valueKind != LeafSlot.tombstone { removed.add(node, index) }
+                node.remove(at: index)
+                index -= 1
+            }
+            return
+        }
+        let first = node.childIndex(for: range.lower)
+        var last = node.children.count - 1
+        if let upper = range.upper {
+            // The last child holding a key < upper.
+            last = node.childIndex(for: upper)
+            if last > 0 && ByteOrder.compare(node.separator(at: last - 1), upper) >= 0 { last -= 1 }
+        }
+        guard first <= last else { return }
+        var index = last
+        while index >= first {
+            let childLower = index > 0 ? node.separator(at: index - 1) : nil
+            let childUpper = index < node.separatorCount ? node.separator(at: index) : nil
+            let coversLower = childLower.map { !ByteOrder.less($0, range.lower) } ?? range.lower.isEmpty
+            let coversUpper: Bool
+            switch (childUpper, range.upper) {
+            case (_, nil): coversUpper = true
+            case (nil, _?): coversUpper = false
+            case (let c?, let u?): coversUpper = !ByteOrder.less(u, c)
+            }
+            if coversLower && coversUpper {
+                collectLive(node.children[index], into: &removed)
+                node.removeChild(at: index)
+            } else {
+                if !isKnownUniquelyReferenced(&node.children[index]) {
+                    node.children[index] = node.children[index].copy(horizon: 0)
+                }
+                remove(node.children[index], range, &removed)
+                if node.children[index].isEmpty { node.removeChild(at: index) }
+            }
+            index -= 1
+        }
+    }
+
+    static func collectLive(_ node: TreeNode, into removed: inout RemovedEntries) {
+        if node.isLeaf {
+            for index in node.slots.indices where node.slots[index].valueKind != LeafSlot.tombstone {
+                removed.add(node, index)
+            }
+        } else {
+            for child in node.children { collectLive(child, into: &removed) }
+        }
+    }
+}
+
+/// What a range removal took out: the live count, and the live entries when asked for.
+struct RemovedEntries {
+    var count = 0
+    var entries: [VersionedEntry] = []
+    let collect: Bool
+
+    init(collect: Bool) { self.collect = collect }
+
+    mutating func add(_ leaf: TreeNode, _ index: Int) {
+        count += 1
+        if collect { entries.append(leaf.entry(at: index)) }
+    }
+}
+
+extension TreeNode {
+    func removeChild(at index: Int) {
+        children.remove(at: index)
+        if separatorCount > 0 { removeSeparator(at: max(index - 1, 0)) }
+    }
+
+    func splitInternal() -> (separator: [UInt8], right: TreeNode) {
+        let mid = children.count / 2
+        let right = TreeNode(children: Array(children[mid...]), separators: (mid..<separatorCount).map(separator(at:)))
+        let up = separator(at: mid - 1)
+        children.removeSubrange(mid...)
+        arena.removeSubrange((mid - 1 == 0 ? 0 : Int(separatorEnds[mid - 2]))...)
+        separatorEnds.removeSubrange((mid - 1)...)
+        return (up, right)
+    }
+}
