@@ -142,3 +142,15 @@ struct VerbosityTests {
         }
     }
 }
+
+@Suite("Debug request log")
+struct DebugRequestLogTests {
+    @Test func debugVerbosityLogsEachRequest() throws {
+        let output = CapturedOutput()
+        let suite = try Suite.start(.ephemeral(), console: output.console(verbosity: .debug))
+        defer { suite.shutdown() }
+        let port = try #require(suite.port(of: .hub))
+        _ = try LoopbackHTTPClient.send(.init(method: "GET", host: "127.0.0.1", port: port, path: "/emulators"))
+        #expect(output.standardOutput.contains("[debug] hub: GET /emulators → 200\n"))
+    }
+}
