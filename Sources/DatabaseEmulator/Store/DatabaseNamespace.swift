@@ -130,12 +130,13 @@ final class DatabaseNamespace: Sendable {
     private func deliver(_ batch: ChangeBatch) {
         let write = pending.withLock { $0.removeValue(forKey: batch.commitTime) }
         let after = DatabaseSnapshotSource(snapshot: batch.after, namespace: id)
+        let locations = write?.locations ?? []
         state.withLock { s in
             for group in s.groups {
                 guard group.wantsCommit(at: batch.commitTime) else { continue }
                 let event: DatabaseEvent?
                 if let write {
-                    event = group.event(for: write, after: after)
+                    event = group.event(for: write, locations: locations, after: after)
                 } else {
                     var locations = batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
                     if let cleared = batch.clearedSubtree { locations.append(DatabaseStorageMapping.path(of: cleared)) }

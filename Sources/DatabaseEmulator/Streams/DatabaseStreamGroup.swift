@@ -27,7 +27,7 @@ final class DatabaseStreamGroup {
     /// The event for a commit made by someone else (import, clear): a whole `put /` if any
     /// changed location is related to the stream.
     func event(forChangesAt locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
-        guard locations.contains(where: { $0.isAncestor(of: path) || path.isAncestor(of: $0) }) else { return nil }
+        guard touches(locations) else { return nil }
         let view = query.apply(to: after.node(at: path))
         if !query.isIdentity && view == lastView { return nil }
         lastView = view
@@ -35,8 +35,9 @@ final class DatabaseStreamGroup {
     }
 
     /// The event a commit produces for this group, or nil when the write does not touch it.
-    func event(for write: DatabaseWrite, after: any DatabaseDataSource) -> DatabaseEvent? {
-        guard touches(write) else { return nil }
+    /// `locations` is `write.locations` (computed once per commit by the caller).
+    func event(for write: DatabaseWrite, locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
+        guard touches(locations) else { return nil }
         if !query.isIdentity {
             let view = query.apply(to: after.node(at: path))
             if view == lastView { return nil }
@@ -68,8 +69,19 @@ final class DatabaseStreamGroup {
         }
     }
 
-    private func touches(_ write: DatabaseWrite) -> Bool {
-        write.locations.contains { $0.isAncestor(of: path) || path.isAncestor(of: $0) }
+    /// Whether a location is this stream's location, above it or below it.
+    func touches(_ locations: [DatabasePath]) -> Bool {
+        let keys = path.keys
+        return locations.contains { location in
+            let other = location.keys
+            let shared = Swift.min(keys.count, other.count)
+            var i = 0
+            while i < shared {
+                if keys[i].utf8.count != other[i].utf8.count || !keys[i].utf8.elementsEqual(other[i].utf8) { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     private static func joined(_ path: DatabasePath) -> String { path.keys.joined(separator: "/") }
