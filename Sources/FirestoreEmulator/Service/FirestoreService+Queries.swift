@@ -24,26 +24,7 @@ extension FirestoreService {
         let engine = try QueryEngine(query, database: database)
         try Self.validateParent(parent, query)
         let resolved = try resolve(consistency, database)
-        let gate = gate(database)
-        let useIndexes = self.useIndexes
-        let (documents, skipped, readTime): ([StoredDocument], Int, Int64) = try store.read(database) {
-            (state, headTime) throws(EmulatorError) in
-            let time = resolved.time
-            let candidates = try Self.candidates(&state, parent: parent, query: query, time: time, allowIndex: useIndexes)
-            let (documents, skipped) = engine.window(candidates)
-            if caller != .owner {
-                let snapshot = state
-                for d in documents {
-                    try gate.check(
-                        FirestoreAccess(method: .list, database: database, path: d.path, caller: caller, resource: d),
-                        lookup: { try? snapshot.document($0, at: time ?? .max) })
-                }
-            }
-            return (documents, skipped, time ?? headTime)
-        }
-        if let id = resolved.recordingTransaction {
-            transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents)))
-        }
+        let (documents, skipped, readTime) = try window(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
         var projected = documents
         if let select = query.select {
             for i in projected.indices { projected[i].fields = QueryEngine.project(projected[i].fields, select) }
@@ -57,30 +38,10 @@ extension FirestoreService {
         consistency: ReadConsistency = .latest, caller: FirestoreCaller = .owner
     ) throws(EmulatorError) -> AggregationResult {
         let aliases = try aggregation.aliases()
-        let query = aggregation.query
-        let engine = try QueryEngine(query, database: database)
-        try Self.validateParent(parent, query)
+        let engine = try QueryEngine(aggregation.query, database: database)
+        try Self.validateParent(parent, aggregation.query)
         let resolved = try resolve(consistency, database)
-        let gate = gate(database)
-        let useIndexes = self.useIndexes
-        let (documents, readTime): ([StoredDocument], Int64) = try store.read(database) {
-            (state, headTime) throws(EmulatorError) in
-            let candidates = try Self.candidates(
-                &state, parent: parent, query: query, time: resolved.time, allowIndex: useIndexes)
-            let documents = engine.window(candidates).documents
-            if caller != .owner {
-                let snapshot = state
-                for d in documents {
-                    try gate.check(
-                        FirestoreAccess(method: .list, database: database, path: d.path, caller: caller, resource: d),
-                        lookup: { try? snapshot.document($0, at: resolved.time ?? .max) })
-                }
-            }
-            return (documents, resolved.time ?? headTime)
-        }
-        if let id = resolved.recordingTransaction {
-            transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents)))
-        }
+        let (documents, _, readTime) = try window(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
         return AggregationResult(
             transaction: resolved.newTransaction, fields: aggregation.evaluate(documents, aliases: aliases),
             readTime: readTime)
@@ -89,7 +50,42 @@ extension FirestoreService {
     /// PartitionQuery: the official emulator does not implement it.
     package func partitionQuery(_ database: DatabaseID, parent: ResourcePath, query: StructuredQuery) throws(EmulatorError) {
         _ = try QueryEngine(query, database: database)
+        try Self.validateParent(parent, query)
         throw .unimplemented("PartitionQuery is not supported by the Firestore emulator.")
+    }
+
+    /// The ordered, windowed (unprojected) result, after rules and transaction bookkeeping.
+    private func window(
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, resolved: ResolvedRead, caller: FirestoreCaller
+    ) throws(EmulatorError) -> ([StoredDocument], Int, Int64) {
+        let query = engine.query
+        var candidates: [StoredDocument]
+        var readTime: Int64
+        let (view, viewTime) = try store.view(database, at: resolved.time)
+        if useIndexes, resolved.time == nil, let selector = query.from.first, !selector.allDescendants,
+            let (field, value) = Self.indexableEquality(query.filter),
+            let hit = try store.indexedDocuments(
+                database, collection: parent.appending(selector.collectionID), field: field, equalTo: value)
+        {
+            (candidates, readTime) = hit
+        } else {
+            candidates = try Self.candidates(view, parent: parent, query: query)
+            readTime = viewTime
+        }
+        let (documents, skipped) = engine.window(candidates)
+        candidates = []
+        if caller != .owner {
+            let gate = gate(database)
+            for d in documents {
+                try gate.check(
+                    FirestoreAccess(method: .list, database: database, path: d.path, caller: caller, resource: d),
+                    lookup: { try? view.document($0) })
+            }
+        }
+        if let id = resolved.recordingTransaction {
+            transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents)))
+        }
+        return (documents, skipped, readTime)
     }
 
     static func versions(_ documents: [StoredDocument]) -> [ResourcePath: Int64] {
@@ -114,32 +110,18 @@ extension FirestoreService {
     }
 
     /// The documents a query must look at: one collection, a collection group below `parent`, or
-    /// every document below `parent`. An equality conjunct at head narrows a single collection
-    /// through an index (the engine re-applies the whole filter, so the result is the same).
-    static func candidates(
-        _ state: inout DatabaseState, parent: ResourcePath, query: StructuredQuery, time: Int64?, allowIndex: Bool
+    /// every document below `parent` (kindless).
+    static func candidates<S: DocumentSource>(
+        _ view: DatabaseView<S>, parent: ResourcePath, query: StructuredQuery
     ) throws(EmulatorError) -> [StoredDocument] {
         guard let selector = query.from.first else { return [] }
-        let at = time ?? .max
-        if !selector.allDescendants {
-            let collection = parent.appending(selector.collectionID)
-            if allowIndex, time == nil, let (field, value) = indexableEquality(query.filter) {
-                return try state.indexedDocuments(in: collection, field: field, equalTo: value)
-            }
-            return try state.documents(in: collection, at: at)
-        }
-        let collections =
-            selector.collectionID.isEmpty
-            ? state.collections(under: parent)
-            : state.collections(withID: selector.collectionID).filter {
-                $0.path.count > parent.count && parent.isPrefix(of: $0.path)
-            }
-        var out: [StoredDocument] = []
-        for c in collections { out += try DatabaseState.decode(c, c.documents.values, at: at) }
-        return out
+        if !selector.allDescendants { return try view.documents(in: parent.appending(selector.collectionID)) }
+        return try view.documents(under: parent, collectionID: selector.collectionID.isEmpty ? nil : selector.collectionID)
     }
 
-    /// The first top-level `field == value` conjunct on a stored field, if any.
+    /// The first top-level `field == value` conjunct on a stored field, if any: a query with one
+    /// can be narrowed through an index (the engine re-applies the whole filter, so the result is
+    /// the same as a scan's).
     static func indexableEquality(_ filter: QueryFilter?) -> (FieldPath, Value)? {
         guard let filter else { return nil }
         for c in filter.conjuncts {

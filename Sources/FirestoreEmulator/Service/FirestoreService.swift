@@ -46,7 +46,7 @@ package final class FirestoreService: Sendable {
         case .latest:
             return ResolvedRead(time: nil)
         case .readTime(let t):
-            try Self.validateReadTime(t, now: now)
+            try validateReadTime(t, now: now)
             return ResolvedRead(time: t)
         case .transaction(let id):
             let entry = try transactions.entry(id, database: database, now: now)
@@ -67,9 +67,9 @@ package final class FirestoreService: Sendable {
         }
     }
 
-    static func validateReadTime(_ t: Int64, now: Int64) throws(EmulatorError) {
+    func validateReadTime(_ t: Int64, now: Int64) throws(EmulatorError) {
         if t > now { throw .invalidArgument("read_time cannot be in the future.") }
-        if t < now - DocumentStore.retention {
+        if t < now - store.retention {
             throw .failedPrecondition("read_time is older than the oldest version the emulator keeps (one hour).")
         }
     }
@@ -81,7 +81,7 @@ package final class FirestoreService: Sendable {
         let now = store.currentTime()
         switch options {
         case .readOnly(let t?):
-            try Self.validateReadTime(t, now: now)
+            try validateReadTime(t, now: now)
             return transactions.begin(database, mode: .readOnly(readTime: t), now: now)
         case .readOnly(nil):
             return transactions.begin(database, mode: .readOnly(readTime: now), now: now)

@@ -1,89 +1,93 @@
 package import EmulatorModel
+package import EmulatorStorage
 import EmulatorSupport
 import Synchronization
 
-/// The documents of every database, multi-versioned, behind one lock.
+/// Firestore's view of the shared storage engine: one namespace per database
+/// (`firestore/<project>/<database>`), keys are document path segments, values ValueCodec bytes.
 ///
-/// Reads run a closure over a database's state at a read time; commits run a closure that sees
-/// the head state (plus its own earlier writes), may throw to write nothing, and are applied
-/// atomically at a strictly increasing microsecond commit time.
+/// Reads take engine snapshots and never block commits; commits run inside the engine's commit
+/// serialization and see the head plus their own writes.
 package final class DocumentStore: Sendable {
-    struct State: Sendable {
-        var databases: [DatabaseID: DatabaseState] = [:]
-        var lastCommitTime: Int64 = 0
+    package let engine: StorageEngine
+    /// Equality indexes already ensured, by index id (asking the engine takes its commit lock).
+    private let ensuredIndexes = Mutex<Set<String>>([])
+    private let clock: @Sendable () -> Int64
+
+    package init(engine: StorageEngine = StorageEngine(), clock: @escaping @Sendable () -> Int64 = { WallClock.nowMicroseconds() }) {
+        self.engine = engine
+        self.clock = clock
     }
 
-    private let state = Mutex(State())
-    private let now: @Sendable () -> Int64
-    /// How long history is kept for reads at a past time (one hour, as production allows).
-    package static let retention: Int64 = 3_600_000_000
+    /// How long history stays readable, in microseconds.
+    package var retention: Int64 { engine.retention }
 
-    package init(now: @escaping @Sendable () -> Int64 = { WallClock.nowMicroseconds() }) {
-        self.now = now
+    package static func namespace(_ database: DatabaseID) -> NamespaceID {
+        NamespaceID("firestore/\(database.project)/\(database.database)")
     }
 
-    /// The newest commit time, or the current time when it is later: the time a head read sees.
+    /// The current time as reads report it: never before the newest commit.
     package func currentTime() -> Int64 {
-        let t = now()
-        return state.withLock { max($0.lastCommitTime, t) }
+        max(engine.lastCommitTime, clock() - 1)
     }
 
-    /// Runs `body` over `database` with the lock held. `headTime` is the time a read of the head
-    /// state reports: the later of the newest commit and the clock.
-    func read<R: Sendable>(
-        _ database: DatabaseID, _ body: (inout DatabaseState, _ headTime: Int64) throws(EmulatorError) -> R
-    ) throws(EmulatorError) -> R {
-        let clock = now()
-        let result: Result<R, EmulatorError> = state.withLock { s in
-            let headTime = max(s.lastCommitTime, clock)
-            if s.databases[database] == nil {
-                var empty = DatabaseState()
-                return Result { () throws(EmulatorError) -> R in try body(&empty, headTime) }
-            }
-            return Result { () throws(EmulatorError) -> R in try body(&s.databases[database]!, headTime) }
+    /// A view at `time`, or at head when nil. Also returns the time the read reports.
+    func view(_ database: DatabaseID, at time: Int64?) throws(EmulatorError) -> (DatabaseView<StorageSnapshot>, Int64) {
+        let snapshot: StorageSnapshot
+        do { snapshot = try engine.snapshot(at: time) } catch {
+            throw .failedPrecondition("read_time is older than the oldest version the emulator keeps (\(error.message)).")
         }
-        return try result.get()
+        let reported = time ?? max(snapshot.readTime, clock() - 1)
+        return (DatabaseView(source: snapshot, namespace: Self.namespace(database)), reported)
     }
 
-    /// Runs `body` with a buffer over the head state of `database` and applies its writes at a new
-    /// commit time, or writes nothing when it throws. Returns the body's result and the commit time.
-    func commit<R: Sendable>(
+    /// Runs `body` with a buffer over the head and applies its writes atomically at a new commit
+    /// time, or writes nothing when it throws.
+    func commit<R>(
         _ database: DatabaseID, _ body: (inout CommitBuffer) throws(EmulatorError) -> R
     ) throws(EmulatorError) -> (result: R, commitTime: Int64) {
-        let clock = now()
-        let outcome: Result<(R, Int64), EmulatorError> = state.withLock { s in
-            let time = max(clock, s.lastCommitTime + 1)
-            let staged: Result<(R, [(path: ResourcePath, bytes: [UInt8]?)]), EmulatorError> = {
-                var buffer = CommitBuffer(view: s.databases[database] ?? DatabaseState(), commitTime: time)
-                return Result { () throws(EmulatorError) in
-                    let r = try body(&buffer)
-                    return (r, buffer.finalChanges)
-                }
-            }()
-            switch staged {
-            case .failure(let e): return .failure(e)
-            case .success(let (r, changes)):
-                s.lastCommitTime = time
-                if !changes.isEmpty {
-                    s.databases[database, default: DatabaseState()]
-                        .apply(changes, at: time, retainAfter: time - Self.retention)
-                }
-                return .success((r, time))
-            }
+        let ns = Self.namespace(database)
+        let outcome = try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) -> R in
+            var buffer = CommitBuffer(builder: txn, namespace: ns)
+            let r = try body(&buffer)
+            txn = buffer.builder
+            return r
         }
-        let (r, t) = try outcome.get()
-        return (r, t)
+        return (outcome.value, outcome.commitTime)
+    }
+
+    /// Documents of `collection` whose `field` is equivalent to `value`, through an equality index
+    /// built on first use; nil when the head moved on (the caller scans instead).
+    func indexedDocuments(
+        _ database: DatabaseID, collection: ResourcePath, field: FieldPath, equalTo value: Value
+    ) throws(EmulatorError) -> (documents: [StoredDocument], readTime: Int64)? {
+        let ns = Self.namespace(database)
+        let id = "firestore-eq|\(collection.description)|\(field.canonicalString)"
+        if !ensuredIndexes.withLock({ $0.contains(id) }) {
+            let depth = collection.count + 1
+            engine.ensureIndex(
+                ns,
+                IndexDefinition(
+                    id: id, scope: DatabaseView<StorageSnapshot>.key(collection), includes: { $0.depth == depth },
+                    extract: { _, bytes in
+                        guard let fields = try? ValueCodec.decode(bytes), let v = fields.value(at: field) else { return [] }
+                        return [IndexKey.key(v)]
+                    }))
+            ensuredIndexes.withLock { _ = $0.insert(id) }
+        }
+        let snapshot: StorageSnapshot
+        do { snapshot = try engine.snapshot() } catch { return nil }
+        guard let hits = try? snapshot.scanIndex(ns, id, .prefix(IndexKey.key(value))) else { return nil }
+        var out: [StoredDocument] = []
+        for hit in hits {
+            guard let e = snapshot.get(ns, hit.key) else { continue }
+            out.append(try DatabaseView<StorageSnapshot>.decode(e, path: DatabaseView<StorageSnapshot>.path(hit.key)))
+        }
+        return (out, max(snapshot.readTime, clock() - 1))
     }
 
     /// Removes every document of `database` at or below `path` (all history too).
     package func clear(_ database: DatabaseID, under path: ResourcePath) {
-        state.withLock { s in
-            if path.isEmpty { s.databases[database] = nil } else { s.databases[database]?.clear(under: path) }
-        }
-    }
-
-    /// Removes everything in every database.
-    package func clearAll() {
-        state.withLock { $0.databases = [:] }
+        engine.clear(Self.namespace(database), subtree: DatabaseView<StorageSnapshot>.key(path))
     }
 }

@@ -54,7 +54,13 @@ enum WriteApplier {
     }
 
     /// Applies one write to the buffer and returns its result.
-    static func apply(_ write: Write, to buffer: inout CommitBuffer) throws(EmulatorError) -> WriteResult {
+    typealias Authorize = (FirestoreAccess.Method, StoredDocument?, ValueMap?) throws(EmulatorError) -> Void
+
+    /// Applies one write to the buffer and returns its result. `authorize` (rules) is asked with
+    /// the method, the document before and the fields after, before anything is written.
+    static func apply(
+        _ write: Write, to buffer: inout CommitBuffer, authorize: Authorize?
+    ) throws(EmulatorError) -> WriteResult {
         let name = write.name
         let path = name.path
         let current = try buffer.document(path)
@@ -63,8 +69,10 @@ enum WriteApplier {
         var revalidate = !write.transforms.isEmpty
         switch write.operation {
         case .verify:
+            if let authorize, let current { try authorize(.get, current, nil) }
             return WriteResult(updateTime: nil)
         case .delete:
+            try authorize?(.delete, current, nil)
             try buffer.delete(path)
             return WriteResult(updateTime: nil)
         case .transform:
@@ -86,6 +94,7 @@ enum WriteApplier {
             results.append(t.result(v))
         }
         if revalidate { try DocumentLimits.validate(name, fields: fields) }
+        try authorize?(current == nil ? .create : .update, current, fields)
         let updateTime = try buffer.set(path, fields: fields)
         return WriteResult(updateTime: updateTime, transformResults: results)
     }
