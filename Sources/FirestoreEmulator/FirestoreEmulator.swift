@@ -15,9 +15,16 @@ package final class FirestoreEmulator: Sendable {
     package let router: Router
     package let rest: FirestoreREST
 
-    package init(storage: StorageEngine, configuration: FirestoreEmulatorConfiguration = .init()) {
+    package convenience init(storage: StorageEngine, configuration: FirestoreEmulatorConfiguration = .init()) {
+        self.init(
+            service: FirestoreService(store: DocumentStore(engine: storage), rules: configuration.rules),
+            configuration: configuration)
+    }
+
+    /// An emulator over an existing service (tests use this to switch indexes off).
+    package init(service: FirestoreService, configuration: FirestoreEmulatorConfiguration) {
         self.configuration = configuration
-        self.service = FirestoreService(store: DocumentStore(engine: storage), rules: configuration.rules)
+        self.service = service
         self.rest = FirestoreREST(service: service, rulesLoader: configuration.rulesLoader)
         var router = Router()
         rest.register(on: &router)
