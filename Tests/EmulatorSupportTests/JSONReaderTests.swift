@@ -186,4 +186,19 @@ import Testing
         let long = String(repeating: "abcé", count: 1000)
         #expect(try JSONReader.parse("\"\(long)\\n\(long)\"") == .string(long + "\n" + long))
     }
+
+    /// A forbidden raw byte at every offset of a string is reported at its own column, including
+    /// offsets the eight-byte scan skips over.
+    @Test(arguments: [UInt8(0x01), 0x1F, 0x0A, 0xFF, 0x80, 0xC3])
+    func rejectsForbiddenByteAtEveryOffset(byte: UInt8) {
+        for position in 0...20 {
+            var bytes: [UInt8] = [0x22] + Array(repeating: 0x61, count: position) + [byte]
+            bytes += Array(repeating: 0x62, count: 20 - position) + [0x22]
+            #expect {
+                _ = try JSONReader.parse(bytes)
+            } throws: { error in
+                (error as? JSONError)?.column == position + 2
+            }
+        }
+    }
 }

@@ -23,7 +23,8 @@ package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `/a/b/c` (leading, trailing and doubled slashes ignored). With `percentDecoded`
     /// each segment is percent-decoded first (URL paths). Every key is validated, and paths deeper
-    /// than 32 keys are rejected; errors are `INVALID_ARGUMENT` (HTTP 400).
+    /// than 32 keys are rejected; errors are `INVALID_ARGUMENT` (HTTP 400), an invalid key with
+    /// the production text `Invalid path: Invalid token in path`.
     package init(parsing text: String, percentDecoded: Bool = false) throws(EmulatorError) {
         var keys: [String] = []
         for part in text.utf8.split(separator: 0x2F) {
@@ -36,7 +37,12 @@ package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
             } else {
                 key = String(decoding: part, as: UTF8.self)
             }
-            try DatabasePath.validateKey(key)
+            do {
+                try DatabasePath.validateKey(key)
+            } catch {
+                // The wording of the production REST server for a bad path segment.
+                throw .invalidArgument("Invalid path: Invalid token in path")
+            }
             keys.append(key)
         }
         if keys.count > Self.maxDepth {
@@ -50,12 +56,12 @@ package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
     /// character (0x00–0x1F, 0x7F).
     package static func validateKey(_ key: String) throws(EmulatorError) {
         let bytes = key.utf8
-        if bytes.isEmpty { throw .invalidArgument("Invalid key: keys must be non-empty strings.") }
+        if bytes.isEmpty { throw .invalidArgument("Invalid key \"\". Key value can't be empty or contain $ # [ ] / or .") }
         for c in bytes {
             switch c {
             case 0x2E, 0x24, 0x23, 0x5B, 0x5D, 0x2F, 0x00...0x1F, 0x7F:
                 throw .invalidArgument(
-                    "Invalid key \"\(key)\": keys can't contain \".\", \"#\", \"$\", \"/\", \"[\", \"]\" or ASCII control characters.")
+                    "Invalid key \"\(key)\". Key value can't be empty or contain $ # [ ] / or . or ASCII control characters.")
             default: continue
             }
         }

@@ -2,9 +2,10 @@
 /// `memcmp(key(a), key(b))` has the sign of ``Value/compare(_:_:)``, and equivalent values
 /// (`3` and `3.0`, `0.0` and `-0.0`, any two NaNs) encode identically.
 ///
-/// Concatenating encodings of several values gives a composite key ordered by the first value,
-/// then the second, and so on (every encoding is prefix-free). For a descending component,
-/// storage must compare that component reversed; complementing bytes is not enough.
+/// Every encoding is self-delimiting (no encoding is a proper prefix of another), so
+/// concatenating encodings gives a composite key ordered by the first value, then the second,
+/// and so on; and complementing one component's bytes (``appendDescending(_:to:)``) reverses
+/// exactly that component's order.
 ///
 /// ```swift
 /// var key: [UInt8] = []
@@ -55,7 +56,7 @@ package enum IndexKey {
             for e in elements { append(e, to: &out) }
             out.append(0)
         case .map(let map):
-            if map.isVector, case .array(let elements)? = map["value"] {
+            if let elements = map.vectorElements {
                 out.append(Tag.vector.rawValue)
                 appendBigEndian(UInt64(elements.count), to: &out)
                 for e in elements { append(e, to: &out) }
@@ -70,6 +71,20 @@ package enum IndexKey {
                 out.append(0)
             }
         }
+    }
+
+    /// Appends the encoding of `value` with every byte complemented: a descending component.
+    package static func appendDescending(_ value: Value, to out: inout [UInt8]) {
+        let start = out.count
+        append(value, to: &out)
+        for i in start..<out.count { out[i] = ~out[i] }
+    }
+
+    /// Appends a document path with every byte complemented: `__name__ DESC`.
+    package static func appendDescending(path: ResourcePath, to out: inout [UInt8]) {
+        let start = out.count
+        append(path: path, to: &out)
+        for i in start..<out.count { out[i] = ~out[i] }
     }
 
     /// Appends a document path (below `documents`) ordered as Firestore orders `__name__`:

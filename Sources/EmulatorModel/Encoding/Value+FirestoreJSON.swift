@@ -44,11 +44,80 @@ extension Value {
         }
     }
 
-    /// A double as proto3 JSON writes it: a number, or a string for NaN and the infinities.
+    /// A double as proto3 JSON writes it: a number, or a string for NaN, the infinities and
+    /// `-0.0` (`"-0"`, as the JS SDK sends it; a JSON number would print as `0` and lose the sign).
     package static func doubleJSON(_ d: Double) -> JSONValue {
         if d.isNaN { return .string("NaN") }
         if d.isInfinite { return .string(d < 0 ? "-Infinity" : "Infinity") }
+        if d == 0 && d.sign == .minus { return .string("-0") }
         return .double(d)
+    }
+
+    /// Writes the proto3 JSON form straight into `writer` (same output as ``firestoreJSON``,
+    /// without building a `JSONValue` tree).
+    package func appendFirestoreJSON(to writer: inout JSONWriter) {
+        writer.beginObject()
+        switch self {
+        case .null:
+            writer.appendKey("nullValue")
+            writer.appendNull()
+        case .boolean(let b):
+            writer.appendKey("booleanValue")
+            writer.appendBool(b)
+        case .integer(let i):
+            writer.appendKey("integerValue")
+            writer.appendString(String(i))
+        case .double(let d):
+            writer.appendKey("doubleValue")
+            Value.appendDouble(d, to: &writer)
+        case .timestamp(let t):
+            writer.appendKey("timestampValue")
+            writer.appendString(t.rfc3339)
+        case .string(let s):
+            writer.appendKey("stringValue")
+            writer.appendString(s)
+        case .bytes(let b):
+            writer.appendKey("bytesValue")
+            writer.appendString(Base64.encode(b))
+        case .reference(let r):
+            writer.appendKey("referenceValue")
+            writer.appendString(r)
+        case .geoPoint(let lat, let lng):
+            writer.appendKey("geoPointValue")
+            writer.beginObject()
+            writer.appendKey("latitude")
+            Value.appendDouble(lat, to: &writer)
+            writer.appendKey("longitude")
+            Value.appendDouble(lng, to: &writer)
+            writer.endObject()
+        case .array(let elements):
+            writer.appendKey("arrayValue")
+            writer.beginObject()
+            if !elements.isEmpty {
+                writer.appendKey("values")
+                writer.beginArray()
+                for e in elements { e.appendFirestoreJSON(to: &writer) }
+                writer.endArray()
+            }
+            writer.endObject()
+        case .map(let m):
+            writer.appendKey("mapValue")
+            writer.beginObject()
+            if !m.isEmpty {
+                writer.appendKey("fields")
+                m.appendFirestoreFieldsJSON(to: &writer)
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+    }
+
+    private static func appendDouble(_ d: Double, to writer: inout JSONWriter) {
+        if d.isFinite && !(d == 0 && d.sign == .minus) {
+            writer.appendDouble(d)
+        } else if case .string(let s) = doubleJSON(d) {
+            writer.appendString(s)
+        }
     }
 
     /// Maximum nesting accepted while decoding JSON (documents allow 20; this guards the stack).
@@ -180,14 +249,25 @@ extension ValueMap {
         .object(map { JSONMember($0.name, $0.value.firestoreJSON) })
     }
 
+    /// Writes the `fields` object straight into `writer`.
+    package func appendFirestoreFieldsJSON(to writer: inout JSONWriter) {
+        writer.beginObject()
+        for f in self {
+            writer.appendKey(f.name)
+            f.value.appendFirestoreJSON(to: &writer)
+        }
+        writer.endObject()
+    }
+
     static func decodeFields(_ json: JSONValue, depth: Int, context: String) throws(EmulatorError) -> ValueMap {
         guard case .object(let members) = json else {
             throw .invalidArgument("Invalid value at '\(context)': expected an object of field values.")
         }
-        var map = ValueMap()
+        var fields: [ValueMap.Field] = []
+        fields.reserveCapacity(members.count)
         for m in members {
-            map[m.name] = try Value.decode(m.value, depth: depth, context: "\(context)[\(m.name)]")
+            fields.append(ValueMap.Field(m.name, try Value.decode(m.value, depth: depth, context: "\(context)[\(m.name)]")))
         }
-        return map
+        return ValueMap(unsortedFields: fields)
     }
 }

@@ -26,10 +26,11 @@ extension Value {
             return c != 0 ? c : NumberOrder.compare(xo, yo)
         case (.array(let x), .array(let y)): return compareArrays(x, y)
         case (.map(let x), .map(let y)):
-            switch (x.isVector, y.isVector) {
-            case (true, true): return compareVectors(x, y)
-            case (false, false): return compareMaps(x, y)
-            default: return x.isVector ? -1 : 1
+            switch (x.vectorElements, y.vectorElements) {
+            case (let a?, let b?): return a.count != b.count ? (a.count < b.count ? -1 : 1) : compareArrays(a, b)
+            case (nil, nil): return compareMaps(x, y)
+            case (.some, nil): return -1
+            case (nil, .some): return 1
             }
         default:
             return a.kind.rawValue - b.kind.rawValue
@@ -63,12 +64,5 @@ extension Value {
             if c != 0 { return c }
         }
         return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-    }
-
-    private static func compareVectors(_ x: ValueMap, _ y: ValueMap) -> Int {
-        let a = x["value"]?.arrayValue ?? []
-        let b = y["value"]?.arrayValue ?? []
-        if a.count != b.count { return a.count < b.count ? -1 : 1 }
-        return compareArrays(a, b)
     }
 }

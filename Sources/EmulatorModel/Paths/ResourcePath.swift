@@ -53,11 +53,13 @@ package struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
 
     /// The integer of a numeric id `__id<int64>__` (ids exposed from Datastore), else nil.
     package static func numericID(_ segment: String) -> Int64? {
-        let b = Array(segment.utf8)
-        guard b.count > 6, b[0] == 0x5F, b[1] == 0x5F, b[2] == 0x69, b[3] == 0x64,
-            b[b.count - 1] == 0x5F, b[b.count - 2] == 0x5F
+        let b = segment.utf8
+        // Cheap rejection first: this runs for every segment comparison of `__name__` orderings.
+        guard b.count > 6, b.first == 0x5F, b.last == 0x5F else { return nil }
+        let bytes = Array(b)
+        guard bytes[1] == 0x5F, bytes[2] == 0x69, bytes[3] == 0x64, bytes[4] != 0x2B, bytes[bytes.count - 2] == 0x5F
         else { return nil }
-        return Int64(String(decoding: b[4..<(b.count - 2)], as: UTF8.self))
+        return Int64(String(decoding: bytes[4..<(bytes.count - 2)], as: UTF8.self))
     }
 
     package var isEmpty: Bool { segments.isEmpty }

@@ -41,7 +41,7 @@ package enum DocumentLimits {
             for e in elements { size += Self.size(of: e) }
             return size
         case .map(let map):
-            if map.isVector, case .array(let elements)? = map["value"] { return 8 * elements.count }
+            if let elements = map.vectorElements { return 8 * elements.count }
             return fieldsSize(map) + 32
         }
     }

@@ -57,6 +57,17 @@ package struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertibl
         Timestamp(seconds: seconds, nanos: nanos - nanos % 1000)
     }
 
+    /// This time moved by `delta` microseconds (saturating at the ends of Int64 microseconds).
+    package func adding(microseconds delta: Int64) -> Timestamp {
+        let (sum, overflow) = microseconds.addingReportingOverflow(delta)
+        if overflow { return Timestamp(microseconds: delta < 0 ? .min : .max) }
+        return Timestamp(microseconds: sum).with(subMicroNanos: nanos % 1000)
+    }
+
+    private func with(subMicroNanos extra: Int32) -> Timestamp {
+        Timestamp(seconds: seconds, nanos: nanos + extra)
+    }
+
     /// True when nanos is in range and the time lies within years 1…9999.
     package var isValid: Bool {
         nanos >= 0 && nanos < 1_000_000_000 && seconds >= Self.minSeconds && seconds <= Self.maxSeconds

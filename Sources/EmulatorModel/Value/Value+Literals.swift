@@ -1,8 +1,9 @@
-extension Value: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+/// Literals for tests and fixtures. Deliberately not `ExpressibleByNilLiteral`: `fields["x"] = nil`
+/// must remove a field, not store `.null`.
+extension Value: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    package init(nilLiteral: ()) { self = .null }
     package init(booleanLiteral value: Bool) { self = .boolean(value) }
     package init(integerLiteral value: Int64) { self = .integer(value) }
     package init(floatLiteral value: Double) { self = .double(value) }

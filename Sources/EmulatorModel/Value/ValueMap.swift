@@ -42,6 +42,25 @@ package struct ValueMap: Sendable, Hashable, RandomAccessCollection {
         for (name, value) in pairs { self[name] = value }
     }
 
+    /// Sorts `fields` by name bytes in O(n log n); for duplicate names the later field wins.
+    package init(unsortedFields: [Field]) {
+        var indexed = Array(unsortedFields.enumerated())
+        indexed.sort { a, b in
+            let c = UTF8Order.compare(a.element.name, b.element.name)
+            return c != 0 ? c < 0 : a.offset < b.offset
+        }
+        var out: [Field] = []
+        out.reserveCapacity(indexed.count)
+        for (_, field) in indexed {
+            if let last = out.last, UTF8Order.equal(last.name, field.name) {
+                out[out.count - 1] = field
+            } else {
+                out.append(field)
+            }
+        }
+        fields = out
+    }
+
     /// Adopts fields that are already sorted and unique (as a decoder produces them).
     /// Returns nil if they are not strictly ascending by UTF-8 bytes.
     package init?(sortedFields: [Field]) {
@@ -111,12 +130,19 @@ package struct ValueMap: Sendable, Hashable, RandomAccessCollection {
         return try body(&value)
     }
 
-    /// True when this is a vector value: `{__type__: "__vector__", value: [...]}`.
+    /// True when this is a vector value: a map whose `__type__` is the string `"__vector__"`
+    /// (the elements are under `value`).
     package var isVector: Bool {
-        guard fields.count == 2, case .string(let t)? = self["__type__"], UTF8Order.equal(t, "__vector__"),
-            case .array = self["value"]
-        else { return false }
-        return true
+        guard case .string(let t)? = self["__type__"] else { return false }
+        return UTF8Order.equal(t, "__vector__")
+    }
+
+    /// The elements of a vector value (empty if `value` is missing or not an array); nil if this
+    /// map is not a vector.
+    package var vectorElements: [Value]? {
+        guard isVector else { return nil }
+        if case .array(let elements)? = self["value"] { return elements }
+        return []
     }
 }
 

@@ -2,8 +2,8 @@ extension JSONParser {
     /// Parses a string body; `index` is just past the opening quote.
     mutating func parseString() throws(JSONError) -> String {
         let start = index
-        var i = index
         let count = bytes.count
+        var i = JSONStringScan.skipPlainASCII(bytes, from: index, to: count)
         while i < count {
             let byte = bytes[i]
             if byte == UInt8(ascii: "\"") {

@@ -141,6 +141,9 @@ struct JSONParser {
             depth -= 1
             return .object(members)
         }
+        // Room for a typical small document up front: growing 1 → 2 → 4 → 8 costs more than
+        // the spare slots in these (usually transient) trees.
+        members.reserveCapacity(6)
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw unexpected(expecting: "a string key")
@@ -182,6 +185,7 @@ struct JSONParser {
             depth -= 1
             return .array(elements)
         }
+        elements.reserveCapacity(4)
         while true {
             elements.append(try parseValue())
             try skipWhitespace()

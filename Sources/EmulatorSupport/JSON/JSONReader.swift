@@ -6,6 +6,7 @@
 ///   underflow rounds to zero.
 /// - Strings must be valid UTF-8 without raw control characters; `\u` escapes must form valid
 ///   scalars (surrogate pairs are joined, lone surrogates are rejected).
+/// - Objects keep duplicate member names, in source order (`JSONValue[member:]` finds the first).
 /// - A leading UTF-8 byte order mark is skipped. Trailing bytes other than whitespace are an error.
 /// - Nesting deeper than `maxDepth` arrays/objects is an error (the parser recurses once per level,
 ///   so keep `maxDepth` modest; the default 512 is safe on any thread stack ≥ 256 KiB).
@@ -18,6 +19,11 @@
 /// ```
 package enum JSONReader {
     /// Parses one JSON document from `bytes`.
+    ///
+    /// - Parameters:
+    ///   - maxDepth: the deepest nesting of arrays and objects accepted.
+    ///   - allowComments: treat `//` and `/* */` comments as whitespace (RTDB rules files).
+    /// - Throws: `JSONError` with the 1-based line and byte column of the first problem.
     package static func parse(
         _ bytes: [UInt8], maxDepth: Int = 512, allowComments: Bool = false
     ) throws(JSONError) -> JSONValue {

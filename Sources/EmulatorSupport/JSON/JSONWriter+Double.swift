@@ -33,46 +33,19 @@ extension JSONWriter {
                 return
             }
         }
-        // The standard library prints the shortest round-trip digits; re-lay them out as JS does.
-        var description = value.magnitude.description
-        description.withUTF8 { text in
-            var digits: [UInt8] = []
-            digits.reserveCapacity(20)
-            var pointPosition = 0  // digits before the decimal point
-            var seenPoint = false
-            var exponent = 0
-            var index = 0
-            while index < text.count {
-                let byte = text[index]
-                if byte == UInt8(ascii: ".") {
-                    seenPoint = true
-                } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-                    var exponentNegative = false
-                    index += 1
-                    if index < text.count && (text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+")) {
-                        exponentNegative = text[index] == UInt8(ascii: "-")
-                        index += 1
-                    }
-                    while index < text.count {
-                        exponent = exponent * 10 + Int(text[index] &- UInt8(ascii: "0"))
-                        index += 1
-                    }
-                    if exponentNegative { exponent = -exponent }
-                    break
-                } else {
-                    digits.append(byte)
-                    if !seenPoint { pointPosition += 1 }
-                }
-                index += 1
-            }
-            // Normalise to value = 0.d1d2…dk × 10^n with d1 ≠ 0 and dk ≠ 0.
-            var leading = 0
-            while leading < digits.count && digits[leading] == UInt8(ascii: "0") { leading += 1 }
-            var trailing = digits.count
-            while trailing > leading && digits[trailing - 1] == UInt8(ascii: "0") { trailing -= 1 }
-            let significant = digits[leading..<trailing]
+        let (significand, n) = shortestDigits(value.magnitude)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            // The decimal digits of `significand`, d1…dk, with value = 0.d1…dk × 10^n.
+            var position = 20
+            var remaining = significand
+            repeat {
+                position -= 1
+                let (quotient, remainder) = remaining.quotientAndRemainder(dividingBy: 10)
+                buffer[position] = UInt8(truncatingIfNeeded: remainder) &+ UInt8(ascii: "0")
+                remaining = quotient
+            } while remaining > 0
+            let significant = UnsafeBufferPointer(rebasing: buffer[position..<20])
             let k = significant.count
-            let n = pointPosition + exponent - leading
 
             if value < 0 { bytes.append(UInt8(ascii: "-")) }
             if k <= n && n <= 21 {
@@ -99,5 +72,84 @@ extension JSONWriter {
                 appendDecimal(Int64(e.magnitude), to: &bytes)
             }
         }
+    }
+
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// The shortest decimal significand (no trailing zeros) and exponent `n` such that
+    /// `significand × 10^(n − digitCount)` reads back as `magnitude` (positive, finite).
+    static func shortestDigits(_ magnitude: Double) -> (significand: UInt64, n: Int) {
+        // Fast path: the smallest k with m / 10^k == magnitude for an integer m < 10^15. Both m and
+        // 10^k are exact doubles and division rounds correctly, so "m e-k" reads back as magnitude;
+        // and since any two decimals of ≤ 15 digits map to different doubles, no shorter string does.
+        if magnitude >= 1e-7 && magnitude < 1e15 {
+            var k = 1
+            while k <= 22 {
+                let scale = powersOfTen[k]
+                let scaled = magnitude * scale
+                if scaled >= 1e15 { break }
+                let m = UInt64(scaled + 0.5)
+                if Double(m) / scale == magnitude {
+                    return (m, decimalDigitCount(m) - k)
+                }
+                k += 1
+            }
+        }
+        // General case: the standard library prints the shortest round-trip digits.
+        var description = magnitude.description
+        return description.withUTF8 { text in
+            var significand: UInt64 = 0
+            var digitCount = 0
+            var pointPosition = 0  // digits before the decimal point, leading zeros excluded
+            var seenPoint = false
+            var exponent = 0
+            var index = 0
+            while index < text.count {
+                let byte = text[index]
+                if byte == UInt8(ascii: ".") {
+                    seenPoint = true
+                } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                    var exponentNegative = false
+                    index += 1
+                    if index < text.count && (text[index] == UInt8(ascii: "-") || text[index] == UInt8(ascii: "+")) {
+                        exponentNegative = text[index] == UInt8(ascii: "-")
+                        index += 1
+                    }
+                    while index < text.count {
+                        exponent = exponent * 10 + Int(text[index] &- UInt8(ascii: "0"))
+                        index += 1
+                    }
+                    if exponentNegative { exponent = -exponent }
+                    break
+                } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                    if significand == 0 && byte == UInt8(ascii: "0") {
+                        // A leading zero: after the point it shifts the exponent.
+                        if seenPoint { pointPosition -= 1 }
+                    } else {
+                        significand = significand &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                        digitCount += 1
+                        if !seenPoint { pointPosition += 1 }
+                    }
+                }
+                index += 1
+            }
+            while significand > 0 && significand % 10 == 0 {
+                significand /= 10
+            }
+            return (significand, pointPosition + exponent)
+        }
+    }
+
+    static func decimalDigitCount(_ value: UInt64) -> Int {
+        var count = 1
+        var remaining = value
+        while remaining >= 10 {
+            remaining /= 10
+            count += 1
+        }
+        return count
     }
 }

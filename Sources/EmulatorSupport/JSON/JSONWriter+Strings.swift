@@ -5,18 +5,33 @@ extension JSONWriter {
     /// (`\b \f \n \r \t` by name, others as `\u00XX`); everything else, including non-ASCII,
     /// is written as raw UTF-8, as `JSON.stringify` does.
     mutating func appendEscaped(_ value: String) {
-        var value = value
-        value.withUTF8 { source in
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { source in
             Self.appendEscaped(source, to: &bytes)
+        }
+        if done == nil {
+            var copy = value
+            copy.withUTF8 { source in Self.appendEscaped(source, to: &bytes) }
         }
     }
 
     /// Appends the UTF-8 in `source` as a quoted JSON string.
     package static func appendEscaped(_ source: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        let count = source.count
+        var index = JSONStringScan.skipUnescaped(source, from: 0, to: count)
+        while index < count {
+            let byte = source[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            index += 1
+        }
+        if index == count {
+            // Common case: nothing to escape.
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: source)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         bytes.append(UInt8(ascii: "\""))
         var runStart = 0
-        var index = 0
-        let count = source.count
         while index < count {
             let byte = source[index]
             if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {

@@ -97,7 +97,7 @@ package struct JSONWriter: Sendable {
     }
 
     package mutating func endObject() {
-        depth -= 1
+        depth = max(0, depth - 1)
         if pretty && !isFirst { newlineAndIndent() }
         bytes.append(UInt8(ascii: "}"))
         isFirst = false
@@ -111,7 +111,7 @@ package struct JSONWriter: Sendable {
     }
 
     package mutating func endArray() {
-        depth -= 1
+        depth = max(0, depth - 1)
         if pretty && !isFirst { newlineAndIndent() }
         bytes.append(UInt8(ascii: "]"))
         isFirst = false
@@ -168,7 +168,8 @@ package struct JSONWriter: Sendable {
         Self.appendFormattedDouble(value, to: &bytes)
     }
 
-    /// Appends already-serialised JSON (e.g. a cached document) as the next value, unchecked.
+    /// Appends already-serialised JSON (e.g. a cached document) as the next value, unchecked and
+    /// not re-indented.
     package mutating func appendRawJSON(_ json: some Collection<UInt8>) {
         prepareValue()
         bytes.append(contentsOf: json)

@@ -1,0 +1,49 @@
+/// Word-at-a-time tests used to skip over plain runs of string bytes (SWAR: eight bytes per step).
+enum JSONStringScan {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether any byte of `word` is `"`, `\` or a control character (< 0x20).
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroInQuote = (quote &- ones) & ~quote
+        let zeroInBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroInQuote | zeroInBackslash | control) & highBits != 0
+    }
+
+    /// Whether any byte of `word` is `"`, `\`, a control character or non-ASCII (≥ 0x80).
+    @inline(__always)
+    static func needsAttention(_ word: UInt64) -> Bool {
+        word & highBits != 0 || needsEscape(word)
+    }
+
+    /// The index of the first byte at or after `start` (before `end`) that `needsAttention`
+    /// may flag; every byte skipped is printable ASCII other than `"` and `\`.
+    @inline(__always)
+    static func skipPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var index = start
+        while index + 8 <= end {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if needsAttention(word) { break }
+            index += 8
+        }
+        return index
+    }
+
+    /// Like `skipPlainASCII` but lets non-ASCII bytes through (for the writer, which copies UTF-8 raw).
+    @inline(__always)
+    static func skipUnescaped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var index = start
+        while index + 8 <= end {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if needsEscape(word) { break }
+            index += 8
+        }
+        return index
+    }
+}
