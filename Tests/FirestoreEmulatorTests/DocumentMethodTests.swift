@@ -143,11 +143,7 @@ import Testing
         #expect(got?[member: "nul"]?[member: "nullValue"] == .null)
         #expect(got?[member: "b"]?[member: "bytesValue"]?.string == "3q2+7w==")
         #expect(got?[member: "e"] == .object([JSONMember("arrayValue", .object([]))]))
-        if case .double(let d)? = got?[member: "negz"]?[member: "doubleValue"] {
-            #expect(d == 0 && d.sign == .minus)
-        } else {
-            Issue.record("-0 was not returned as a number")
-        }
+        #expect(got?[member: "negz"]?[member: "doubleValue"]?.string == "-0")
     }
 
     @Test func partitionQueryIsUnimplementedAsInTheOfficialEmulator() {
