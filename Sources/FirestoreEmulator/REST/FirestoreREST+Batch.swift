@@ -166,7 +166,7 @@ extension FirestoreREST {
         w.appendKey("result")
         w.beginObject()
         w.appendKey("aggregateFields")
-        w.write(result.fields.firestoreFieldsJSON)
+        result.fields.appendFirestoreFieldsJSON(to: &w)
         w.endObject()
         w.appendKey("readTime")
         w.appendString(RESTEncoding.timestamp(result.readTime))

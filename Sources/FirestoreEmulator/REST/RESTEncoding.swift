@@ -13,7 +13,7 @@ enum RESTEncoding {
         if !missing {
             if !d.fields.isEmpty {
                 w.appendKey("fields")
-                w.write(d.fields.firestoreFieldsJSON)
+                d.fields.appendFirestoreFieldsJSON(to: &w)
             }
             w.appendKey("createTime")
             w.appendString(timestamp(d.createTime))
@@ -38,7 +38,7 @@ enum RESTEncoding {
         if !r.transformResults.isEmpty {
             w.appendKey("transformResults")
             w.beginArray()
-            for v in r.transformResults { w.write(v.firestoreJSON) }
+            for v in r.transformResults { v.appendFirestoreJSON(to: &w) }
             w.endArray()
         }
         w.endObject()
