@@ -1,3 +1,4 @@
+import EmulatorHTTP
 import EmulatorSupport
 import Testing
 
