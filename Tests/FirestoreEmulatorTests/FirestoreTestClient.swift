@@ -4,7 +4,7 @@ import EmulatorSupport
 @testable import FirestoreEmulator
 
 /// Drives a fresh emulator through its router, as an HTTP client would, without sockets.
-struct FirestoreTestClient {
+struct FirestoreTestClient: Sendable {
     let emulator: FirestoreEmulator
     let project: String
     let database: String
