@@ -201,4 +201,14 @@ import Testing
             }
         }
     }
+
+    @Test func parsesSliceWithOffsetsFromSliceStart() throws {
+        let buffer = Array("xx[1,2]yy".utf8)
+        #expect(try JSONReader.parse(buffer[2..<7]) == .array([.int(1), .int(2)]))
+        #expect {
+            _ = try JSONReader.parse(buffer[2..<8])
+        } throws: { error in
+            (error as? JSONError)?.offset == 5
+        }
+    }
 }

@@ -8,8 +8,10 @@
 ///   scalars (surrogate pairs are joined, lone surrogates are rejected).
 /// - Objects keep duplicate member names, in source order (`JSONValue[member:]` finds the first).
 /// - A leading UTF-8 byte order mark is skipped. Trailing bytes other than whitespace are an error.
-/// - Nesting deeper than `maxDepth` arrays/objects is an error (the parser recurses once per level,
-///   so keep `maxDepth` modest; the default 512 is safe on any thread stack ≥ 256 KiB).
+/// - Nesting deeper than `maxDepth` arrays/objects is an error, so hostile input cannot overflow
+///   the stack. The parser recurses once per level: the default 512 levels fit in a 256 KiB thread
+///   stack in release builds, but debug builds need ~2–4 KiB per level (512 levels failed in a
+///   1 MiB stack, passed in 8 MiB), so keep `maxDepth` modest on small-stack threads.
 /// - With `allowComments: true`, `// …` line comments and `/* … */` block comments count as
 ///   whitespace (used for RTDB rules files). Everything else stays strict.
 ///
@@ -26,6 +28,17 @@ package enum JSONReader {
     /// - Throws: `JSONError` with the 1-based line and byte column of the first problem.
     package static func parse(
         _ bytes: [UInt8], maxDepth: Int = 512, allowComments: Bool = false
+    ) throws(JSONError) -> JSONValue {
+        let result: Result<JSONValue, JSONError> = bytes.withUnsafeBufferPointer { buffer in
+            parseResult(buffer, maxDepth: maxDepth, allowComments: allowComments)
+        }
+        return try result.get()
+    }
+
+    /// Parses one JSON document from a slice (e.g. an HTTP body inside a larger buffer).
+    /// Offsets in errors count from the start of the slice.
+    package static func parse(
+        _ bytes: ArraySlice<UInt8>, maxDepth: Int = 512, allowComments: Bool = false
     ) throws(JSONError) -> JSONValue {
         let result: Result<JSONValue, JSONError> = bytes.withUnsafeBufferPointer { buffer in
             parseResult(buffer, maxDepth: maxDepth, allowComments: allowComments)
