@@ -42,12 +42,22 @@ import Testing
         }
         indexed.set(docs)
         scanned.set(docs)
-        for _ in 0..<60 {
+        for _ in 0..<90 {
             guard let v = Self.value(&rng) else { continue }
             let direction = rng.next(2) == 0 ? "ASCENDING" : "DESCENDING"
-            var q = #"{"from":[{"collectionId":"r"}],"where":{"fieldFilter":{"field":{"fieldPath":"city"},"op":"EQUAL","value":\#(v)}},"orderBy":[{"field":{"fieldPath":"score"},"direction":"\#(direction)"}],"limit":\#(1 + rng.next(10))"#
-            if rng.next(2) == 0, let c = Self.value(&rng) { q += #","startAt":{"values":[\#(c)],"before":\#(rng.next(2) == 0)}"# }
-            q += "}"
+            var parts = [#""from":[{"collectionId":"r"}]"#]
+            if rng.next(4) != 0 {
+                parts.append(#""where":{"fieldFilter":{"field":{"fieldPath":"city"},"op":"EQUAL","value":\#(v)}}"#)
+            }
+            if rng.next(4) != 0 {
+                parts.append(#""orderBy":[{"field":{"fieldPath":"score"},"direction":"\#(direction)"}]"#)
+                if rng.next(2) == 0, let c = Self.value(&rng) {
+                    parts.append(#""startAt":{"values":[\#(c)],"before":\#(rng.next(2) == 0)}"#)
+                }
+            }
+            if rng.next(4) != 0 { parts.append(#""limit":\#(1 + rng.next(10))"#) }
+            if rng.next(3) == 0 { parts.append(#""offset":\#(rng.next(4))"#) }
+            let q = "{" + parts.joined(separator: ",") + "}"
             let a = indexed.query(q)
             let b = scanned.query(q)
             #expect(a.status == 200)
@@ -55,6 +65,8 @@ import Testing
         }
         let snapshot = try? indexed.emulator.service.store.engine.snapshot()
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-eq|r|city") == true)
+        #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-ord|r|city|score") == true)
+        #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-ord|r||score") == true)
         // Writes after the index exists keep it current.
         indexed.set([("r/d0", #"{"city":{"integerValue":"77"},"score":{"integerValue":"1"}}"#)])
         let moved = indexed.query(#"{"from":[{"collectionId":"r"}],"where":{"fieldFilter":{"field":{"fieldPath":"city"},"op":"EQUAL","value":{"integerValue":"77"}}}}"#)

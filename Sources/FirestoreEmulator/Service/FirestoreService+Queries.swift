@@ -62,7 +62,9 @@ extension FirestoreService {
         var candidates: [StoredDocument]
         var readTime: Int64
         let (view, viewTime) = try store.view(database, at: resolved.time)
-        if useIndexes, resolved.time == nil, let selector = query.from.first, !selector.allDescendants,
+        if useIndexes, resolved.time == nil, let hit = try orderedCandidates(database, parent: parent, engine: engine) {
+            (candidates, readTime) = hit
+        } else if useIndexes, resolved.time == nil, let selector = query.from.first, !selector.allDescendants,
             let (field, value) = Self.indexableEquality(query.filter),
             let hit = try store.indexedDocuments(
                 database, collection: parent.appending(selector.collectionID), field: field, equalTo: value)
@@ -86,6 +88,26 @@ extension FirestoreService {
             transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents)))
         }
         return (documents, skipped, readTime)
+    }
+
+    /// For `[where e == x] orderBy f [desc] limit n` on one collection at head: the first matching
+    /// documents in order from an index on `[e,] f`, or nil when the shape does not fit.
+    private func orderedCandidates(
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine
+    ) throws(EmulatorError) -> ([StoredDocument], Int64)? {
+        let query = engine.query
+        let order = engine.order
+        guard let limit = query.limit, let selector = query.from.first, !selector.allDescendants, order.count == 2,
+            !order[0].field.isDocumentID, order[1].field.isDocumentID, order[0].direction == order[1].direction
+        else { return nil }
+        var equality = Self.indexableEquality(query.filter)
+        if let e = equality, e.0 == order[0].field { equality = nil }
+        let (needed, overflow) = query.offset.addingReportingOverflow(limit)
+        if overflow { return nil }
+        return try store.orderedDocuments(
+            database, collection: parent.appending(selector.collectionID), equality: equality, order: order[0].field,
+            descending: order[0].direction == .descending, needed: needed,
+            accept: { engine.matches($0) && engine.withinCursors($0) })
     }
 
     static func versions(_ documents: [StoredDocument]) -> [ResourcePath: Int64] {

@@ -11,8 +11,8 @@ import Synchronization
 package final class DocumentStore: Sendable {
     package let engine: StorageEngine
     /// Equality indexes already ensured, by index id (asking the engine takes its commit lock).
-    private let ensuredIndexes = Mutex<Set<String>>([])
-    private let clock: @Sendable () -> Int64
+    let ensuredIndexes = Mutex<Set<String>>([])
+    let clock: @Sendable () -> Int64
 
     package init(engine: StorageEngine = StorageEngine(), clock: @escaping @Sendable () -> Int64 = { WallClock.nowMicroseconds() }) {
         self.engine = engine
@@ -48,10 +48,12 @@ package final class DocumentStore: Sendable {
     ) throws(EmulatorError) -> (result: R, commitTime: Int64) {
         let ns = Self.namespace(database)
         let outcome = try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) -> R in
-            var buffer = CommitBuffer(builder: txn, namespace: ns)
-            let r = try body(&buffer)
+            // Move the builder into the buffer (a copy would share its trees and make every
+            // write copy nodes), and move it back on every path.
+            var buffer = CommitBuffer(builder: consume txn, namespace: ns)
+            let r = Result { () throws(EmulatorError) -> R in try body(&buffer) }
             txn = buffer.builder
-            return r
+            return try r.get()
         }
         return (outcome.value, outcome.commitTime)
     }
@@ -63,17 +65,13 @@ package final class DocumentStore: Sendable {
     ) throws(EmulatorError) -> (documents: [StoredDocument], readTime: Int64)? {
         let ns = Self.namespace(database)
         let id = "firestore-eq|\(collection.description)|\(field.canonicalString)"
-        if !ensuredIndexes.withLock({ $0.contains(id) }) {
-            let depth = collection.count + 1
-            engine.ensureIndex(
-                ns,
-                IndexDefinition(
-                    id: id, scope: DatabaseView<StorageSnapshot>.key(collection), includes: { $0.depth == depth },
-                    extract: { _, bytes in
-                        guard let fields = try? ValueCodec.decode(bytes), let v = fields.value(at: field) else { return [] }
-                        return [IndexKey.key(v)]
-                    }))
-            ensuredIndexes.withLock { _ = $0.insert(id) }
+        ensureIndex(ns, id: id) { [depth = collection.count + 1] in
+            IndexDefinition(
+                id: id, scope: DatabaseView<StorageSnapshot>.key(collection), includes: { $0.depth == depth },
+                extract: { _, bytes in
+                    guard let fields = try? ValueCodec.decode(bytes), let v = fields.value(at: field) else { return [] }
+                    return [IndexKey.key(v)]
+                })
         }
         let snapshot: StorageSnapshot
         do { snapshot = try engine.snapshot() } catch { return nil }
@@ -83,7 +81,17 @@ package final class DocumentStore: Sendable {
             guard let e = snapshot.get(ns, hit.key) else { continue }
             out.append(try DatabaseView<StorageSnapshot>.decode(e, path: DatabaseView<StorageSnapshot>.path(hit.key)))
         }
-        return (out, max(snapshot.readTime, clock() - 1))
+        return (out, readTime(snapshot))
+    }
+
+    /// The time a head read reports: never before the newest commit.
+    func readTime(_ snapshot: StorageSnapshot) -> Int64 { max(snapshot.readTime, clock() - 1) }
+
+    /// Asks the engine for an index once per id (the engine takes its commit lock to check).
+    func ensureIndex(_ ns: NamespaceID, id: String, _ definition: () -> IndexDefinition) {
+        if ensuredIndexes.withLock({ $0.contains(id) }) { return }
+        engine.ensureIndex(ns, definition())
+        ensuredIndexes.withLock { _ = $0.insert(id) }
     }
 
     /// Removes every document of `database` at or below `path` (all history too).
