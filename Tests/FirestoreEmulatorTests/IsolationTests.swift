@@ -1,3 +1,4 @@
+import EmulatorModel
 import FirestoreEmulator
 import EmulatorHTTP
 import EmulatorSupport
@@ -60,5 +61,22 @@ import Testing
         #expect(owner.status == 200)
         #expect(c.send(.get, "/v1/\(c.name("c/d"))").status == 403)
         #expect(c.query(#"{"from":[{"collectionId":"c"}]}"#).status == 403)
+    }
+
+    @Test func rulesGateSeesPathsAndExistingDocuments() {
+        let gate = FirestoreRulesGate { access, lookup in
+            if access.path.segments.first == "locked" { return false }
+            // Writes to "needs" require that a "keys/<id>" document exists (a rules get()).
+            if access.path.segments.first == "needs", let id = access.path.lastSegment {
+                return lookup(.init(segments: ["keys", id])) != nil
+            }
+            return true
+        }
+        let c = FirestoreTestClient(rules: gate)
+        #expect(c.set([("open/a", "{}")]).status == 200)
+        #expect(c.set([("locked/a", "{}")]).json.errorStatus == "PERMISSION_DENIED")
+        #expect(c.set([("needs/k1", "{}")]).json.errorStatus == "PERMISSION_DENIED")
+        #expect(c.set([("keys/k1", "{}"), ("needs/k1", "{}")]).status == 200)
+        #expect(c.send(.get, "/v1/\(c.name("locked/a"))").status == 403)
     }
 }

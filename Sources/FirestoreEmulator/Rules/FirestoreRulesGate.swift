@@ -31,19 +31,27 @@ package struct FirestoreAccess: Sendable {
 package struct FirestoreRulesGate: Sendable {
     package typealias Lookup = (ResourcePath) -> StoredDocument?
     private let decide: @Sendable (FirestoreAccess, Lookup) -> Bool
+    /// True for ``allowAll``: callers may skip building accesses.
+    package let allowsEverything: Bool
 
     package init(_ decide: @escaping @Sendable (FirestoreAccess, Lookup) -> Bool) {
         self.decide = decide
+        self.allowsEverything = false
+    }
+
+    private init(allowingEverything: ()) {
+        self.decide = { _, _ in true }
+        self.allowsEverything = true
     }
 
     /// Allows every access.
-    package static let allowAll = FirestoreRulesGate { _, _ in true }
+    package static let allowAll = FirestoreRulesGate(allowingEverything: ())
     /// Denies every access except the owner's.
     package static let denyAll = FirestoreRulesGate { _, _ in false }
 
     /// Throws PERMISSION_DENIED when the access is not allowed.
     func check(_ access: FirestoreAccess, lookup: Lookup) throws(EmulatorError) {
-        if access.caller == .owner { return }
+        if access.caller == .owner || allowsEverything { return }
         if !decide(access, lookup) {
             throw .permissionDenied("Missing or insufficient permissions.")
         }

@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorStorage
 
 /// Applies decoded writes inside a commit: preconditions, update masks, transforms, limits.
 enum WriteApplier {
@@ -54,7 +55,7 @@ enum WriteApplier {
     }
 
     /// Applies one write to the buffer and returns its result.
-    typealias Authorize = (FirestoreAccess.Method, StoredDocument?, ValueMap?) throws(EmulatorError) -> Void
+    typealias Authorize = (FirestoreAccess.Method, StoredDocument?, ValueMap?, DatabaseView<CommitBuilder>) throws(EmulatorError) -> Void
 
     /// Applies one write to the buffer and returns its result. `authorize` (rules) is asked with
     /// the method, the document before and the fields after, before anything is written.
@@ -69,10 +70,10 @@ enum WriteApplier {
         var revalidate = !write.transforms.isEmpty
         switch write.operation {
         case .verify:
-            if let authorize, let current { try authorize(.get, current, nil) }
+            if let authorize, let current { try authorize(.get, current, nil, buffer.view) }
             return WriteResult(updateTime: nil)
         case .delete:
-            try authorize?(.delete, current, nil)
+            try authorize?(.delete, current, nil, buffer.view)
             try buffer.delete(path)
             return WriteResult(updateTime: nil)
         case .transform:
@@ -94,7 +95,7 @@ enum WriteApplier {
             results.append(t.result(v))
         }
         if revalidate { try DocumentLimits.validate(name, fields: fields) }
-        try authorize?(current == nil ? .create : .update, current, fields)
+        try authorize?(current == nil ? .create : .update, current, fields, buffer.view)
         let updateTime = try buffer.set(path, fields: fields)
         return WriteResult(updateTime: updateTime, transformResults: results)
     }
