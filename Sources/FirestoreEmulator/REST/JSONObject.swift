@@ -18,8 +18,14 @@ struct JSONObject {
 
     /// The member called `camel` or its snake_case form.
     subscript(_ camel: String) -> JSONValue? {
-        let snake = Self.snakeCase(camel)
-        for m in members where m.name.utf8.elementsEqual(camel.utf8) || m.name.utf8.elementsEqual(snake.utf8) {
+        if let v = find(camel) { return v }
+        // Only names with capitals have a distinct snake_case form.
+        guard camel.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
+        return find(Self.snakeCase(camel))
+    }
+
+    private func find(_ name: String) -> JSONValue? {
+        for m in members where m.name.utf8.count == name.utf8.count && m.name.utf8.elementsEqual(name.utf8) {
             if case .null = m.value { return nil }
             return m.value
         }
