@@ -1,4 +1,5 @@
 package import EmulatorModel
+import EmulatorStorage
 
 /// The answer to Commit.
 package struct CommitResult: Sendable, Equatable {
@@ -71,7 +72,7 @@ extension FirestoreService {
             try gate.check(
                 FirestoreAccess(
                     method: method, database: database, path: write.name.path, caller: caller, resource: before,
-                    requestResource: after),
+                    requestResource: after, time: view.source.commitTime),
                 lookup: { try? view.document($0) })
         }
     }
