@@ -60,16 +60,18 @@ func runFirestoreBenchmark(quick: Bool) {
     latencies.sort()
     print("firestore query city==x orderBy score limit 10 over 100k: first (builds index) \(format(first)) ms, p50 \(format(latencies[latencies.count / 2])) ms, p99 \(format(latencies[latencies.count * 99 / 100])) ms")
 
-    // 3. A 10k-result query.
+    // 3. A 10k-result query (the first run builds the order index).
     let bigBody = Array(#"{"structuredQuery":{"from":[{"collectionId":"cities"}],"orderBy":[{"field":{"fieldPath":"score"}}],"limit":10000}}"#.utf8)
-    let b0 = MonotonicClock.nanoseconds()
-    let big = post("runQuery", bigBody)
-    let bigMs = Double(MonotonicClock.nanoseconds() - b0) / 1e6
-    var count = -1
-    if case .array(let items)? = try? JSONReader.parse(big.bodyBytes) {
-        count = items.filter { $0[member: "document"] != nil }.count
+    for run in ["first", "second"] {
+        let b0 = MonotonicClock.nanoseconds()
+        let big = post("runQuery", bigBody)
+        let bigMs = Double(MonotonicClock.nanoseconds() - b0) / 1e6
+        var count = -1
+        if case .array(let items)? = try? JSONReader.parse(big.bodyBytes) {
+            count = items.filter { $0[member: "document"] != nil }.count
+        }
+        print("firestore 10k-result query (\(run)): \(count) documents, \(big.bodyBytes.count) bytes, \(format(bigMs)) ms")
     }
-    print("firestore 10k-result query: \(count) documents, \(big.bodyBytes.count) bytes, \(format(bigMs)) ms")
 
     // 4. Sustained commits.
     let total = quick ? 100_000 : 1_000_000
