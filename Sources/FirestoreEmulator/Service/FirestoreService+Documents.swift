@@ -169,8 +169,8 @@ extension FirestoreService {
     ) throws(EmulatorError) -> StoredDocument {
         let database = DatabaseID(project: name.projectID, database: name.databaseID)
         let write = Write(.update(name, fields: fields, mask: updateMask), precondition: precondition)
-        _ = try commit(database, writes: [write], caller: caller)
-        var document = try getDocument(name)
+        let (_, written) = try commit(database, writes: [write], transaction: nil, caller: caller, readBack: name.path)
+        guard var document = written else { throw .internal("The updated document \(name.name) was not found.") }
         if let mask { document.fields = QueryEngine.project(document.fields, mask) }
         return document
     }
