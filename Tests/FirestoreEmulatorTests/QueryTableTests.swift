@@ -80,6 +80,7 @@ import Testing
         ("__name__ desc limit", q(order(("__name__", "DESCENDING")), #""limit":3"#), ["i", "h", "g"]),
         ("multiple inequalities order lexicographically", q(w(cf("AND", ff("s", "GREATER_THAN", #"{"stringValue":"a"}"#), ff("n", "GREATER_THAN", #"{"integerValue":"0"}"#)))), ["a", "b", "i"]),
         ("explicit order then implicit inequality field", q(w(ff("n", "GREATER_THAN", #"{"integerValue":"0"}"#)), order(("s", "DESCENDING"))), ["b", "i", "a"]),
+        ("inequality on a field and on __name__: name stays last", q(w(cf("AND", ff("n", "LESS_THAN", #"{"integerValue":"4"}"#), ff("__name__", "GREATER_THAN", ref("b"))))), ["f", "c", "h", "i"]),
         ("equality plus order plus limit", q(w(ff("s", "EQUAL", #"{"stringValue":"x"}"#)), order(("n", "DESCENDING")), #""limit":2"#), ["i", "a"]),
     ]
 
