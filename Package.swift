@@ -51,8 +51,8 @@ let package = Package(
         .executableTarget(
             name: "EmulatorBenchmarks",
             dependencies: [
-                "FirestoreEmulator", "EmulatorStorage", "SecurityRules", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix",
-                "EmulatorSupport",
+                "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport",
             ],
             swiftSettings: settings),
 
