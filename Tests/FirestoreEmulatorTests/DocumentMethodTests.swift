@@ -85,6 +85,15 @@ import Testing
         #expect(desc.json[member: "documents"]?.array?.compactMap { $0[member: "name"]?.string } == ["c/d", "c/b", "c/a"].map(c.name))
     }
 
+    @Test func hostilePageSizesAndTokensAreRejectedOrServed() {
+        c.set([("c/a", "{}")])
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageSize=9223372036854775807").status == 200)
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageSize=-1").json.errorStatus == "INVALID_ARGUMENT")
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageToken=AAAA").json.errorStatus == "INVALID_ARGUMENT")
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageToken=%FF%FE").json.errorStatus == "INVALID_ARGUMENT")
+        #expect(c.post(":listCollectionIds", #"{"pageSize":"9223372036854775807"}"#).status == 200)
+    }
+
     @Test func batchGetReportsFoundAndMissingOnce() {
         c.set([("c/a", "{}")])
         let r = c.post(":batchGet", #"{"documents":["\#(c.name("c/a"))","\#(c.name("c/zz"))","\#(c.name("c/a"))"]}"#)

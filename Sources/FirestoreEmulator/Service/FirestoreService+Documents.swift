@@ -80,7 +80,7 @@ extension FirestoreService {
         }
         if let pageSize, pageSize < 0 { throw .invalidArgument("page_size must not be negative.") }
         var query = StructuredQuery(from: [.init(collectionID: collectionID)], orderBy: orderBy)
-        query.limit = pageSize.flatMap { $0 > 0 ? $0 + 1 : nil }
+        query.limit = pageSize.flatMap { $0 > 0 ? min($0, Int(Int32.max)) + 1 : nil }
         let engine = try QueryEngine(query, database: database)
         if let pageToken, !pageToken.isEmpty {
             guard let bytes = Base64.decode(pageToken, alphabet: nil), case .array(let values)? = try? ValueCodec.decodeValue(bytes),
