@@ -93,6 +93,16 @@ import Testing
         #expect(r.ids.map { String($0.dropFirst(2)) } == c.2, "\(c.0)")
     }
 
+    /// gax REST clients (Node Admin with preferRest) ask for `enum-encoding=int` and send enums as numbers.
+    @Test func enumsAsNumbers() {
+        let client = FirestoreTestClient()
+        client.set(Self.data)
+        let q = #"{"from":[{"collectionId":"q"}],"where":{"compositeFilter":{"op":1,"filters":[{"fieldFilter":{"field":{"fieldPath":"n"},"op":3,"value":{"integerValue":"1"}}},{"unaryFilter":{"op":5,"field":{"fieldPath":"s"}}}]}},"orderBy":[{"field":{"fieldPath":"n"},"direction":2}]}"#
+        #expect(client.query(q).ids == ["q/i", "q/b"])
+        let t = client.post(":commit", #"{"writes":[{"transform":{"document":"\#(client.name("t/x"))","fieldTransforms":[{"fieldPath":"at","setToServerValue":1}]}}]}"#)
+        #expect(t.status == 200)
+    }
+
     @Test func collectionGroupAndKindlessQueries() {
         let client = FirestoreTestClient()
         client.set(Self.data)

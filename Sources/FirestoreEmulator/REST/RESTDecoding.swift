@@ -100,14 +100,27 @@ enum RESTDecoding {
         }
         if let f = try o.object("fieldFilter") {
             let path = try fieldPath(f["field"], context: context + ".fieldFilter.field")
-            guard case .string(let name)? = f["op"], let op = QueryFilter.FieldOperator(rawValue: name) else {
+            // Enums arrive as names, or as numbers from clients that ask for `enum-encoding=int`.
+            let op: QueryFilter.FieldOperator
+            switch f["op"] {
+            case .string(let name)? where QueryFilter.FieldOperator(rawValue: name) != nil:
+                op = QueryFilter.FieldOperator(rawValue: name) ?? .equal
+            case .int(let n)? where QueryFilter.FieldOperator(protoNumber: Int(n)) != nil:
+                op = QueryFilter.FieldOperator(protoNumber: Int(n)) ?? .equal
+            default:
                 throw .invalidArgument("Invalid field filter operator at '\(context)': \(f["op"].map { "\($0)" } ?? "unspecified").")
             }
             return .field(path, op, try value(f["value"], context: context + ".fieldFilter.value"))
         }
         if let u = try o.object("unaryFilter") {
             let path = try fieldPath(u["field"], context: context + ".unaryFilter.field")
-            guard case .string(let name)? = u["op"], let op = QueryFilter.UnaryOperator(rawValue: name) else {
+            let op: QueryFilter.UnaryOperator
+            switch u["op"] {
+            case .string(let name)? where QueryFilter.UnaryOperator(rawValue: name) != nil:
+                op = QueryFilter.UnaryOperator(rawValue: name) ?? .isNull
+            case .int(let n)? where QueryFilter.UnaryOperator(protoNumber: Int(n)) != nil:
+                op = QueryFilter.UnaryOperator(protoNumber: Int(n)) ?? .isNull
+            default:
                 throw .invalidArgument("Invalid unary filter operator at '\(context)'.")
             }
             return .unary(path, op)
@@ -197,7 +210,10 @@ enum RESTDecoding {
         guard let p = try o.string("fieldPath") else { throw .invalidArgument("A field transform must have a fieldPath.") }
         let path = try FieldPath(parsing: p)
         if let s = o["setToServerValue"] {
-            guard case .string("REQUEST_TIME") = s else { throw .invalidArgument("Unknown server value \(s).") }
+            switch s {
+            case .string("REQUEST_TIME"), .int(1): break
+            default: throw .invalidArgument("Unknown server value \(s).")
+            }
             return .init(path, .serverTimestamp)
         }
         if let v = o["increment"] { return .init(path, .increment(try Value(firestoreJSON: v))) }
