@@ -1,16 +1,39 @@
 package import EmulatorHTTP
 import EmulatorModel
-import EmulatorSupport
+package import EmulatorSupport
+import Synchronization
 
 /// The REST/JSON face of ``FirestoreService``: `projects.databases.documents` of the v1 API plus
 /// the emulator's own endpoints. Streaming methods answer one JSON array.
 package struct FirestoreREST: Sendable {
     let service: FirestoreService
     let rulesLoader: FirestoreRulesLoader?
+    let logger: Logger?
+    /// In single-project mode: the configured project, whose mismatches are warned about once each.
+    let singleProject: String?
+    private let warnedProjects = WarnedProjects()
 
-    package init(service: FirestoreService, rulesLoader: FirestoreRulesLoader? = nil) {
+    package init(
+        service: FirestoreService, rulesLoader: FirestoreRulesLoader? = nil, logger: Logger? = nil,
+        singleProject: String? = nil
+    ) {
         self.service = service
         self.rulesLoader = rulesLoader
+        self.logger = logger
+        self.singleProject = singleProject
+    }
+
+    private final class WarnedProjects: Sendable {
+        let seen = Mutex<Set<String>>([])
+    }
+
+    /// Warns once per project id that differs from the single project (requests still succeed).
+    func noteProject(_ project: String) {
+        guard let singleProject, let logger, !project.utf8.elementsEqual(singleProject.utf8) else { return }
+        if warnedProjects.seen.withLock({ $0.insert(project).inserted }) {
+            logger.warning(
+                "Multiple projectIds are not recommended in single project mode. Requested project ID \(project), but the emulator is configured for \(singleProject).")
+        }
     }
 
     /// Adds the v1 API and the emulator endpoints to `router`.
@@ -22,11 +45,14 @@ package struct FirestoreREST: Sendable {
 
     /// Answers one `/v1/...` request.
     package func respond(to request: HTTPRequest) -> HTTPResponse {
+        let response: HTTPResponse
         do {
-            return try route(request)
+            response = try route(request)
         } catch {
-            return Self.failure(error)
+            response = Self.failure(error)
         }
+        logger?.debug("\(request.method.token) \(request.rawPath) -> \(response.status.code)")
+        return response
     }
 
     static func failure(_ e: EmulatorError) -> HTTPResponse {
@@ -77,6 +103,7 @@ package struct FirestoreREST: Sendable {
         if segments.last?.isEmpty == true && segments.count > 1 { segments.removeLast() }
         let allowMethod = request.method == .post
         let path = try RESTPath(segments: segments, allowMethod: allowMethod)
+        noteProject(path.database.project)
         let caller = Self.caller(request)
         if let method = path.method {
             return try custom(method, path, request, caller)
