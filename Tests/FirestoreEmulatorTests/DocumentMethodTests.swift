@@ -1,3 +1,4 @@
+import FirestoreEmulator
 import EmulatorHTTP
 import EmulatorSupport
 import Testing
@@ -36,6 +37,20 @@ import Testing
         let missing = c.send(.get, "/v1/\(c.name("users/ada"))")
         #expect(missing.status == 404)
         #expect(missing.json.errorStatus == "NOT_FOUND")
+    }
+
+    @Test func browsersPassCORS() {
+        let preflight = c.emulator.router.respond(to: HTTPRequest(
+            method: .options, target: "/v1/\(c.root):commit",
+            headers: HTTPHeaders([("Origin", "http://localhost:5173"), ("Access-Control-Request-Method", "POST"),
+                                  ("Access-Control-Request-Headers", "content-type,x-goog-api-client")])))
+        #expect(preflight.status.code == 204)
+        #expect(preflight.headers["Access-Control-Allow-Origin"] == "http://localhost:5173")
+        #expect(preflight.headers["Access-Control-Allow-Headers"] == "content-type,x-goog-api-client")
+        let get = c.emulator.router.respond(to: HTTPRequest(
+            method: .get, target: "/v1/\(c.name("c/none"))", headers: HTTPHeaders([("Origin", "http://localhost:5173")])))
+        #expect(get.status.code == 404)
+        #expect(get.headers["Access-Control-Allow-Origin"] == "http://localhost:5173")
     }
 
     @Test func autoIDIsTwentyAlphanumerics() {

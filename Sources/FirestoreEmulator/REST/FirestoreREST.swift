@@ -36,11 +36,12 @@ package struct FirestoreREST: Sendable {
         }
     }
 
-    /// Adds the v1 API and the emulator endpoints to `router`.
-    package func register(on router: inout Router) {
+    /// Adds the v1 API and the emulator endpoints to `router`, open to browsers (the JS SDKs send
+    /// preflighted requests from pages, as they do to the official emulator).
+    package func register(on router: inout Router, cors: CORSPolicy = CORSPolicy()) {
         let api = self
-        router.add(nil, "/v1/*") { api.respond(to: $0) }
-        router.add(nil, "/emulator/v1/*") { api.respondAdmin(to: $0) }
+        router.add(nil, "/v1/*", handler: cors.wrap { api.respond(to: $0) })
+        router.add(nil, "/emulator/v1/*", handler: cors.wrap { api.respondAdmin(to: $0) })
     }
 
     /// Answers one `/v1/...` request.
