@@ -63,7 +63,11 @@ import Testing
             #expect(a.status == 200)
             #expect(a.ids == b.ids, "\(q)")
         }
+        // A second database gets its own indexes.
+        let other = #"{"structuredQuery":{"from":[{"collectionId":"r"}],"where":{"fieldFilter":{"field":{"fieldPath":"city"},"op":"EQUAL","value":{"integerValue":"1"}}}}}"#
+        #expect(indexed.send(.post, "/v1/projects/demo/databases/second/documents:runQuery", other).status == 200)
         let snapshot = try? indexed.emulator.service.store.engine.snapshot()
+        #expect(snapshot?.hasIndex("firestore/demo/second", "firestore-eq|r|city") == true)
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-eq|r|city") == true)
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-ord|r|city|score") == true)
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-ord|r||score") == true)
