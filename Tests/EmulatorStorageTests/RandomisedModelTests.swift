@@ -4,7 +4,7 @@ import Testing
 @Suite struct RandomisedModelTests {
     static let narrow = ["a", "b", "c", "a\u{0}"]
     static let wide = narrow + (0..<20).map { "w\($0)" }
-    static let values: [[UInt8]] = [[], [1], [2, 2], Array("long value ".utf8) + Array(repeating: 7, count: 40)]
+    static let values: [[UInt8]] = [[], [1], [2, 2], Array("long value ".utf8) + Array(repeating: 7, count: 40), Array(repeating: 9, count: 300)]
 
     static func randomKey(_ rng: inout SeededGenerator, wide: Bool, depth: Int? = nil) -> StorageKey {
         let segments = wide ? RandomisedModelTests.wide : narrow
