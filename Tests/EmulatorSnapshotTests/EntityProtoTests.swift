@@ -14,10 +14,16 @@ import EmulatorModel
     }
 
     @Test func protobufReaderRejectsTruncationWithOffset() {
-        var r = ProtoReader([0x12, 0x05, 0x61], 0..<3)
         #expect(throws: ProtoReader.Failure.self) {
-            while let (f, t) = try r.nextTag() { try r.skip(t, field: f) }
+            try ProtoReader.reading([0x12, 0x05, 0x61]) { (r: inout ProtoReader) throws(ProtoReader.Failure) in
+                while let (f, t) = try r.nextTag() { try r.skip(t, field: f) }
+            }
         }
+        // A length that needs a two-byte varint is written in place.
+        var w = ProtoWriter()
+        w.writeMessage(field: 1) { $0.writeBytes(field: 2, [UInt8](repeating: 7, count: 200)) }
+        #expect(Array(w.bytes.prefix(6)) == [0x0A, 0xCB, 0x01, 0x12, 0xC8, 0x01])
+        #expect(w.bytes.count == 3 + 3 + 200)
     }
 
     @Test func entityBytesFollowTheManagedExportLayout() {

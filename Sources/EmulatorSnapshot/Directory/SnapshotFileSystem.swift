@@ -74,7 +74,9 @@ package struct SnapshotFileSystem: Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.ioError("stat", path, errno) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        // Files under /proc report size 0: read them in chunks until end of file.
+        var bytes = [UInt8](repeating: 0, count: info.st_size > 0 ? Int(info.st_size) : 65_536)
+        let growable = info.st_size == 0
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeMutableBytes { raw in
@@ -86,6 +88,7 @@ package struct SnapshotFileSystem: Sendable {
             }
             if n == 0 { break }
             done += n
+            if growable && done == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
         }
         if done < bytes.count { bytes.removeLast(bytes.count - done) }
         return bytes

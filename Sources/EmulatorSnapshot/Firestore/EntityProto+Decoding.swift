@@ -5,7 +5,10 @@ extension EntityProto {
 
     /// Decodes one entity record into a document. Offsets in errors are relative to `bytes`.
     static func decode(_ bytes: [UInt8]) throws(Failure) -> FirestoreExportDocument {
-        var r = ProtoReader(bytes, 0..<bytes.count)
+        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(Failure) in try decode(&r) }
+    }
+
+    private static func decode(_ r: inout ProtoReader) throws(Failure) -> FirestoreExportDocument {
         var project = ""
         var database = defaultDatabase
         var segments: [String] = []
@@ -72,10 +75,10 @@ extension EntityProto {
         return (kind, id)
     }
 
-    /// Gathers properties in record order; repeated names with `multiple` form arrays.
+    /// Gathers properties in record order; repeated names with `multiple` form arrays (the
+    /// elements of one array are consecutive in practice, so the search starts at the end).
     struct PropertyCollector {
-        var order: [String] = []
-        var values: [String: Value] = [:]
+        var fields: [ValueMap.Field] = []
 
         mutating func add(_ p: inout ProtoReader) throws(Failure) {
             var meaning: UInt64 = 0
@@ -93,35 +96,35 @@ extension EntityProto {
                 }
             }
             guard let name else { throw Failure(offset: start, message: "property without a name") }
-            let value: Value
             if meaning == Meaning.emptyList {
-                value = .array([])
-            } else if let valueRange {
+                if index(of: name) == nil { fields.append(ValueMap.Field(name, .array([]))) }
+                return
+            }
+            var value = Value.null
+            if let valueRange {
                 var v = ProtoReader(p.bytes, valueRange)
                 value = try EntityProto.decodeValue(&v, meaning: meaning)
-            } else {
-                value = .null
             }
-            if values[name] == nil { order.append(name) }
-            if multiple || meaning == Meaning.emptyList {
-                if case .array(var existing)? = values[name] {
-                    values[name] = nil  // keep `existing` uniquely referenced
-                    if meaning != Meaning.emptyList { existing.append(value) }
-                    values[name] = .array(existing)
-                } else {
-                    values[name] = meaning == Meaning.emptyList ? .array([]) : .array([value])
-                }
+            guard multiple else {
+                if let i = index(of: name) { fields[i].value = value } else { fields.append(ValueMap.Field(name, value)) }
+                return
+            }
+            if let i = index(of: name), case .array(var elements) = fields[i].value {
+                fields[i].value = .null  // keep `elements` uniquely referenced while appending
+                elements.append(value)
+                fields[i].value = .array(elements)
+            } else if let i = index(of: name) {
+                fields[i].value = .array([value])
             } else {
-                values[name] = value
+                fields.append(ValueMap.Field(name, .array([value])))
             }
         }
 
-        func finish() -> ValueMap {
-            var fields: [ValueMap.Field] = []
-            fields.reserveCapacity(order.count)
-            for name in order { if let value = values[name] { fields.append(ValueMap.Field(name, value)) } }
-            return ValueMap(unsortedFields: fields)
+        private func index(of name: String) -> Int? {
+            fields.lastIndex { UTF8Order.equal($0.name, name) }
         }
+
+        func finish() -> ValueMap { ValueMap(unsortedFields: fields) }
     }
 
     static func decodeValue(_ v: inout ProtoReader, meaning: UInt64) throws(Failure) -> Value {
@@ -159,10 +162,10 @@ extension EntityProto {
         return result
     }
 
-    private static func decodeStringValue(_ bytes: [UInt8], _ range: Range<Int>, meaning: UInt64) throws(Failure) -> Value {
+    private static func decodeStringValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, meaning: UInt64) throws(Failure) -> Value {
         switch meaning {
         case Meaning.blob, Meaning.byteString:
-            return .bytes(Array(bytes[range]))
+            return .bytes(Array(UnsafeBufferPointer(rebasing: bytes[range])))
         case Meaning.entity:
             var nested = ProtoReader(bytes, range)
             var properties = PropertyCollector()
@@ -174,13 +177,15 @@ extension EntityProto {
                     try nested.skip(t, field: f)
                 }
             }
-            if properties.order == [vectorPropertyName], case .array(let elements)? = properties.values[vectorPropertyName] {
+            if properties.fields.count == 1, properties.fields[0].name == vectorPropertyName,
+               case .array(let elements) = properties.fields[0].value {
                 return .map(["__type__": .string("__vector__"), "value": .array(elements)])
             }
             return .map(properties.finish())
         default:
             // Datastore byte strings without a meaning are not UTF-8; keep them as bytes.
-            guard let text = String(validating: bytes[range], as: UTF8.self) else { return .bytes(Array(bytes[range])) }
+            let slice = UnsafeBufferPointer(rebasing: bytes[range])
+            guard let text = String(validating: slice, as: UTF8.self) else { return .bytes(Array(slice)) }
             return .string(text)
         }
     }

@@ -118,19 +118,17 @@ enum EntityProto {
         case .reference(let name):
             writeReference(name, into: &v)
         case .map(let map):
-            var nested = ProtoWriter()
-            if let elements = map.vectorElements {
-                for element in elements { writeProperty(vectorPropertyName, element, multiple: true, into: &nested) }
-            } else {
-                writeProperties(map, into: &nested)
+            v.writeMessage(field: 3) { nested in
+                if let elements = map.vectorElements {
+                    for element in elements { writeProperty(vectorPropertyName, element, multiple: true, into: &nested) }
+                } else {
+                    writeProperties(map, into: &nested)
+                }
             }
-            v.writeBytes(field: 3, nested.bytes)
         case .array(let elements):
-            var nested = ProtoWriter()
             var fields: [ValueMap.Field] = []
             for (i, element) in elements.enumerated() { fields.append(ValueMap.Field(String(i), element)) }
-            writeProperties(ValueMap(unsortedFields: fields), into: &nested)
-            v.writeBytes(field: 3, nested.bytes)
+            v.writeMessage(field: 3) { writeProperties(ValueMap(unsortedFields: fields), into: &$0) }
         }
     }
 

@@ -46,10 +46,12 @@ package struct FirestoreExportReader {
     }
 
     private static func kindMetadataPath(_ record: [UInt8]) throws(ProtoReader.Failure) -> String {
-        var r = ProtoReader(record, 0..<record.count)
-        var path: String?
-        while let (f, t) = try r.nextTag() {
-            if f == 2 { path = try r.readString(t) } else { try r.skip(t, field: f) }
+        let path = try ProtoReader.reading(record) { (r: inout ProtoReader) throws(ProtoReader.Failure) -> String? in
+            var path: String?
+            while let (f, t) = try r.nextTag() {
+                if f == 2 { path = try r.readString(t) } else { try r.skip(t, field: f) }
+            }
+            return path
         }
         guard let path, !path.isEmpty else { throw ProtoReader.Failure(offset: 0, message: "no kind metadata path") }
         return path
@@ -68,13 +70,16 @@ package struct FirestoreExportReader {
         let bytes = try fileSystem.read(kindFile)
         var outputs: [String] = []
         do throws(ProtoReader.Failure) {
-            var r = ProtoReader(bytes, 0..<bytes.count)
-            while let (f, t) = try r.nextTag() {
-                guard f == 2 else { try r.skip(t, field: f); continue }
-                var entry = try r.readMessage(t)
-                while let (ef, et) = try entry.nextTag() {
-                    if ef == 2 { outputs.append(try entry.readString(et)) } else { try entry.skip(et, field: ef) }
+            outputs = try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(ProtoReader.Failure) in
+                var outputs: [String] = []
+                while let (f, t) = try r.nextTag() {
+                    guard f == 2 else { try r.skip(t, field: f); continue }
+                    var entry = try r.readMessage(t)
+                    while let (ef, et) = try entry.nextTag() {
+                        if ef == 2 { outputs.append(try entry.readString(et)) } else { try entry.skip(et, field: ef) }
+                    }
                 }
+                return outputs
             }
         } catch {
             throw SnapshotError(.corrupted, "bad export metadata: \(error.message)", file: kindFile, offset: error.offset)

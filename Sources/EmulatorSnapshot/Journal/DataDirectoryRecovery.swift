@@ -85,8 +85,9 @@ struct DataDirectoryRecovery {
         }
         var firstJournal = 0
         do throws(ProtoReader.Failure) {
-            var r = ProtoReader(header, DataDirectory.checkpointMagic.count..<header.count)
-            firstJournal = Int(truncatingIfNeeded: try r.readRawVarint())
+            firstJournal = try ProtoReader.reading(header, from: DataDirectory.checkpointMagic.count) {
+                (r: inout ProtoReader) throws(ProtoReader.Failure) in Int(truncatingIfNeeded: try r.readRawVarint())
+            }
         } catch {
             throw SnapshotError(.corrupted, "bad checkpoint header: \(error.message)", file: file, offset: 0)
         }
@@ -94,13 +95,16 @@ struct DataDirectoryRecovery {
             let offset = log.position
             guard let record = try log.next() else { break }
             do throws(ProtoReader.Failure) {
-                var r = ProtoReader(record, 0..<record.count)
-                while r.position < record.count {
-                    let ns = try JournalRecord.namespace(&r)
-                    let key = try JournalRecord.storageKey(&r)
-                    let value = Array(record[try JournalRecord.lengthPrefixed(&r)])
-                    state.entries.append((ns, key, value))
+                let entries = try ProtoReader.reading(record) { (r: inout ProtoReader) throws(ProtoReader.Failure) in
+                    var entries: [(NamespaceID, StorageKey, [UInt8])] = []
+                    while r.position < record.count {
+                        let ns = try JournalRecord.namespace(&r)
+                        let key = try JournalRecord.storageKey(&r)
+                        entries.append((ns, key, r.copy(try JournalRecord.lengthPrefixed(&r))))
+                    }
+                    return entries
                 }
+                state.entries.append(contentsOf: entries)
             } catch {
                 throw SnapshotError(.corrupted, "bad checkpoint record: \(error.message)", file: file, offset: offset)
             }

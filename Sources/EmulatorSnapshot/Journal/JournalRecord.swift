@@ -60,7 +60,11 @@ package struct JournalRecord: Sendable, Equatable {
 
     /// Decodes a record; offsets in failures are relative to the record.
     static func decode(_ bytes: [UInt8]) throws(ProtoReader.Failure) -> JournalRecord {
-        var r = ProtoReader(bytes, 0..<bytes.count)
+        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(ProtoReader.Failure) in try decode(&r) }
+    }
+
+    private static func decode(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> JournalRecord {
+        let bytes = r.bytes
         let time = CommitTime(bitPattern: try r.readRawVarint())
         let count = try r.readRawVarint()
         guard count <= UInt64(bytes.count) else { throw ProtoReader.Failure(offset: 0, message: "operation count too large") }
@@ -72,7 +76,7 @@ package struct JournalRecord: Sendable, Equatable {
             let ns = try namespace(&r)
             let key = try storageKey(&r)
             switch kind {
-            case 1: operations.append(.put(ns, key, Array(bytes[try lengthPrefixed(&r)])))
+            case 1: operations.append(.put(ns, key, r.copy(try lengthPrefixed(&r))))
             case 2: operations.append(.delete(ns, key))
             case 3: operations.append(.clear(ns, key))
             default: throw ProtoReader.Failure(offset: at, message: "unknown operation \(kind)")
@@ -93,7 +97,7 @@ package struct JournalRecord: Sendable, Equatable {
     static func storageKey(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> StorageKey {
         let range = try lengthPrefixed(&r)
         do throws(StorageError) {
-            return try StorageKey(validatingEncoding: Array(r.bytes[range]))
+            return try StorageKey(validatingEncoding: r.copy(range))
         } catch {
             throw ProtoReader.Failure(offset: range.lowerBound, message: "invalid key: \(error.message)")
         }

@@ -1,10 +1,11 @@
 /// A minimal protobuf wire-format reader over a byte range, with proto1 groups.
 ///
 /// Every read is bounds-checked; errors carry the absolute offset in the underlying buffer so
-/// a caller can report `file at offset N`.
+/// a caller can report `file at offset N`. The reader borrows the buffer: use it only inside
+/// the `withUnsafeBufferPointer` call that produced it.
 ///
 /// ```swift
-/// var r = ProtoReader(bytes, 0..<bytes.count)
+/// bytes.withUnsafeBufferPointer { buffer in var r = ProtoReader(buffer, 0..<buffer.count); … }
 /// while let (field, type) = try r.nextTag() {
 ///     switch field { case 1: x = try r.readVarint(); default: try r.skip(type, field: field) }
 /// }
@@ -19,7 +20,7 @@ struct ProtoReader {
         var message: String
     }
 
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position: Int
     let end: Int
     /// Set while reading inside a group: the group's field number, whose end tag stops `nextTag`.
@@ -28,7 +29,7 @@ struct ProtoReader {
     private var groupClosed = false
     private let depth: Int
 
-    init(_ bytes: [UInt8], _ range: Range<Int>, depth: Int = 0) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, depth: Int = 0) {
         self.bytes = bytes
         self.position = range.lowerBound
         self.end = range.upperBound
@@ -109,12 +110,17 @@ struct ProtoReader {
     }
 
     mutating func readBytes(_ type: WireType) throws(Failure) -> [UInt8] {
-        Array(bytes[try readLengthDelimited(type)])
+        Array(UnsafeBufferPointer(rebasing: bytes[try readLengthDelimited(type)]))
+    }
+
+    /// The bytes in `range` as a new array.
+    func copy(_ range: Range<Int>) -> [UInt8] {
+        Array(UnsafeBufferPointer(rebasing: bytes[range]))
     }
 
     mutating func readString(_ type: WireType) throws(Failure) -> String {
         let range = try readLengthDelimited(type)
-        guard let text = String(validating: bytes[range], as: UTF8.self) else {
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
             throw Failure(offset: range.lowerBound, message: "string is not valid UTF-8")
         }
         return text
@@ -149,5 +155,18 @@ struct ProtoReader {
         case .startGroup: try readGroup(field: field, type) { _ throws(Failure) in }
         case .endGroup: throw Failure(offset: position, message: "unexpected end of group")
         }
+    }
+}
+
+extension ProtoReader {
+    /// Runs `body` with a reader over all of `bytes`.
+    static func reading<R>(
+        _ bytes: [UInt8], from start: Int = 0, _ body: (inout ProtoReader) throws(Failure) -> R
+    ) throws(Failure) -> R {
+        let result: Result<R, Failure> = bytes.withUnsafeBufferPointer { buffer in
+            var reader = ProtoReader(buffer, min(start, buffer.count)..<buffer.count)
+            do throws(Failure) { return .success(try body(&reader)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 }

@@ -64,11 +64,26 @@ struct ProtoWriter {
         writeBytes(field: field, value.utf8)
     }
 
-    /// A nested message, written by `body` into a fresh writer.
+    /// A nested message, written by `body` in place: one length byte is reserved and the body
+    /// is shifted when its length needs a longer varint (no temporary buffer).
     mutating func writeMessage(field: Int, _ body: (inout ProtoWriter) -> Void) {
-        var nested = ProtoWriter()
-        body(&nested)
-        writeBytes(field: field, nested.bytes)
+        writeTag(field, .lengthDelimited)
+        let lengthAt = bytes.count
+        bytes.append(0)
+        body(&self)
+        let length = bytes.count - lengthAt - 1
+        if length < 0x80 {
+            bytes[lengthAt] = UInt8(length)
+            return
+        }
+        var varint: [UInt8] = []
+        var v = UInt64(length)
+        while v >= 0x80 {
+            varint.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        varint.append(UInt8(v))
+        bytes.replaceSubrange(lengthAt..<(lengthAt + 1), with: varint)
     }
 
     /// A proto1 group: start tag, the body's fields, end tag.

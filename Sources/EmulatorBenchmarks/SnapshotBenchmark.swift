@@ -1,0 +1,170 @@
+import EmulatorModel
+import EmulatorSnapshot
+import EmulatorStorage
+import Glibc
+
+/// Snapshot figures: export and import of N Firestore documents through the official on-disk
+/// format (MB/s, peak RSS), time to load a snapshot into the engine, and write throughput with
+/// the live data directory (journal) against in-memory. Run from a release build.
+///
+/// quick: 100k small documents. Full: 1M documents of ~1 KB (≈1 GB of entity records).
+func runSnapshotBenchmark(quick: Bool) {
+    let count = quick ? 100_000 : 1_000_000
+    let padding = quick ? 0 : 900
+    print("== snapshot: \(count) documents\(padding > 0 ? " with a \(padding) B text field" : "") ==")
+    let root = "/tmp/emulators-snapshot-bench-\(getpid())"
+    let fs = SnapshotFileSystem()
+    fs.removeTree(root)
+    defer { fs.removeTree(root) }
+    try? fs.makeDirectories(root)
+
+    let cities = ["London", "Paris", "Tokyo", "Lagos", "Lima", "Oslo", "Pune", "Quito"]
+    let filler = String(repeating: "x", count: padding)
+    var documents: [FirestoreExportDocument] = []
+    documents.reserveCapacity(count)
+    for i in 0..<count {
+        var fields: ValueMap = [
+            "name": .string("user-\(i)"), "age": .integer(Int64(18 + i % 60)), "city": .string(cities[i % cities.count]),
+            "score": .double(Double(i % 1000) / 10), "tags": .array([.string("a\(i % 7)"), .string("b\(i % 11)")]),
+        ]
+        if padding > 0 { fields.modify("bio") { $0 = .string(filler) } }
+        documents.append(FirestoreExportDocument(
+            projectID: "bench", path: ResourcePath(segments: ["users", "u\(i)"]), fields: fields))
+    }
+    let baseline = snapshotPeakRSS()
+    print("documents built; RSS peak so far \(mebibytes(baseline)) MiB")
+
+    // Export.
+    let exporter = SnapshotExporter(version: "bench")
+    var start = snapshotNanos()
+    do {
+        try exporter.export(to: root + "/export", force: true, database: []) { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
+            for document in documents { try writer.add(document) }
+        }
+    } catch {
+        print("export failed: \(error)")
+        return
+    }
+    let exportNanos = snapshotNanos() - start
+    let output = root + "/export/firestore_export/all_namespaces/all_kinds/output-0"
+    let bytes = fs.fileSize(output) ?? 0
+    print("export: \(seconds(exportNanos)) s, \(mebibytes(bytes)) MiB on disk, \(rate(bytes, exportNanos)) MB/s (fsync included)")
+    documents = []
+
+    // Import (read + validate + decode every entity).
+    start = snapshotNanos()
+    let imported: ImportedSnapshot
+    do { imported = try SnapshotImporter().read(directory: root + "/export") } catch {
+        print("import failed: \(error)")
+        return
+    }
+    let importNanos = snapshotNanos() - start
+    print("import (read + verify + decode): \(seconds(importNanos)) s, \(rate(bytes, importNanos)) MB/s, \(imported.firestore?.count ?? 0) documents")
+
+    // Load into the engine as the Firestore emulator stores documents (ValueCodec per document).
+    let engine = StorageEngine()
+    let namespace: NamespaceID = "firestore/bench/(default)"
+    start = snapshotNanos()
+    let loaded = imported.firestore ?? []
+    var index = 0
+    while index < loaded.count {
+        let end = min(index + 10_000, loaded.count)
+        engine.commit { (txn: inout CommitBuilder) in
+            for document in loaded[index..<end] {
+                _ = try? txn.put(namespace, StorageKey(segments: document.path.segments), ValueCodec.encode(document.fields))
+            }
+        }
+        index = end
+    }
+    let loadNanos = snapshotNanos() - start
+    print("load into the engine: \(seconds(loadNanos)) s; import + load = \(seconds(importNanos + loadNanos)) s")
+    let peak = snapshotPeakRSS()
+    print("peak RSS (VmHWM) \(mebibytes(peak)) MiB = \(fixedPoint(Double(peak) / Double(max(bytes, 1)), 2))x the export size")
+
+    if getenv("SNAPSHOT_BENCH_NO_JOURNAL") == nil { journalThroughput(root: root) }
+}
+
+private func journalThroughput(root: String) {
+    print("-- write throughput: 1-document commits (100 B), 2 s each --")
+    let value = [UInt8](repeating: 0x61, count: 100)
+    func run(_ label: String, writers: Int, durability: DataDirectory.Durability?) -> Double {
+        let engine = StorageEngine()
+        var data: DataDirectory?
+        if let durability {
+            let dir = root + "/live-\(label)-\(writers)"
+            data = try? DataDirectory.open(dir, engine: engine, durability: durability)
+        }
+        let namespace: NamespaceID = "firestore/bench/(default)"
+        let deadline = snapshotNanos() + 2_000_000_000
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: writers)
+        counts.initialize(repeating: 0, count: writers)
+        defer { counts.deallocate() }
+        var threads: [pthread_t] = []
+        final class Job: @unchecked Sendable {
+            // Read-only after init; each thread writes only its own slot of `counts`.
+            let engine: StorageEngine, slot: UnsafeMutablePointer<Int>, deadline: Int64, value: [UInt8], id: Int
+            init(engine: StorageEngine, slot: UnsafeMutablePointer<Int>, deadline: Int64, value: [UInt8], id: Int) {
+                self.engine = engine; self.slot = slot; self.deadline = deadline; self.value = value; self.id = id
+            }
+        }
+        for w in 0..<writers {
+            let job = Job(engine: engine, slot: counts + w, deadline: deadline, value: value, id: w)
+            var thread = pthread_t()
+            pthread_create(&thread, nil, { raw in
+                guard let raw else { return nil }
+                let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
+                var n = 0
+                while snapshotNanos() < job.deadline {
+                    let key = StorageKey(segments: ["docs", "w\(job.id)-\(n)"])
+                    _ = try? job.engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+                        _ = try txn.put("firestore/bench/(default)", key, job.value)
+                    }
+                    n += 1
+                }
+                job.slot.pointee = n
+                return nil
+            }, Unmanaged.passRetained(job).toOpaque())
+            threads.append(thread)
+        }
+        for thread in threads { pthread_join(thread, nil) }
+        _ = namespace
+        data?.close()
+        var total = 0
+        for w in 0..<writers { total += counts[w] }
+        return Double(total) / 2
+    }
+    for writers in [1, 4] {
+        let memory = run("memory", writers: writers, durability: nil)
+        let written = run("write", writers: writers, durability: .write)
+        let synced = run("sync", writers: writers, durability: .sync)
+        print("\(writers) writer(s): in-memory \(Int(memory))/s; journal (write before ack) \(Int(written))/s = \(Int(written / memory * 100))%; journal (fdatasync group commit) \(Int(synced))/s = \(Int(synced / memory * 100))%")
+    }
+}
+
+private func snapshotNanos() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+}
+
+/// VmHWM from /proc/self/status, in bytes.
+private func snapshotPeakRSS() -> Int {
+    guard let bytes = try? SnapshotFileSystem().read("/proc/self/status") else { return 0 }
+    let text = String(decoding: bytes, as: UTF8.self)
+    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let digits = line.filter(\.isNumber)
+        return (Int(digits) ?? 0) * 1024
+    }
+    return 0
+}
+
+private func seconds(_ nanos: Int64) -> String { fixedPoint(Double(nanos) / 1e9, 3) }
+private func mebibytes(_ bytes: Int) -> String { fixedPoint(Double(bytes) / 1_048_576, 1) }
+private func rate(_ bytes: Int, _ nanos: Int64) -> String { fixedPoint(Double(bytes) / 1e6 / (Double(nanos) / 1e9), 1) }
+
+private func fixedPoint(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    return String(rounded)
+}
