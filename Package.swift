@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "emulators", dependencies: ["EmulatorSuite", "EmulatorSupport"], swiftSettings: settings),
         .executableTarget(
             name: "EmulatorBenchmarks",
-            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
+            dependencies: ["DatabaseEmulator", "EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
             swiftSettings: settings),
 
         // Tests
