@@ -17,7 +17,7 @@ package struct CommandRunner: Sendable {
 
     package init(
         console: Console = Console(verbosity: .info), registry: EmulatorRegistry = .standard,
-        hooks: SnapshotHooks = .unimplemented, workingDirectory: String = LocalFiles.currentDirectory()
+        hooks: SnapshotHooks = .live(version: SuiteVersion.current), workingDirectory: String = LocalFiles.currentDirectory()
     ) {
         self.console = console
         self.registry = registry
