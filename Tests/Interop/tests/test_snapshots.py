@@ -277,3 +277,34 @@ def test_live_data_directory_survives_kill_9_under_load(suite, tmp_path):
         assert missing == [], f"{len(missing)} acknowledged writes lost of {len(acknowledged)}"
     finally:
         restarted.stop()
+
+
+def test_export_refuses_the_current_directory_and_its_parents(suite, tmp_path):
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    (tmp_path / "keep.txt").write_text("mine")
+    for target in [".", ".."]:
+        result = run_cli(suite.binary, "export", target, "--project", suite.project, cwd=tmp_path)
+        assert result.returncode == 1
+        assert "must not be the current directory or one of its parents" in result.stderr
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_export_refuses_a_directory_that_is_not_an_export(suite, tmp_path):
+    target = tmp_path / "project"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    env = {"TMPDIR": os.environ["TMPDIR"]}
+    result = run_cli(suite.binary, "export", str(target), "--force", "--project", suite.project, cwd=tmp_path, env=env)
+    assert result.returncode == 1
+    assert (target / "notes.txt").read_text() == "mine"
+
+
+def test_exec_exports_on_exit_after_the_script(suite, tmp_path):
+    firestore, database, hub = free_ports(3)
+    (tmp_path / "firebase.json").write_text(json.dumps({"database": {}, "firestore": {}, "emulators": {
+        "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}}}))
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    script = f"curl -s -X PUT 'http://127.0.0.1:{database}/seed.json?ns=demo-exec-default-rtdb' -d 42"
+    result = run_cli(suite.binary, "exec", "--project", "demo-exec", "--export-on-exit", "after", script, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "after/database_export/demo-exec-default-rtdb.json").read_text()) == {"seed": 42}
