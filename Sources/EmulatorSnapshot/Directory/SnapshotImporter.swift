@@ -3,8 +3,10 @@ package import EmulatorSupport
 /// A snapshot read from disk and fully checked: every file parsed, every record decoded.
 package struct ImportedSnapshot: Sendable {
     package var directory: String
-    /// nil when the snapshot has no Firestore part.
+    /// nil when the snapshot has no Firestore part (empty when the documents went to a callback).
     package var firestore: [FirestoreExportDocument]?
+    /// How many Firestore documents the snapshot holds.
+    package var firestoreCount = 0
     /// nil when the snapshot has no Realtime Database part. One entry per `<namespace>.json`.
     package var database: [(name: String, json: JSONValue)]?
 }
@@ -27,6 +29,15 @@ package struct SnapshotImporter: Sendable {
     }
 
     package func read(directory: String) throws(SnapshotError) -> ImportedSnapshot {
+        try read(directory: directory, firestoreDocument: nil)
+    }
+
+    /// Like `read(directory:)`, but hands each Firestore document to `firestoreDocument` as it is
+    /// decoded instead of keeping them all (so a caller can keep a compact form). The caller must
+    /// still load nothing until this returns: a later file may turn out to be damaged.
+    package func read(
+        directory: String, firestoreDocument: ((FirestoreExportDocument) -> Void)?
+    ) throws(SnapshotError) -> ImportedSnapshot {
         let root = fileSystem.absolute(directory)
         guard fileSystem.exists(root) else { throw SnapshotError(.notFound, "Directory \"\(root)\" does not exist.") }
         guard fileSystem.isDirectory(root) else {
@@ -37,7 +48,7 @@ package struct SnapshotImporter: Sendable {
         if fileSystem.exists(metadataPath) {
             let metadata = try ExportMetadata(parsing: try fileSystem.read(metadataPath), file: metadataPath)
             if let firestore = metadata.firestore, let file = firestore.metadataFile {
-                result.firestore = try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: resolve(file, in: root))
+                try readFirestore(resolve(file, in: root), into: &result, firestoreDocument)
             }
             if let database = metadata.database {
                 let dir = resolve(database.path, in: root)
@@ -50,7 +61,7 @@ package struct SnapshotImporter: Sendable {
         }
         let entries = try fileSystem.list(root)
         if let overall = entries.first(where: { $0.hasSuffix(".overall_export_metadata") }) {
-            result.firestore = try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: root + "/" + overall)
+            try readFirestore(root + "/" + overall, into: &result, firestoreDocument)
         } else if entries.contains(where: { $0.hasSuffix(".json") }) {
             result.database = try readDatabase(root)
         } else {
@@ -58,6 +69,19 @@ package struct SnapshotImporter: Sendable {
                 .notFound, "no \(ExportMetadata.fileName), *.overall_export_metadata or *.json file found", file: root)
         }
         return result
+    }
+
+    private func readFirestore(
+        _ metadataFile: String, into result: inout ImportedSnapshot, _ sink: ((FirestoreExportDocument) -> Void)?
+    ) throws(SnapshotError) {
+        var documents: [FirestoreExportDocument] = []
+        var count = 0
+        try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: metadataFile) { document in
+            count += 1
+            if let sink { sink(document) } else { documents.append(document) }
+        }
+        result.firestore = documents
+        result.firestoreCount = count
     }
 
     private func resolve(_ path: String, in root: String) -> String {

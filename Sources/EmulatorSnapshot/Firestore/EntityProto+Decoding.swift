@@ -185,7 +185,7 @@ extension EntityProto {
         default:
             // Datastore byte strings without a meaning are not UTF-8; keep them as bytes.
             let slice = UnsafeBufferPointer(rebasing: bytes[range])
-            guard let text = String(validating: slice, as: UTF8.self) else { return .bytes(Array(slice)) }
+            guard let text = ProtoReader.string(slice) else { return .bytes(Array(slice)) }
             return .string(text)
         }
     }

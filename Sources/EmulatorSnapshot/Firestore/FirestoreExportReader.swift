@@ -93,16 +93,13 @@ package struct FirestoreExportReader {
 
     private func readEntities(_ file: String, _ body: (FirestoreExportDocument) -> Void) throws(SnapshotError) {
         var log = LevelDBLogReader(bytes: try fileSystem.read(file), file: file)
+        var batch = EntityBatchDecoder()
         while true {
             let offset = log.position
-            guard let record = try log.next() else { return }
-            do throws(ProtoReader.Failure) {
-                body(try EntityProto.decode(record))
-            } catch {
-                throw SnapshotError(
-                    .corrupted, "bad entity record (at byte \(error.offset) of the record): \(error.message)",
-                    file: file, offset: offset)
-            }
+            guard let record = try log.next() else { break }
+            batch.append(record, offset: offset)
+            if batch.isFull { try batch.flush(file: file, body) }
         }
+        try batch.flush(file: file, body)
     }
 }

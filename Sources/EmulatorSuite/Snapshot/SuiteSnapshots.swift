@@ -26,20 +26,32 @@ final class SuiteSnapshots: Sendable {
 
     /// Reads and checks the whole directory, then loads it into the engine.
     func importData(_ plan: ImportPlan, _ context: EmulatorContext) throws(SnapshotFailure) {
+        // Documents are kept in their stored form while the rest of the directory is checked,
+        // and go into the running project whatever project the export names.
+        let project = context.projectId
+        var entries: [FirestoreSnapshotAdapter.Entry] = []
+        var invalid: EmulatorError?
         let snapshot: ImportedSnapshot
         do throws(SnapshotError) {
-            snapshot = try SnapshotImporter(fileSystem: fileSystem).read(directory: plan.directory)
+            snapshot = try SnapshotImporter(fileSystem: fileSystem).read(directory: plan.directory) { document in
+                guard invalid == nil else { return }
+                do throws(EmulatorError) {
+                    entries.append(try FirestoreSnapshotAdapter.entry(
+                        database: DatabaseID(project: project, database: document.databaseID), path: document.path,
+                        fields: document.fields))
+                } catch {
+                    invalid = error
+                }
+            }
         } catch {
             throw SnapshotFailure(.failed, error.description)
         }
+        if let invalid { throw SnapshotFailure(.failed, invalid.message) }
         do throws(EmulatorError) {
-            if let documents = snapshot.firestore {
-                // Documents go into the running project whatever project the export names.
-                let project = context.projectId
-                try FirestoreSnapshotAdapter.importDocuments(
-                    documents.lazy.map { (DatabaseID(project: project, database: $0.databaseID), $0.path, $0.fields) },
-                    into: context.storage)
-                context.console.info("firestore", "Imported \(documents.count) documents from \(plan.directory)")
+            if snapshot.firestore != nil {
+                try FirestoreSnapshotAdapter.load(entries, into: context.storage)
+                entries = []
+                context.console.info("firestore", "Imported \(snapshot.firestoreCount) documents from \(plan.directory)")
             }
             if let namespaces = snapshot.database {
                 for namespace in namespaces {

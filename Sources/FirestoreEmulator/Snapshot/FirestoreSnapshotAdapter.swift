@@ -31,6 +31,38 @@ package enum FirestoreSnapshotAdapter {
         }
     }
 
+    /// A document in the form the engine stores it: namespace, key and ValueCodec bytes (compact:
+    /// an import keeps these, not value trees, until the whole snapshot is known to be good).
+    package struct Entry: Sendable {
+        package var namespace: NamespaceID
+        package var key: StorageKey
+        package var value: [UInt8]
+    }
+
+    /// The stored form of a document; throws `INVALID_ARGUMENT` for a path that is not a document.
+    package static func entry(database: DatabaseID, path: ResourcePath, fields: ValueMap) throws(EmulatorError) -> Entry {
+        guard path.isDocument else { throw .invalidArgument("\"\(path)\" is not a document path") }
+        return Entry(
+            namespace: DocumentStore.namespace(database), key: DatabaseView<StorageSnapshot>.key(path),
+            value: ValueCodec.encode(fields))
+    }
+
+    /// Writes prepared entries in commits of `batchSize`.
+    package static func load(_ entries: [Entry], into engine: StorageEngine, batchSize: Int = 20_000) throws(EmulatorError) {
+        var start = 0
+        while start < entries.count {
+            let end = min(start + batchSize, entries.count)
+            try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) in
+                for entry in entries[start..<end] {
+                    do throws(StorageError) { _ = try txn.put(entry.namespace, entry.key, entry.value) } catch {
+                        throw .invalidArgument("cannot import document \(entry.key): \(error.message)")
+                    }
+                }
+            }
+            start = end
+        }
+    }
+
     /// Writes `documents` (replacing any document at the same path) in commits of `batchSize`.
     package static func importDocuments(
         _ documents: some Sequence<(database: DatabaseID, path: ResourcePath, fields: ValueMap)>,

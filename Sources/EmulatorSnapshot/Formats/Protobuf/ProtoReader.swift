@@ -120,10 +120,34 @@ struct ProtoReader {
 
     mutating func readString(_ type: WireType) throws(Failure) -> String {
         let range = try readLengthDelimited(type)
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+        guard let text = Self.string(UnsafeBufferPointer(rebasing: bytes[range])) else {
             throw Failure(offset: range.lowerBound, message: "string is not valid UTF-8")
         }
         return text
+    }
+
+    /// The UTF-8 text of `slice`, or nil when it is not valid UTF-8. ASCII (field names, ids,
+    /// most values) is copied without the general validator.
+    static func string(_ slice: UnsafeBufferPointer<UInt8>) -> String? {
+        var ascii = true
+        var i = 0
+        let n = slice.count
+        if let base = slice.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= n {
+                if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { ascii = false; break }
+                i += 8
+            }
+            while ascii && i < n {
+                if slice[i] >= 0x80 { ascii = false }
+                i += 1
+            }
+        }
+        guard ascii else { return String(validating: slice, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: n) { target in
+            _ = target.initialize(from: slice)
+            return n
+        }
     }
 
     /// A reader for a nested message in a length-delimited field.
