@@ -37,25 +37,45 @@ final class Journal: CommitLog, @unchecked Sendable {
     }
 
     func append(_ changes: [StorageChange], commitTime: CommitTime) -> UInt64 {
-        append(JournalRecord(changes: changes, commitTime: commitTime))
+        append(JournalRecord.encode(changes: changes, commitTime: commitTime))
     }
 
     func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64 {
-        append(JournalRecord(commitTime: commitTime, operations: [.clear(namespace, subtree)]))
+        append(JournalRecord(commitTime: commitTime, operations: [.clear(namespace, subtree)]).encoded())
     }
 
-    private func append(_ record: JournalRecord) -> UInt64 {
-        let bytes = record.encoded()
-        return lock.withLock {
-            writer.append(bytes)
-            appended += 1
-            return appended
+    /// Runs under the engine's commit serialization. In `.write` mode the record goes to the
+    /// file right here (one `write`, no second lock round trip); `.sync` mode leaves it for the
+    /// group flush in `waitUntilDurable`.
+    private func append(_ bytes: [UInt8]) -> UInt64 {
+        lock.lock()
+        writer.append(bytes)
+        appended += 1
+        let token = appended
+        var large = false
+        if durability == .write && !flushing {
+            flush(writer.bytes, to: file)
+            fileBytes += writer.bytes.count
+            writer.clearBuffer()
+            durable = token
+            large = fileBytes >= checkpointThreshold
         }
+        lock.unlock()
+        if large { lock.withLock { pendingCheckpoint = true } }
+        return token
     }
+
+    /// Set when a `.write`-mode append crossed the checkpoint threshold (the checkpoint runs in
+    /// `waitUntilDurable`, outside the commit serialization).
+    private var pendingCheckpoint = false
 
     func waitUntilDurable(_ token: UInt64) {
         var large = false
         lock.lock()
+        if pendingCheckpoint {
+            pendingCheckpoint = false
+            large = true
+        }
         while durable < token {
             if flushing {
                 lock.wait()

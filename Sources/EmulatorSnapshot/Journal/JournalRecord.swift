@@ -29,6 +29,22 @@ package struct JournalRecord: Sendable, Equatable {
         }
     }
 
+    /// The encoding of a commit's changes, without building the operation list first.
+    package static func encode(changes: [StorageChange], commitTime: CommitTime) -> [UInt8] {
+        var w = ProtoWriter()
+        w.bytes.reserveCapacity(32 + changes.count * 64)
+        w.writeRawVarint(UInt64(bitPattern: commitTime))
+        w.writeRawVarint(UInt64(changes.count))
+        for change in changes {
+            w.bytes.append(change.new == nil ? 2 : 1)
+            w.writeRawVarint(UInt64(change.namespace.name.utf8.count))
+            w.bytes.append(contentsOf: change.namespace.name.utf8)
+            appendBytes(change.key.encoded, &w)
+            if let new = change.new { appendBytes(new.value, &w) }
+        }
+        return w.bytes
+    }
+
     package func encoded() -> [UInt8] {
         var w = ProtoWriter()
         w.writeRawVarint(UInt64(bitPattern: commitTime))

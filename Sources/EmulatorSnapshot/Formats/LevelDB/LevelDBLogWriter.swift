@@ -60,6 +60,11 @@ package struct LevelDBLogWriter: Sendable {
         blockOffset += LevelDBLog.headerSize + fragment.count
     }
 
+    /// Empties the buffer, keeping its capacity (after the caller wrote `bytes` out).
+    package mutating func clearBuffer() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Returns the bytes produced so far and empties the buffer (block alignment is kept).
     package mutating func drain() -> [UInt8] {
         let out = bytes
