@@ -55,6 +55,37 @@ import Testing
         #expect(try reader.readAll() == [first, [1, 2]])
     }
 
+    @Test func recordsSpanningChunksAreCarriedAcross() throws {
+        let records = (0..<5).map { i in [UInt8](repeating: UInt8(i), count: 40_000) }
+        let bytes = LevelDBLogWriter.encode(records)
+        var read: [[UInt8]] = []
+        var carry: [UInt8]?
+        var carryStart = 0
+        var base = 0
+        while base < bytes.count {
+            let end = min(base + LevelDBLog.blockSize, bytes.count)
+            var reader = LevelDBLogReader(
+                bytes: Array(bytes[base..<end]), file: "f", baseOffset: base, isFinal: end == bytes.count,
+                carry: carry, carryStart: carryStart)
+            while let record = try reader.next() { read.append(record) }
+            carry = reader.carry
+            carryStart = reader.carryStart
+            base = end
+        }
+        #expect(read == records)
+    }
+
+    @Test func damageInALaterChunkReportsTheFileOffset() {
+        var bytes = LevelDBLogWriter.encode([[UInt8](repeating: 1, count: 40_000), [2, 2]])
+        let second = 32_768 + 7 + (40_000 - (32_768 - 7))  // header of the second record
+        bytes[second + 8] ^= 0xFF
+        var reader = LevelDBLogReader(bytes: Array(bytes[32_768...]), file: "f", baseOffset: 32_768, isFinal: true,
+                                      carry: Array(repeating: 1, count: 32_768 - 7), carryStart: 0)
+        #expect(throws: SnapshotError(.corrupted, "checksum mismatch", file: "f", offset: second)) {
+            while try reader.next() != nil {}
+        }
+    }
+
     @Test func emptyRecordsRoundTrip() throws {
         var reader = LevelDBLogReader(bytes: LevelDBLogWriter.encode([[], [9], []]), file: "f")
         #expect(try reader.readAll() == [[], [9], []])

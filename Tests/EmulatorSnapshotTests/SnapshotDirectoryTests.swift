@@ -72,6 +72,26 @@ import EmulatorSupport
         #expect(records.count == 2)
     }
 
+    @Test func largeExportsStreamAcrossReadChunks() throws {
+        let dir = TestDirectory()
+        let big = String(repeating: "x", count: 100_000)
+        let docs = (0..<60).map { i in
+            FirestoreExportDocument(projectID: "demo", path: ResourcePath(segments: ["big", "d\(i)"]), fields: ["text": .string(big), "i": .integer(Int64(i))])
+        }
+        try export(dir.path + "/data", docs: docs)
+        #expect((SnapshotFileSystem().fileSize(dir.path + "/data/firestore_export/all_namespaces/all_kinds/output-0") ?? 0) > 4 << 20)
+        #expect(try SnapshotImporter().read(directory: dir.path + "/data").firestore == docs)
+    }
+
+    @Test func manyDocumentsKeepTheirOrderThroughParallelDecoding() throws {
+        let dir = TestDirectory()
+        let docs = (0..<20_000).map { i in
+            FirestoreExportDocument(projectID: "demo", path: ResourcePath(segments: ["n", "d\(i)"]), fields: ["i": .integer(Int64(i))])
+        }
+        try export(dir.path + "/data", docs: docs)
+        #expect(try SnapshotImporter().read(directory: dir.path + "/data").firestore == docs)
+    }
+
     @Test func emptyFirestoreWritesOnlyTheVersionRecord() throws {
         let dir = TestDirectory()
         try export(dir.path + "/data", docs: [])

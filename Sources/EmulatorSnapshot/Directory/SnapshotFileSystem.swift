@@ -94,6 +94,42 @@ package struct SnapshotFileSystem: Sendable {
         return bytes
     }
 
+    /// Reads `path` in chunks of `chunkSize` bytes (the last may be shorter), calling `body`
+    /// with each chunk, its offset in the file and whether it is the last one.
+    package func readChunks(
+        _ path: String, chunkSize: Int, _ body: ([UInt8], Int, Bool) throws(SnapshotError) -> Void
+    ) throws(SnapshotError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw SnapshotError(.notFound, "file does not exist", file: path) }
+            throw Self.ioError("opening", path, code)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Self.ioError("stat", path, errno) }
+        let size = Int(info.st_size)
+        var offset = 0
+        repeat {
+            let length = min(chunkSize, size - offset)
+            var chunk = [UInt8](repeating: 0, count: length)
+            var done = 0
+            while done < length {
+                let n = chunk.withUnsafeMutableBytes { raw in
+                    pread(fd, raw.baseAddress.map { $0 + done }, length - done, off_t(offset + done))
+                }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.ioError("reading", path, errno)
+                }
+                if n == 0 { throw SnapshotError(.corrupted, "file shrank while being read", file: path, offset: offset + done) }
+                done += n
+            }
+            try body(chunk, offset, offset + length >= size)
+            offset += length
+        } while offset < size
+    }
+
     /// The absolute form of `path`, resolved against the current directory, with `.`/`..` and
     /// repeated slashes removed lexically (symbolic links are resolved by `canonical`).
     package func absolute(_ path: String) -> String {

@@ -92,13 +92,20 @@ package struct FirestoreExportReader {
     }
 
     private func readEntities(_ file: String, _ body: (FirestoreExportDocument) -> Void) throws(SnapshotError) {
-        var log = LevelDBLogReader(bytes: try fileSystem.read(file), file: file)
+        // Streamed in 4 MiB chunks (whole 32 KiB blocks): a 1 GB export never sits in memory at once.
         var batch = EntityBatchDecoder()
-        while true {
-            let offset = log.position
-            guard let record = try log.next() else { break }
-            batch.append(record, offset: offset)
-            if batch.isFull { try batch.flush(file: file, body) }
+        var carry: (record: [UInt8], start: Int)?
+        try fileSystem.readChunks(file, chunkSize: 128 * LevelDBLog.blockSize) {
+            (chunk: [UInt8], base: Int, isFinal: Bool) throws(SnapshotError) in
+            var log = LevelDBLogReader(
+                bytes: chunk, file: file, baseOffset: base, isFinal: isFinal, carry: carry?.record, carryStart: carry?.start ?? 0)
+            while true {
+                let offset = log.nextRecordStart
+                guard let record = try log.next() else { break }
+                batch.append(record, offset: offset)
+                if batch.isFull { try batch.flush(file: file, body) }
+            }
+            carry = log.carry.map { ($0, log.carryStart) }
         }
         try batch.flush(file: file, body)
     }

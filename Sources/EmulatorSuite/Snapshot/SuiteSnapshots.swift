@@ -26,10 +26,12 @@ final class SuiteSnapshots: Sendable {
 
     /// Reads and checks the whole directory, then loads it into the engine.
     func importData(_ plan: ImportPlan, _ context: EmulatorContext) throws(SnapshotFailure) {
-        // Documents are kept in their stored form while the rest of the directory is checked,
-        // and go into the running project whatever project the export names.
-        let project = context.projectId
+        // Documents are kept in their stored form while the rest of the directory is checked.
+        // A snapshot of one project (every official export) goes into the running project,
+        // whatever project it names; one holding several projects keeps each project apart.
         var entries: [FirestoreSnapshotAdapter.Entry] = []
+        var databases: [String] = []
+        var projects = Set<String>()
         var invalid: EmulatorError?
         let snapshot: ImportedSnapshot
         do throws(SnapshotError) {
@@ -37,8 +39,10 @@ final class SuiteSnapshots: Sendable {
                 guard invalid == nil else { return }
                 do throws(EmulatorError) {
                     entries.append(try FirestoreSnapshotAdapter.entry(
-                        database: DatabaseID(project: project, database: document.databaseID), path: document.path,
-                        fields: document.fields))
+                        database: DatabaseID(project: document.projectID, database: document.databaseID),
+                        path: document.path, fields: document.fields))
+                    databases.append(document.databaseID)
+                    projects.insert(document.projectID)
                 } catch {
                     invalid = error
                 }
@@ -47,6 +51,12 @@ final class SuiteSnapshots: Sendable {
             throw SnapshotFailure(.failed, error.description)
         }
         if let invalid { throw SnapshotFailure(.failed, invalid.message) }
+        if projects.count == 1, projects.first != context.projectId {
+            for index in entries.indices {
+                entries[index].namespace = FirestoreSnapshotAdapter.namespace(
+                    DatabaseID(project: context.projectId, database: databases[index]))
+            }
+        }
         do throws(EmulatorError) {
             if snapshot.firestore != nil {
                 try FirestoreSnapshotAdapter.load(entries, into: context.storage)

@@ -31,6 +31,9 @@ package enum FirestoreSnapshotAdapter {
         }
     }
 
+    /// The engine namespace of a database.
+    package static func namespace(_ database: DatabaseID) -> NamespaceID { DocumentStore.namespace(database) }
+
     /// A document in the form the engine stores it: namespace, key and ValueCodec bytes (compact:
     /// an import keeps these, not value trees, until the whole snapshot is known to be good).
     package struct Entry: Sendable {

@@ -20,16 +20,37 @@ package struct LevelDBLogReader {
     /// as opposed to damaged bytes followed by more data.
     package private(set) var lastErrorWasTruncation = false
 
-    package init(bytes: [UInt8], file: String) {
+    /// Where `bytes` starts in the file (a multiple of the block size when reading in chunks).
+    package let baseOffset: Int
+    /// False for a chunk that more of the file follows: a record still open at its end is kept
+    /// in `carry` for the reader of the next chunk instead of being an error.
+    package let isFinal: Bool
+    /// A record whose FIRST (and MIDDLE) fragments were in earlier chunks, and its header offset.
+    package private(set) var carry: [UInt8]?
+    package private(set) var carryStart = 0
+
+    package init(bytes: [UInt8], file: String, baseOffset: Int = 0, isFinal: Bool = true,
+                 carry: [UInt8]? = nil, carryStart: Int = 0) {
         self.bytes = bytes
         self.file = file
+        self.baseOffset = baseOffset
+        self.isFinal = isFinal
+        self.carry = carry
+        self.carryStart = carryStart - baseOffset
     }
+
+    /// `position` counted from the start of the file.
+    package var filePosition: Int { baseOffset + position }
+
+    /// Where the record `next()` returns starts in the file (in an earlier chunk when carried).
+    package var nextRecordStart: Int { carry != nil ? baseOffset + carryStart : baseOffset + position }
 
     /// The next record, or nil at a clean end of file.
     package mutating func next() throws(SnapshotError) -> [UInt8]? {
-        var record: [UInt8] = []
-        var inRecord = false
-        var recordStart = position
+        var record: [UInt8] = carry ?? []
+        var inRecord = carry != nil
+        var recordStart = carry != nil ? carryStart : position
+        carry = nil
         while true {
             let blockLeft = LevelDBLog.blockSize - position % LevelDBLog.blockSize
             if blockLeft < LevelDBLog.headerSize {
@@ -44,6 +65,11 @@ package struct LevelDBLogReader {
                 continue
             }
             if position == bytes.count {
+                if inRecord && !isFinal {
+                    carry = record
+                    carryStart = baseOffset + recordStart
+                    return nil
+                }
                 if inRecord { throw truncated(recordStart, "file ends inside a record") }
                 validEnd = position
                 return nil
@@ -107,12 +133,12 @@ package struct LevelDBLogReader {
         // A damaged fragment that ends exactly at the end of the file is what an interrupted
         // append leaves behind; damage followed by more data is not.
         let length = offset + 6 < bytes.count ? Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 : 0
-        lastErrorWasTruncation = offset + LevelDBLog.headerSize + length >= bytes.count
-        return SnapshotError(.corrupted, message, file: file, offset: offset)
+        lastErrorWasTruncation = isFinal && offset + LevelDBLog.headerSize + length >= bytes.count
+        return SnapshotError(.corrupted, message, file: file, offset: baseOffset + offset)
     }
 
     private mutating func truncated(_ offset: Int, _ message: String) -> SnapshotError {
-        lastErrorWasTruncation = true
-        return SnapshotError(.corrupted, message, file: file, offset: offset)
+        lastErrorWasTruncation = isFinal
+        return SnapshotError(.corrupted, message, file: file, offset: baseOffset + offset)
     }
 }
