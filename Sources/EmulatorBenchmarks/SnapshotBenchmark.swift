@@ -71,14 +71,14 @@ func runSnapshotBenchmark(quick: Bool) {
     var entries: [FirestoreSnapshotAdapter.Entry] = []
     let imported: ImportedSnapshot
     do {
-        imported = try SnapshotImporter().read(directory: root + "/export") { document in
-            if let entry = try? FirestoreSnapshotAdapter.entry(
-                database: DatabaseID(project: "bench", database: document.databaseID), path: document.path,
-                fields: document.fields)
-            {
-                entries.append(entry)
-            }
-        }
+        imported = try SnapshotImporter().read(
+            directory: root + "/export",
+            prepare: { document in
+                try? FirestoreSnapshotAdapter.entry(
+                    database: DatabaseID(project: "bench", database: document.databaseID), path: document.path,
+                    fields: document.fields)
+            },
+            firestoreDocument: { entry in if let entry { entries.append(entry) } })
     } catch {
         print("import failed: \(error)")
         return

@@ -17,6 +17,14 @@ import Testing
         var byteAtATime: UInt32 = 0
         for b in data { byteAtATime = [b].withUnsafeBytes { CRC32C.update(byteAtATime, $0) } }
         #expect(byteAtATime == CRC32C.checksum(data))
+        // The hardware path and the portable path agree at every length and alignment.
+        for start in 0..<9 {
+            for length in [0, 1, 7, 8, 9, 63, 500] {
+                let slice = Array(data[start..<(start + length)])
+                let software = slice.withUnsafeBytes { CRC32C.updateSoftware(0, $0) }
+                #expect(software == CRC32C.checksum(slice))
+            }
+        }
     }
 
     @Test func maskRoundTrips() {

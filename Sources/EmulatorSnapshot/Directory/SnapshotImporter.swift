@@ -38,6 +38,16 @@ package struct SnapshotImporter: Sendable {
     package func read(
         directory: String, firestoreDocument: ((FirestoreExportDocument) -> Void)?
     ) throws(SnapshotError) -> ImportedSnapshot {
+        try read(directory: directory, prepare: { $0 }, firestoreDocument: firestoreDocument)
+    }
+
+    /// Like `read(directory:firestoreDocument:)`, with `prepare` run on the decoding threads
+    /// (convert each document to the form you keep there, in parallel), then `firestoreDocument`
+    /// with its result in file order.
+    package func read<Prepared>(
+        directory: String, prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared,
+        firestoreDocument: ((Prepared) -> Void)?
+    ) throws(SnapshotError) -> ImportedSnapshot {
         let root = fileSystem.absolute(directory)
         guard fileSystem.exists(root) else { throw SnapshotError(.notFound, "Directory \"\(root)\" does not exist.") }
         guard fileSystem.isDirectory(root) else {
@@ -48,7 +58,7 @@ package struct SnapshotImporter: Sendable {
         if fileSystem.exists(metadataPath) {
             let metadata = try ExportMetadata(parsing: try fileSystem.read(metadataPath), file: metadataPath)
             if let firestore = metadata.firestore, let file = firestore.metadataFile {
-                try readFirestore(resolve(file, in: root), into: &result, firestoreDocument)
+                try readFirestore(resolve(file, in: root), into: &result, prepare, firestoreDocument)
             }
             if let database = metadata.database {
                 let dir = resolve(database.path, in: root)
@@ -61,7 +71,7 @@ package struct SnapshotImporter: Sendable {
         }
         let entries = try fileSystem.list(root)
         if let overall = entries.first(where: { $0.hasSuffix(".overall_export_metadata") }) {
-            try readFirestore(root + "/" + overall, into: &result, firestoreDocument)
+            try readFirestore(root + "/" + overall, into: &result, prepare, firestoreDocument)
         } else if entries.contains(where: { $0.hasSuffix(".json") }) {
             result.database = try readDatabase(root)
         } else {
@@ -71,14 +81,22 @@ package struct SnapshotImporter: Sendable {
         return result
     }
 
-    private func readFirestore(
-        _ metadataFile: String, into result: inout ImportedSnapshot, _ sink: ((FirestoreExportDocument) -> Void)?
+    private func readFirestore<Prepared>(
+        _ metadataFile: String, into result: inout ImportedSnapshot,
+        _ prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared, _ sink: ((Prepared) -> Void)?
     ) throws(SnapshotError) {
         var documents: [FirestoreExportDocument] = []
         var count = 0
-        try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: metadataFile) { document in
-            count += 1
-            if let sink { sink(document) } else { documents.append(document) }
+        if let sink {
+            try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: metadataFile, prepare: prepare) { prepared in
+                count += 1
+                sink(prepared)
+            }
+        } else {
+            try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: metadataFile) { document in
+                count += 1
+                documents.append(document)
+            }
         }
         result.firestore = documents
         result.firestoreCount = count

@@ -22,6 +22,15 @@ package struct FirestoreExportReader {
     package func read(
         metadataFile: String, _ body: (FirestoreExportDocument) -> Void
     ) throws(SnapshotError) {
+        try read(metadataFile: metadataFile, prepare: { $0 }, body)
+    }
+
+    /// Calls `prepare` for every document on the decoding threads, then `body` with its result,
+    /// in file order.
+    package func read<Prepared>(
+        metadataFile: String, prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared,
+        _ body: (Prepared) -> Void
+    ) throws(SnapshotError) {
         let overall = try fileSystem.read(metadataFile)
         var log = LevelDBLogReader(bytes: overall, file: metadataFile)
         guard let version = try log.next() else {
@@ -41,7 +50,7 @@ package struct FirestoreExportReader {
                 throw SnapshotError(.corrupted, "bad kind pointer: \(error.message)", file: metadataFile, offset: recordOffset)
             }
             let kindFile = resolve(kindPath, base: baseDirectory)
-            try readKind(kindFile, body)
+            try readKind(kindFile, prepare, body)
         }
     }
 
@@ -66,7 +75,9 @@ package struct FirestoreExportReader {
         return base + "/" + parts.suffix(3).joined(separator: "/")
     }
 
-    private func readKind(_ kindFile: String, _ body: (FirestoreExportDocument) -> Void) throws(SnapshotError) {
+    private func readKind<Prepared>(
+        _ kindFile: String, _ prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared, _ body: (Prepared) -> Void
+    ) throws(SnapshotError) {
         let bytes = try fileSystem.read(kindFile)
         var outputs: [String] = []
         do throws(ProtoReader.Failure) {
@@ -87,13 +98,15 @@ package struct FirestoreExportReader {
         let directory = SnapshotFileSystem.split(kindFile).parent
         for output in outputs {
             let outputFile = output.hasPrefix("/") ? output : directory + "/" + output
-            try readEntities(outputFile, body)
+            try readEntities(outputFile, prepare, body)
         }
     }
 
-    private func readEntities(_ file: String, _ body: (FirestoreExportDocument) -> Void) throws(SnapshotError) {
+    private func readEntities<Prepared>(
+        _ file: String, _ prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared, _ body: (Prepared) -> Void
+    ) throws(SnapshotError) {
         // Streamed in 4 MiB chunks (whole 32 KiB blocks): a 1 GB export never sits in memory at once.
-        var batch = EntityBatchDecoder()
+        var batch = EntityBatchDecoder(prepare: prepare)
         var carry: (record: [UInt8], start: Int)?
         try fileSystem.readChunks(file, chunkSize: 128 * LevelDBLog.blockSize) {
             (chunk: [UInt8], base: Int, isFinal: Bool) throws(SnapshotError) in

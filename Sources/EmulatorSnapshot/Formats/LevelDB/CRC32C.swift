@@ -1,3 +1,5 @@
+import CEmulatorLinux
+
 /// CRC-32C (Castagnoli), as LevelDB log records use it, plus LevelDB's checksum masking.
 ///
 /// ```swift
@@ -21,8 +23,15 @@ package enum CRC32C {
         return tables
     }()
 
-    /// Extends `crc` (a finished checksum, 0 to start) with `bytes`.
+    /// Extends `crc` (a finished checksum, 0 to start) with `bytes`: the CPU's `crc32`
+    /// instruction where there is one (SSE4.2), else `updateSoftware`.
     package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress else { return crc }
+        return cemu_crc32c(crc, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+    }
+
+    /// The portable slicing-by-8 form of `update` (tests check the two agree).
+    package static func updateSoftware(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var c = ~crc
         var i = 0
         let n = bytes.count
