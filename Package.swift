@@ -53,8 +53,8 @@ let package = Package(
         .executableTarget(
             name: "EmulatorBenchmarks",
             dependencies: [
-                "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules", "EmulatorModel",
-                "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport",
+                "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport",
             ],
             swiftSettings: settings),
 

@@ -9,6 +9,7 @@ func runStorageBenchmark(quick: Bool) {
     let batchSize = 500
     print("== storage: \(total) docs of 80 B in \(batchSize)-doc commits ==")
     measureMemory(docs: 100_000)
+    measureIndexedQuery(docs: 100_000)
 
     var generator = BenchmarkRandom(seed: 42)
     let ids = (0..<total).map { _ in generator.autoID() }
@@ -98,6 +99,50 @@ private func measureMemory(docs: Int) {
     let perHundredK = Double(after - before) / Double(docs) * 100_000 / 1_048_576
     print("memory: \(fixed(perHundredK, 1)) MiB per 100k docs of 80 B (RSS \(before >> 20) → \(after >> 20) MiB), "
         + "\((try? engine.snapshot())?.count(namespace) ?? 0) docs")
+}
+
+/// `city == c ORDER BY score LIMIT 10` over `docs` documents: through an index vs a full scan.
+/// Values: byte 0 is the city (one of 16), bytes 1...4 the score (big-endian), then filler.
+private func measureIndexedQuery(docs: Int) {
+    var generator = BenchmarkRandom(seed: 9)
+    let namespace: NamespaceID = "firestore/bench-query/(default)"
+    let engine = StorageEngine()
+    var written = 0
+    while written < docs {
+        _ = try? engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            for _ in 0..<500 {
+                var value = [UInt8](repeating: 0, count: 80)
+                let random = generator.next()
+                value[0] = UInt8(random & 15)
+                for byte in 0..<4 { value[1 + byte] = UInt8(truncatingIfNeeded: random >> (8 + 8 * UInt64(byte))) }
+                try txn.put(namespace, StorageKey("cities").appending(generator.autoID()), value)
+            }
+        }
+        written += 500
+    }
+    let buildStart = monotonicNanos()
+    engine.ensureIndex(namespace, IndexDefinition(id: "city,score", scope: StorageKey("cities")) { _, value in
+        value.count >= 5 ? [Array(value[0..<5])] : []
+    })
+    let buildNanos = monotonicNanos() - buildStart
+    var indexed: [Int64] = []
+    var scanned: [Int64] = []
+    for round in 0..<20 {
+        let city = UInt8(round & 15)
+        var start = monotonicNanos()
+        guard let snapshot = try? engine.snapshot(),
+              let hits = try? snapshot.scanIndex(namespace, "city,score", .prefix([city]))
+        else { return }
+        let top = hits.prefix(10).compactMap { snapshot.get(namespace, $0.key) }
+        indexed.append(monotonicNanos() - start)
+        start = monotonicNanos()
+        let all = snapshot.scan(namespace, .descendants(of: StorageKey("cities"))).filter { $0.value.first == city }
+        let sorted = all.sorted { ($0.value[1], $0.value[2], $0.value[3], $0.value[4]) < ($1.value[1], $1.value[2], $1.value[3], $1.value[4]) }
+        scanned.append(monotonicNanos() - start)
+        if top.map(\.key) != sorted.prefix(10).map(\.key) { print("query mismatch for city \(city)") }
+    }
+    print("query city==c order by score limit 10 over \(docs) docs: index p50 \(percentile(indexed, 0.5) / 1000) µs, "
+        + "full scan p50 \(percentile(scanned, 0.5) / 1000) µs; index build \(fixed(Double(buildNanos) / 1e6, 1)) ms")
 }
 
 private struct InsertFigures {

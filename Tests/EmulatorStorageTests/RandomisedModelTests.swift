@@ -34,6 +34,10 @@ import Testing
         let clock = ManualClock()
         let engine = StorageEngine(retention: retention, clock: clock.storageClock)
         var model = ReferenceModel()
+        // An index the invariant checker verifies against the data after every step.
+        engine.ensureIndex(testNamespace, IndexDefinition(id: "byValue", scope: key("a"), includes: { $0.depth > 1 }) { _, value in
+            value.isEmpty ? [] : [value, [value[0]]]
+        })
         let prefixes = [StorageKey.root, key("a"), key("a/b"), key("c/c")]
         let recorders = prefixes.map { _ in FeedRecorder() }
         let subscriptions = zip(prefixes, recorders).map { prefix, recorder in

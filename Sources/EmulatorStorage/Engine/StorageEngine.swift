@@ -121,8 +121,8 @@ package final class StorageEngine: Sendable {
                     after.namespaces[namespace] = nil  // keep `space` uniquely owned while cutting
                     let removed = space.tree.removeAll(in: .subtree(of: subtree), collect: !space.indexes.isEmpty)
                     space.liveCount -= removed.count
-                    for entry in removed.entries {
-                        for id in space.indexes.keys {
+                    for id in Array(space.indexes.keys) {
+                        for entry in removed.entries {
                             space.indexes[id]?.apply(key: StorageKey(trustedEncoding: entry.key), old: entry.value, new: nil)
                         }
                     }
