@@ -8,7 +8,7 @@ package import EmulatorSupport
 package struct DatabaseEmulatorConfiguration: Sendable {
     /// The namespace of requests with no `?ns=` whose host is an IP address (or absent).
     package var defaultNamespace: String
-    /// Compiles rules files; the built-in gate understands literal `true`/`false` rules.
+    /// Compiles rules files (the SecurityRules engine by default).
     package var rulesGate: any DatabaseRulesGate
     /// Server time in milliseconds since the epoch (timestamps, push ids).
     package var now: @Sendable () -> Int64
@@ -18,7 +18,7 @@ package struct DatabaseEmulatorConfiguration: Sendable {
 
     package init(
         defaultNamespace: String = "default",
-        rulesGate: any DatabaseRulesGate = LiteralDatabaseRulesGate(),
+        rulesGate: any DatabaseRulesGate = SecurityRulesGate(),
         now: @escaping @Sendable () -> Int64 = { WallClock.nowMilliseconds() },
         keepAliveSeconds: Int? = 30,
         logger: Logger = Logger(label: "database")

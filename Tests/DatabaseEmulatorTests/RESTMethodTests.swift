@@ -167,3 +167,20 @@ import Testing
         #expect(errorText(r) == "append .json to your request URI to use the REST API.")
     }
 }
+
+@Suite struct RESTDownloadTests {
+    @Test func jsonpCallbackWrapsTheBody() {
+        let db = DatabaseTestClient()
+        db.put("/a.json?ns=d", #"{"b":1}"#)
+        let r = db.get("/a.json?ns=d&callback=gotData")
+        #expect(r.bodyText == #"gotData({"b":1});"#)
+        #expect(r.headers["Content-Type"] == "application/javascript; charset=utf-8")
+        #expect(db.get("/a.json?ns=d&callback=alert(1)").status.code == 400)
+    }
+
+    @Test func downloadSetsContentDisposition() {
+        let db = DatabaseTestClient()
+        let r = db.get("/a.json?ns=d&download=backup.json")
+        #expect(r.headers["Content-Disposition"] == #"attachment; filename="backup.json""#)
+    }
+}

@@ -81,3 +81,69 @@ import Testing
         #expect(db.get("/x.json?ns=r", headers: [("Authorization", "Bearer " + token)]).status.code == 200)
     }
 }
+
+/// Rule expressions through the SecurityRules engine.
+@Suite struct RuleExpressionTests {
+    static let rules = #"""
+        {
+          "rules": {
+            "users": {
+              "$uid": {
+                ".read": "auth != null",
+                ".write": "$uid === auth.uid",
+                ".validate": "newData.hasChildren(['name'])"
+              }
+            },
+            "counter": { ".write": true, ".validate": "newData.isNumber() && (!data.exists() || newData.val() > data.val())" },
+            "stamped": { ".write": true, ".validate": "newData.val() === now" }
+          }
+        }
+        """#
+
+    func setUp() -> DatabaseTestClient {
+        let db = DatabaseTestClient(now: 5_000)
+        db.put("/.settings/rules.json?ns=x", Self.rules, headers: DatabaseTestClient.owner)
+        return db
+    }
+
+    /// `auth_variable_override` for `{"uid": uid}` with the owner token.
+    static func asUser(_ uid: String) -> String {
+        "&access_token=owner&auth_variable_override=%7B%22uid%22%3A%22\(uid)%22%7D"
+    }
+
+    @Test func ownerOfAPathMayWriteIt() {
+        let db = setUp()
+        #expect(db.put("/users/alice.json?ns=x" + Self.asUser("alice"), #"{"name":"A"}"#).status.code == 200)
+        #expect(db.put("/users/alice.json?ns=x" + Self.asUser("bob"), #"{"name":"B"}"#).status.code == 401)
+        #expect(db.put("/users/alice.json?ns=x", #"{"name":"C"}"#).status.code == 401)
+        #expect(db.value("/users/alice/name.json?ns=x&access_token=owner") == .string("A"))
+    }
+
+    @Test func readNeedsAuthentication() {
+        let db = setUp()
+        db.put("/users/alice.json?ns=x", #"{"name":"A"}"#, headers: DatabaseTestClient.owner)
+        #expect(db.get("/users/alice.json?ns=x").status.code == 401)
+        #expect(db.get("/users/alice.json?ns=x" + Self.asUser("bob")).status.code == 200)
+        let token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSIsInVzZXJfaWQiOiJhbGljZSJ9."  // sub/user_id alice
+        #expect(db.get("/users/alice.json?ns=x&auth=" + token).status.code == 200)
+        #expect(db.put("/users/alice.json?ns=x&auth=" + token, #"{"name":"Z"}"#).status.code == 200)
+    }
+
+    @Test func validateSeesNewDataAndData() {
+        let db = setUp()
+        #expect(db.put("/users/alice.json?ns=x" + Self.asUser("alice"), #"{"age":3}"#).status.code == 401)
+        #expect(db.put("/counter.json?ns=x", "1").status.code == 200)
+        #expect(db.put("/counter.json?ns=x", "0").status.code == 401)
+        #expect(db.put("/counter.json?ns=x", #"{".sv":{"increment":1}}"#).status.code == 200)
+        #expect(db.value("/counter.json?ns=x&access_token=owner") == .int(2))
+        #expect(db.put("/stamped.json?ns=x", #"{".sv":"timestamp"}"#).status.code == 200)
+        #expect(db.put("/stamped.json?ns=x", "4999").status.code == 401)
+    }
+
+    @Test func aDeniedPathInAMultiPathUpdateWritesNothing() {
+        let db = setUp()
+        let r = db.patch("/.json?ns=x" + Self.asUser("alice"), #"{"users/alice/name":"A","users/bob/name":"B"}"#)
+        #expect(r.status.code == 401)
+        #expect(db.value("/users.json?ns=x&access_token=owner") == .null)
+    }
+}

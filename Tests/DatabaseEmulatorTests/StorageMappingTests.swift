@@ -65,3 +65,30 @@ import Testing
         #expect(json(db.get("/.inspect/databases.json", headers: DatabaseTestClient.owner)) == j(#"[{"name":"elsewhere"}]"#))
     }
 }
+
+@Suite struct CanonicalEquivalenceTests {
+    @Test func canonicallyEquivalentKeysAreDistinct() {
+        let db = DatabaseTestClient()
+        db.put("/k/%C3%A9.json?ns=u", "1")  // é (U+00E9)
+        db.put("/k/e%CC%81.json?ns=u", "2")  // e + U+0301
+        guard case .object(let members)? = db.value("/k.json?ns=u") else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.count == 2)
+    }
+
+    @Test func aValueChangingToAnEquivalentStringIsAnEvent() {
+        let db = DatabaseTestClient()
+        db.put("/v.json?ns=u", #"{"a":"\u00e9"}"#)
+        let s = db.stream("/v.json?ns=u&orderBy=%22$key%22&limitToFirst=5")
+        db.put("/v/a.json?ns=u", #""e\u0301""#)
+        #expect(events(s.writer.text).count == 2)
+    }
+
+    @Test func integralDoublesRenderWithoutFraction() {
+        let db = DatabaseTestClient()
+        db.put("/n.json?ns=u", "[1.0, 2.5, 1e21, 0.1]")
+        #expect(db.get("/n.json?ns=u").bodyText == "[1,2.5,1e+21,0.1]")
+    }
+}

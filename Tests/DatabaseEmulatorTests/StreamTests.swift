@@ -133,3 +133,51 @@ import Testing
         #expect(db.emulator.streamCount(namespace: "k") == 0)
     }
 }
+
+@Suite struct StreamConcurrencyTests {
+    /// Writes from many threads reach a stream exactly once each, and a stream opened midway
+    /// sees every write either in its first value or as an event, never both.
+    @Test func concurrentWritesAreDeliveredExactlyOnce() async {
+        let db = DatabaseTestClient()
+        let early = db.stream("/c.json?ns=cc")
+        let writers = 8
+        let perWriter = 40
+        var late: InProcessClient.StreamedResponse?
+        await withTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                group.addTask {
+                    for i in 0..<perWriter { db.put("/c/k\(w)_\(i).json?ns=cc", "\(i)") }
+                }
+            }
+            late = db.stream("/c.json?ns=cc")
+        }
+        let all = Set((0..<writers).flatMap { w in (0..<perWriter).map { "k\(w)_\($0)" } })
+        let earlyEvents = events(early.writer.text)
+        #expect(earlyEvents.count == 1 + all.count)
+        let earlyPaths = earlyEvents.dropFirst().compactMap { event -> String? in
+            if case .string(let p)? = event.data?[member: "path"] { return String(p.dropFirst()) }
+            return nil
+        }
+        #expect(Set(earlyPaths) == all)
+        guard let late else { return }
+        let lateEvents = events(late.writer.text)
+        var seen: [String] = []
+        if case .object(let members)? = lateEvents.first?.data?[member: "data"] { seen = members.map(\.name) }
+        for event in lateEvents.dropFirst() {
+            if case .string(let p)? = event.data?[member: "path"] { seen.append(String(p.dropFirst())) }
+        }
+        #expect(seen.count == all.count)
+        #expect(Set(seen) == all)
+    }
+
+    @Test func streamsOpenedAtDifferentTimesShareNothingTheyShouldNot() {
+        let db = DatabaseTestClient()
+        let first = db.stream("/a.json?ns=cc")
+        db.put("/a/x.json?ns=cc", "1")
+        let second = db.stream("/a.json?ns=cc")
+        db.put("/a/y.json?ns=cc", "2")
+        #expect(events(first.writer.text).count == 3)
+        #expect(events(second.writer.text).count == 2)
+        #expect(events(second.writer.text).first?.data == j(#"{"path":"/","data":{"x":1}}"#))
+    }
+}

@@ -26,6 +26,18 @@ package struct DatabaseRulesCompileError: Error, Sendable, Equatable {
     package init(_ message: String) { self.message = message }
 }
 
+/// Rules that allow everything (the meaning of the default rules file).
+struct OpenDatabaseRules: DatabaseRules {
+    func canRead(
+        _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource
+    ) -> Bool { true }
+
+    func canWrite(
+        _ locations: [DatabasePath], auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource,
+        newData: any DatabaseDataSource
+    ) -> Bool { true }
+}
+
 /// The rules every namespace starts with: open reads and writes, as the emulator defaults.
 package enum DatabaseDefaultRules {
     package static let source = "{\n  \"rules\": {\n    \".read\": true,\n    \".write\": true\n  }\n}"

@@ -21,8 +21,6 @@ final class DatabaseNamespace: Sendable {
         var rulesSource: [UInt8]
         var rules: any DatabaseRules
         var groups: [DatabaseStreamGroup] = []
-        /// Commit time at which each group's first `put` was read: older batches are skipped.
-        var openedAt: [ObjectIdentifier: CommitTime] = [:]
         var subscription: Subscription?
     }
 
@@ -94,7 +92,6 @@ final class DatabaseNamespace: Sendable {
                 } else {
                     let bytes = DatabaseEvent.cancel("Permission denied").bytes
                     for writer in group.writers where writer.write(bytes) { cancelled.append(writer) }
-                    s.openedAt[ObjectIdentifier(group)] = nil
                 }
             }
             s.groups = kept
@@ -115,17 +112,13 @@ final class DatabaseNamespace: Sendable {
             let view = query.apply(to: snapshot.node(at: path))
             writer.write(DatabaseEvent.put(path: .root, data: view.json()).bytes)
             let group: DatabaseStreamGroup
-            if let existing = s.groups.first(where: {
-                $0.path == path && $0.query == query && $0.auth == auth
-                    && s.openedAt[ObjectIdentifier($0)] == snapshot.snapshot.readTime
-            }) {
+            if let existing = s.groups.first(where: { $0.path == path && $0.query == query && $0.auth == auth }) {
                 group = existing
             } else {
                 group = DatabaseStreamGroup(path: path, query: query, auth: auth, view: view)
                 s.groups.append(group)
-                s.openedAt[ObjectIdentifier(group)] = snapshot.snapshot.readTime
             }
-            group.writers.append(writer)
+            group.members.append((writer, snapshot.snapshot.readTime))
         }
         // Outside the lock: a writer that is already closed runs the handler at once.
         writer.onClose { [weak self, weak writer] in
@@ -137,18 +130,19 @@ final class DatabaseNamespace: Sendable {
     private func deliver(_ batch: ChangeBatch) {
         let write = pending.withLock { $0.removeValue(forKey: batch.commitTime) }
         let after = DatabaseSnapshotSource(snapshot: batch.after, namespace: id)
+        let locations = write?.locations ?? []
         state.withLock { s in
             for group in s.groups {
-                if let opened = s.openedAt[ObjectIdentifier(group)], batch.commitTime <= opened { continue }
+                guard group.wantsCommit(at: batch.commitTime) else { continue }
                 let event: DatabaseEvent?
                 if let write {
-                    event = group.event(for: write, after: after)
+                    event = group.event(for: write, locations: locations, after: after)
                 } else {
                     var locations = batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
                     if let cleared = batch.clearedSubtree { locations.append(DatabaseStorageMapping.path(of: cleared)) }
                     event = group.event(forChangesAt: locations, after: after)
                 }
-                if let event { group.send(event.bytes) }
+                if let event { group.send(event.bytes, committedAt: batch.commitTime) }
             }
             prune(&s)
         }
@@ -158,15 +152,13 @@ final class DatabaseNamespace: Sendable {
     func removeStream(_ writer: any HTTPStreamWriter) {
         let id = ObjectIdentifier(writer)
         state.withLock { s in
-            for group in s.groups { group.writers.removeAll { ObjectIdentifier($0) == id } }
+            for group in s.groups { group.members.removeAll { ObjectIdentifier($0.writer) == id } }
             prune(&s)
         }
     }
 
     private func prune(_ s: inout State) {
-        guard s.groups.contains(where: { $0.writers.isEmpty }) else { return }
-        for group in s.groups where group.writers.isEmpty { s.openedAt[ObjectIdentifier(group)] = nil }
-        s.groups.removeAll { $0.writers.isEmpty }
+        s.groups.removeAll { $0.members.isEmpty }
     }
 
     /// Sends a keep-alive to every stream, `auth_revoked` (and closes) streams whose credential
@@ -180,7 +172,7 @@ final class DatabaseNamespace: Sendable {
                 if let expiry = group.auth.expiresAt, expiry <= time {
                     let event = DatabaseEvent.authRevoked.bytes
                     for writer in group.writers where writer.write(event) { revoked.append(writer) }
-                    group.writers.removeAll()
+                    group.members.removeAll()
                 } else {
                     group.send(bytes)
                 }

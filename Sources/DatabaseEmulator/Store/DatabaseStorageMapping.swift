@@ -113,11 +113,16 @@ enum DatabaseStorageMapping {
                 }
                 continue
             }
-            let key = key(location)
-            if location.isRoot {
-                for entry in Array(txn.scan(ns, .all)) { delete(&txn, ns, entry.key) }
-            } else {
-                txn.deleteSubtree(ns, key)
+            // Overwrite in place: store the new leaves, then drop old entries the new value lacks
+            // (an unchanged leaf is then no change at all for the engine).
+            var entries: [(key: StorageKey, bytes: [UInt8])] = []
+            collect(node, at: location, into: &entries)
+            let range: StorageKeyRange = location.isRoot ? .all : .subtree(of: key(location))
+            let old = txn.scan(ns, range).map(\.key)
+            for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
+            if !old.isEmpty {
+                let kept = Set(entries.map(\.key))
+                for key in old where !kept.contains(key) { delete(&txn, ns, key) }
             }
             var ancestor = location
             while let parent = ancestor.parent {
@@ -125,7 +130,6 @@ enum DatabaseStorageMapping {
                 let leaf = leafKey(ancestor)
                 if txn.get(ns, leaf) != nil { delete(&txn, ns, leaf) }
             }
-            store(node, at: location, &txn, ns)
             if node.isEmpty { dropEmptyPriorities(above: location, &txn, ns) }
         }
     }
@@ -134,15 +138,16 @@ enum DatabaseStorageMapping {
         key.depth == owner.count + 1 && key.lastSegment == priorityKey
     }
 
-    private static func store(_ node: DatabaseNode, at path: DatabasePath, _ txn: inout CommitBuilder, _ ns: NamespaceID) {
+    /// The engine entries of `node` stored at `path`: its leaves and priorities.
+    private static func collect(_ node: DatabaseNode, at path: DatabasePath, into entries: inout [(key: StorageKey, bytes: [UInt8])]) {
         switch node.content {
         case .empty: return
         case .children(let kids):
-            for (key, child) in kids { store(child, at: path.child(key), &txn, ns) }
+            for (key, child) in kids { collect(child, at: path.child(key), into: &entries) }
         default:
-            if let bytes = DatabaseLeafCodec.encode(node.content) { put(&txn, ns, leafKey(path), bytes) }
+            if let bytes = DatabaseLeafCodec.encode(node.content) { entries.append((leafKey(path), bytes)) }
         }
-        if let bytes = node.priority.flatMap(priorityBytes) { put(&txn, ns, key(path).appending(priorityKey), bytes) }
+        if let bytes = node.priority.flatMap(priorityBytes) { entries.append((key(path).appending(priorityKey), bytes)) }
     }
 
     private static func priorityBytes(_ priority: JSONValue) -> [UInt8]? {
@@ -181,26 +186,5 @@ enum DatabaseStorageMapping {
 
     private static func delete(_ txn: inout CommitBuilder, _ ns: NamespaceID, _ key: StorageKey) {
         _ = try? txn.delete(ns, key)
-    }
-}
-
-/// Reads a committed snapshot.
-struct DatabaseSnapshotSource: DatabaseDataSource {
-    let snapshot: StorageSnapshot
-    let namespace: NamespaceID
-
-    func node(at path: DatabasePath) -> DatabaseNode {
-        DatabaseStorageMapping.node(
-            at: path, get: { snapshot.get(namespace, $0) }, scan: { snapshot.scan(namespace, $0) })
-    }
-}
-
-/// Reads the inside of a commit (head plus nothing written yet).
-struct DatabaseCommitSource: DatabaseDataSource {
-    let txn: CommitBuilder
-    let namespace: NamespaceID
-
-    func node(at path: DatabasePath) -> DatabaseNode {
-        DatabaseStorageMapping.node(at: path, get: { txn.get(namespace, $0) }, scan: { txn.scan(namespace, $0) })
     }
 }

@@ -19,7 +19,7 @@ final class DatabaseStore: Sendable {
         let source = Array(DatabaseDefaultRules.source.utf8)
         switch rulesGate.compile(source) {
         case .success(let rules): defaultRules = rules
-        case .failure: defaultRules = LiteralDatabaseRules(tree: .object([]))  // unreachable for a sane gate
+        case .failure: defaultRules = OpenDatabaseRules()  // only for a gate that rejects the open default
         }
     }
 

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorModel
+import EmulatorStorage
 import EmulatorSupport
 
 /// The open event streams that watch the same location with the same query and credentials.
@@ -11,7 +12,10 @@ final class DatabaseStreamGroup {
     let auth: DatabaseAuth
     /// The last view sent (query streams only: a changed view is sent as a whole `put /`).
     var lastView: DatabaseNode
-    var writers: [any HTTPStreamWriter] = []
+    /// The streams, each with the commit time its first `put` was read at: it takes only later commits.
+    var members: [(writer: any HTTPStreamWriter, openedAt: CommitTime)] = []
+
+    var writers: [any HTTPStreamWriter] { members.map(\.writer) }
 
     init(path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, view: DatabaseNode) {
         self.path = path
@@ -23,7 +27,7 @@ final class DatabaseStreamGroup {
     /// The event for a commit made by someone else (import, clear): a whole `put /` if any
     /// changed location is related to the stream.
     func event(forChangesAt locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
-        guard locations.contains(where: { $0.isAncestor(of: path) || path.isAncestor(of: $0) }) else { return nil }
+        guard touches(locations) else { return nil }
         let view = query.apply(to: after.node(at: path))
         if !query.isIdentity && view == lastView { return nil }
         lastView = view
@@ -31,8 +35,9 @@ final class DatabaseStreamGroup {
     }
 
     /// The event a commit produces for this group, or nil when the write does not touch it.
-    func event(for write: DatabaseWrite, after: any DatabaseDataSource) -> DatabaseEvent? {
-        guard touches(write) else { return nil }
+    /// `locations` is `write.locations` (computed once per commit by the caller).
+    func event(for write: DatabaseWrite, locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
+        guard touches(locations) else { return nil }
         if !query.isIdentity {
             let view = query.apply(to: after.node(at: path))
             if view == lastView { return nil }
@@ -64,19 +69,34 @@ final class DatabaseStreamGroup {
         }
     }
 
-    private func touches(_ write: DatabaseWrite) -> Bool {
-        write.locations.contains { $0.isAncestor(of: path) || path.isAncestor(of: $0) }
+    /// Whether a location is this stream's location, above it or below it.
+    func touches(_ locations: [DatabasePath]) -> Bool {
+        let keys = path.keys
+        return locations.contains { location in
+            let other = location.keys
+            let shared = Swift.min(keys.count, other.count)
+            var i = 0
+            while i < shared {
+                if keys[i].utf8.count != other[i].utf8.count || !keys[i].utf8.elementsEqual(other[i].utf8) { return false }
+                i += 1
+            }
+            return true
+        }
     }
 
     private static func joined(_ path: DatabasePath) -> String { path.keys.joined(separator: "/") }
 
-    /// Writes `bytes` to every member, dropping members whose stream has closed.
-    func send(_ bytes: [UInt8]) {
-        writers.removeAll { writer in !writer.write(bytes) }
+    /// Whether some member has not yet seen the commit at `time`.
+    func wantsCommit(at time: CommitTime) -> Bool {
+        members.contains { $0.openedAt < time }
     }
 
-    /// Drops closed members.
-    func prune() {
-        writers.removeAll { !$0.isOpen }
+    /// Writes `bytes` to every member (only to those opened before `time`, when given), dropping
+    /// members whose stream has closed.
+    func send(_ bytes: [UInt8], committedAt time: CommitTime? = nil) {
+        members.removeAll { member in
+            if let time, member.openedAt >= time { return false }
+            return !member.writer.write(bytes)
+        }
     }
 }

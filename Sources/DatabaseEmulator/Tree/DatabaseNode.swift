@@ -19,6 +19,19 @@ package struct DatabaseNode: Sendable, Equatable {
         case double(Double)
         case string(String)
         case children(DatabaseChildren)
+
+        /// Strings compare by bytes: canonically equivalent strings are different values.
+        package static func == (a: Content, b: Content) -> Bool {
+            switch (a, b) {
+            case (.empty, .empty): true
+            case (.bool(let x), .bool(let y)): x == y
+            case (.int(let x), .int(let y)): x == y
+            case (.double(let x), .double(let y)): x.bitPattern == y.bitPattern || x == y
+            case (.string(let x), .string(let y)): UTF8Order.equal(x, y)
+            case (.children(let x), .children(let y)): x == y
+            default: false
+            }
+        }
     }
 
     package var content: Content

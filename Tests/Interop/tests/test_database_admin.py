@@ -108,7 +108,8 @@ def test_get_if_changed(app):
     assert (changed, value, new_etag) == (False, None, None)
     ref.set(2)
     changed, value, new_etag = ref.get_if_changed(etag)
-    assert changed is True and value == 2 and new_etag != etag
+    assert changed is True and value == 2
+    assert isinstance(new_etag, str) and new_etag != etag
 
 
 def test_set_if_unchanged(app):
@@ -267,3 +268,40 @@ def test_invalid_data_is_rejected(app):
         ref.set({"a.b": 1})
     assert "Key value can't be empty or contain $ # [ ] / or ." in str(failure.value)
     assert ref.get() is None
+
+
+def test_rule_expressions_with_auth_variable_override(suite, app, namespace):
+    rules = {
+        "rules": {
+            "protected": {"$uid": {".read": "auth != null", ".write": "$uid === auth.uid"}},
+            "admin": {".read": "false", ".write": "false"},
+            "public": {".read": "true"},
+        }
+    }
+    response = requests.put(
+        f"http://{suite.database}/.settings/rules.json?ns={namespace}",
+        json=rules,
+        headers={"Authorization": "Bearer owner"},
+        timeout=10,
+    )
+    assert response.status_code == 200
+    for path in ("protected/user1", "protected/user2", "admin", "public"):
+        db.reference(path, app=app).set("test")
+    user = firebase_admin.initialize_app(
+        options={"databaseURL": f"http://{suite.database}?ns={namespace}", "databaseAuthVariableOverride": {"uid": "user1"}},
+        name=f"user1-{namespace}",
+    )
+    try:
+        assert db.reference("protected/user2", app=user).get() == "test"
+        with pytest.raises(exceptions.UnauthenticatedError):
+            db.reference("protected/user2", app=user).set("x")
+        db.reference("protected/user1", app=user).set("mine")
+        assert db.reference("protected/user1", app=user).get() == "mine"
+        with pytest.raises(exceptions.UnauthenticatedError) as denied:
+            db.reference("admin", app=user).get()
+        assert str(denied.value) == "Permission denied"
+        # A query at a location with no .read of its own is denied.
+        with pytest.raises(exceptions.UnauthenticatedError):
+            db.reference("protected", app=user).order_by_key().limit_to_first(2).get()
+    finally:
+        firebase_admin.delete_app(user)
