@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorStorage
 import FirestoreEmulator
 import EmulatorHTTP
 import EmulatorSupport
@@ -33,7 +34,8 @@ import Testing
     @Test func emulatorDeleteClearsADatabaseOrASubtree() {
         let c = FirestoreTestClient()
         c.set([("a/1", "{}"), ("a/2", "{}"), ("a/1/sub/x", "{}"), ("b/1", "{}")])
-        c.send(.post, "/v1/projects/demo/databases/other/documents:commit", #"{"writes":[{"update":{"name":"projects/demo/databases/other/documents/a/1","fields":{}}}]}"#)
+        let other = c.send(.post, "/v1/projects/demo/databases/other/documents:commit", #"{"writes":[{"update":{"name":"projects/demo/databases/other/documents/a/1","fields":{}}}]}"#)
+        #expect(other.status == 200)
         let sub = c.send(.delete, "/emulator/v1/projects/demo/databases/(default)/documents/a/1")
         #expect(sub.status == 200)
         #expect(c.send(.get, "/v1/\(c.name("a/1"))").status == 404)
@@ -76,7 +78,24 @@ import Testing
         #expect(c.set([("open/a", "{}")]).status == 200)
         #expect(c.set([("locked/a", "{}")]).json.errorStatus == "PERMISSION_DENIED")
         #expect(c.set([("needs/k1", "{}")]).json.errorStatus == "PERMISSION_DENIED")
-        #expect(c.set([("keys/k1", "{}"), ("needs/k1", "{}")]).status == 200)
+        // Lookups see the state before the commit: a key written in the same batch does not count.
+        #expect(c.set([("keys/k1", "{}"), ("needs/k1", "{}")]).json.errorStatus == "PERMISSION_DENIED")
+        #expect(c.set([("keys/k1", "{}")]).status == 200)
+        #expect(c.set([("needs/k1", "{}")]).status == 200)
         #expect(c.send(.get, "/v1/\(c.name("locked/a"))").status == 403)
+    }
+
+    @Test func singleProjectModeWarnsOncePerOtherProject() {
+        let logs = MemoryLogHandler()
+        let emulator = FirestoreEmulator(
+            storage: StorageEngine(),
+            configuration: .init(projectID: "demo", logger: Logger(label: "firestore", handler: logs)))
+        for project in ["demo", "other", "other"] {
+            let r = emulator.router.respond(to: HTTPRequest(method: .get, target: "/v1/projects/\(project)/databases/(default)/documents/c/d"))
+            #expect(r.status.code == 404)
+        }
+        let warnings = logs.records.filter { $0.level == .warning }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.contains("Requested project ID other") == true)
     }
 }
