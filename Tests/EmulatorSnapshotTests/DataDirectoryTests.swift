@@ -37,7 +37,7 @@ import EmulatorStorage
         engine.clear(rtdb, subtree: StorageKey("users"))
         try put(engine, rtdb, "users/u2/name", "grace")
         // No close(): as if the process was killed here.
-        _ = data
+        data.abandonForTesting()
         let restarted = StorageEngine()
         let reopened = try DataDirectory.open(dir.path + "/live", engine: restarted)
         defer { reopened.close() }
@@ -48,11 +48,26 @@ import EmulatorStorage
         #expect(reopened.recovered.commits == 6)
     }
 
+    @Test func aSecondOpenOfTheSameDirectoryIsRefused() throws {
+        let dir = TestDirectory()
+        let data = try DataDirectory.open(dir.path + "/live", engine: StorageEngine())
+        do {
+            _ = try DataDirectory.open(dir.path + "/live", engine: StorageEngine())
+            Issue.record("expected a refusal")
+        } catch {
+            #expect(error.code == .refused)
+        }
+        data.close()
+        let again = try DataDirectory.open(dir.path + "/live", engine: StorageEngine())
+        again.close()
+    }
+
     @Test func checkpointsReplaceOldJournals() throws {
         let dir = TestDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, checkpointBytes: 2_000)
         for i in 0..<300 { try put(engine, ns, "docs/d\(i)", String(repeating: "v", count: 20) + "\(i)") }
+        data.abandonForTesting()
         let files = try SnapshotFileSystem().list(dir.path + "/live")
         #expect(files.contains(DataDirectory.checkpointFile))
         #expect(files.filter { $0.hasPrefix("journal-") }.count <= 2)
@@ -61,7 +76,6 @@ import EmulatorStorage
         defer { reopened.close() }
         #expect(try contents(restarted) == contents(engine))
         #expect(try contents(restarted).count == 300)
-        _ = data
     }
 
     @Test func tornTailIsDroppedButEarlierWritesStay() throws {
@@ -134,7 +148,7 @@ import EmulatorStorage
                 }
             }
         }
-        _ = data
+        data.abandonForTesting()
         let restarted = StorageEngine()
         let reopened = try DataDirectory.open(dir.path + "/live", engine: restarted)
         defer { reopened.close() }

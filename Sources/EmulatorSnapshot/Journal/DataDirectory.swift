@@ -47,7 +47,20 @@ package final class DataDirectory: Sendable {
             throw SnapshotError(.refused, "the data directory is a file", file: root)
         }
         try fileSystem.makeDirectories(root)
-        let state = try DataDirectoryRecovery(root: root, fileSystem: fileSystem).read()
+        // One process per data directory: a second one would interleave journals.
+        let lockFD = Glibc.open(root + "/LOCK", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockFD >= 0 else { throw SnapshotFileSystem.ioError("opening the lock file", root + "/LOCK", errno) }
+        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(lockFD)
+            throw SnapshotError(.refused, "the data directory is in use by another emulators process", file: root)
+        }
+        let state: DataDirectoryRecovery.State
+        do throws(SnapshotError) {
+            state = try DataDirectoryRecovery(root: root, fileSystem: fileSystem).read()
+        } catch {
+            Glibc.close(lockFD)
+            throw error
+        }
         let counts = state.apply(to: engine)
         // Start a new journal, then checkpoint what was recovered so old journals can go.
         let sequence = state.lastJournal + 1
@@ -55,7 +68,8 @@ package final class DataDirectory: Sendable {
         try fileSystem.syncDirectory(root)
         let journal = Journal(
             file: file, sequence: sequence, durability: durability, fileSystem: fileSystem, checkpointThreshold: checkpointBytes)
-        let directory = DataDirectory(path: root, engine: engine, journal: journal, fileSystem: fileSystem, recovered: counts)
+        let directory = DataDirectory(
+            path: root, engine: engine, journal: journal, fileSystem: fileSystem, recovered: counts, lockFD: lockFD)
         if counts.commits > 0 || state.journals.count > 0 || !state.hadCheckpoint {
             try directory.writeCheckpoint(firstJournal: sequence)
         }
@@ -64,8 +78,12 @@ package final class DataDirectory: Sendable {
         return directory
     }
 
+    /// Holds the `flock` on `<dir>/LOCK` until `close()` (or the process ends).
+    private let lockFD: Int32
+
     private init(path: String, engine: StorageEngine, journal: Journal, fileSystem: SnapshotFileSystem,
-                 recovered: (entries: Int, commits: Int)) {
+                 recovered: (entries: Int, commits: Int), lockFD: Int32) {
+        self.lockFD = lockFD
         self.path = path
         self.engine = engine
         self.journal = journal
@@ -141,9 +159,16 @@ package final class DataDirectory: Sendable {
         }
     }
 
+    /// What a crash leaves: the lock released, nothing flushed beyond what commits already wrote.
+    func abandonForTesting() {
+        engine.setCommitLog(nil)
+        Glibc.close(lockFD)
+    }
+
     /// Flushes the journal (clean shutdown). Commits after this are not journaled.
     package func close() {
         engine.setCommitLog(nil)
         journal.close()
+        Glibc.close(lockFD)
     }
 }
