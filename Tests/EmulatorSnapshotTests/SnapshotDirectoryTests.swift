@@ -179,6 +179,19 @@ import EmulatorSupport
         #expect(try SnapshotImporter().read(directory: dir.path + "/data").firestore == Self.books)
     }
 
+    @Test func anExportKilledBetweenTheRenamesIsRepairedByTheNext() throws {
+        let dir = TestDirectory()
+        try export(dir.path + "/data")
+        let fs = SnapshotFileSystem()
+        // As if a process (pid 999999, gone) moved the snapshot aside and died before the swap,
+        // leaving its temporary directory too.
+        try fs.rename(dir.path + "/data", dir.path + "/.data.previous-999999-1")
+        try fs.makeDirectory(dir.path + "/.data.export-999999-1")
+        try export(dir.path + "/data", force: true, docs: [Self.books[0]])
+        #expect(try fs.list(dir.path) == ["data"])
+        #expect(try SnapshotImporter().read(directory: dir.path + "/data").firestore == [Self.books[0]])
+    }
+
     @Test func corruptedOutputFileIsRefusedWithFileAndOffset() throws {
         let dir = TestDirectory()
         try export(dir.path + "/data")

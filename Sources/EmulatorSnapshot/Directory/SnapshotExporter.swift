@@ -77,8 +77,9 @@ package struct SnapshotExporter: Sendable {
         to target: String, force: Bool, database: [DatabaseExportNamespace]?,
         firestore: ((inout FirestoreExportWriter) throws(SnapshotError) -> Void)?
     ) throws(SnapshotError) -> String {
+        let (parent, name) = SnapshotFileSystem.split(fileSystem.canonical(target))
+        if fileSystem.isDirectory(parent) { recoverInterruptedExport(parent: parent, name: name) }
         let path = try checkTarget(target, force: force)
-        let (parent, name) = SnapshotFileSystem.split(path)
         try fileSystem.makeDirectories(parent)
         let stamp = "\(getpid())-\(Self.nowMicros())"
         let temporary = parent + "/." + name + ".export-" + stamp
@@ -147,6 +148,28 @@ package struct SnapshotExporter: Sendable {
             throw error
         }
         if let previous { fileSystem.removeTree(previous) }
+    }
+
+    /// Cleans up after an export that was killed: temporary directories of processes that are
+    /// gone are removed, and if the target itself is missing while a moved-aside previous
+    /// snapshot survives (killed between the two renames), that snapshot is put back.
+    func recoverInterruptedExport(parent: String, name: String) {
+        guard let entries = try? fileSystem.list(parent) else { return }
+        let target = parent + "/" + name
+        for entry in entries {
+            for marker in [".export-", ".previous-"] where entry.hasPrefix("." + name + marker) {
+                let rest = entry.dropFirst(name.count + 1 + marker.count)
+                guard let pid = Int32(rest.prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else {
+                    continue
+                }
+                let path = parent + "/" + entry
+                if marker == ".previous-" && !fileSystem.exists(target) {
+                    try? fileSystem.rename(path, target)
+                } else {
+                    fileSystem.removeTree(path)
+                }
+            }
+        }
     }
 
     static func isSafeFileName(_ name: String) -> Bool {
