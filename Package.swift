@@ -37,7 +37,9 @@ let package = Package(
             name: "FirestoreEmulator",
             dependencies: ["EmulatorStorage", "SecurityRules", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
             swiftSettings: settings),
-        .target(name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .target(
+            name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
+            swiftSettings: settings),
         // L4
         .target(
             name: "EmulatorSuite",

@@ -6,6 +6,8 @@ if arguments.count >= 2, arguments[1] == "http-serve" {
     runSSEFanOutBenchmark(streams: arguments.count >= 3 ? Int(arguments[2]) ?? 1000 : 1000)
 } else if arguments.count >= 2, arguments[1] == "firestore" {
     runFirestoreBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
+} else if arguments.count >= 2, arguments[1] == "snapshot" {
+    runSnapshotBenchmark(quick: !(arguments.count >= 3 && arguments[2] == "full"))
 } else {
     print("benchmarks: none yet")
 }

@@ -12,6 +12,8 @@ package struct StartOptions: Sendable, Equatable {
     package var importDirectory: String?
     /// `--export-on-exit [dir]`: `.some(nil)` means "reuse the --import directory".
     package var exportOnExit: String??
+    /// `--data-dir <dir>`: keep all data live in this directory (journal + checkpoints).
+    package var dataDirectory: String?
 
     package init() {}
 }

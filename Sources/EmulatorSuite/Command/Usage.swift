@@ -38,6 +38,9 @@ package enum Usage {
           --import <dir>        import data exported earlier (or a production export) at start-up
           --export-on-exit [dir]
                                 export when the suite stops (default dir: the --import dir)
+          --data-dir <dir>      keep all data live in <dir>: every write is journaled before it is
+                                acknowledged, so even kill -9 loses nothing; the next start with
+                                the same --data-dir restores everything
           --log-verbosity <level>
                                 DEBUG, INFO (default), QUIET (warnings and banner), SILENT (errors only)
           -P, --project <id>    project ID or .firebaserc alias

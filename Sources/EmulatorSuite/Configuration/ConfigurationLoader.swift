@@ -109,7 +109,8 @@ package enum ConfigurationLoader {
             projectId: projectId, listeners: listeners, firestoreRules: firestoreRules, databaseRules: databaseRules,
             singleProjectMode: config.singleProjectMode, verbosity: options.verbosity,
             configFile: configFound ? configFile : nil, importPlan: data.importPlan, exportOnExit: data.exportOnExit,
-            notices: notices)
+            notices: notices,
+            dataDirectory: options.dataDirectory.map { LocalFiles.absolute($0, relativeTo: workingDirectory) })
     }
 
     /// Reads a rules file relative to the project directory; a missing file only warns, as officially.

@@ -18,7 +18,7 @@ package struct EmulatorRegistry: Sendable {
     /// The registry `emulators start` uses. Emulators that have not landed answer 501 on every path.
     package static var standard: EmulatorRegistry {
         EmulatorRegistry(routers: [
-            .firestore: { _ in notImplemented("The Firestore emulator is not implemented yet") },
+            .firestore: { firestoreRouter($0) },
             .database: { databaseRouter($0) },
         ])
     }

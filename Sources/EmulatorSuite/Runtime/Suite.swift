@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import EmulatorHTTP
+import EmulatorSnapshot
 import EmulatorSupport
 import Synchronization
 
@@ -23,12 +24,16 @@ package final class Suite: Sendable {
     private let listeners: [(kind: EmulatorKind, listener: any SuiteListener)]
     fileprivate let locator: HubLocator?
     private let hooks: SnapshotHooks
+    /// `--data-dir`: journals every commit; closed (flushed) at shutdown.
+    private let dataDirectory: DataDirectory?
     private let stopped = Mutex(false)
 
     private init(
         configuration: SuiteConfiguration, context: EmulatorContext, directory: HubDirectory,
-        listeners: [(kind: EmulatorKind, listener: any SuiteListener)], locator: HubLocator?, hooks: SnapshotHooks
+        listeners: [(kind: EmulatorKind, listener: any SuiteListener)], locator: HubLocator?, hooks: SnapshotHooks,
+        dataDirectory: DataDirectory?
     ) {
+        self.dataDirectory = dataDirectory
         self.configuration = configuration
         self.context = context
         self.directory = directory
@@ -58,13 +63,32 @@ package final class Suite: Sendable {
         let context = EmulatorContext(
             projectId: configuration.projectId, singleProjectMode: configuration.singleProjectMode,
             firestoreRules: configuration.firestoreRules, databaseRules: configuration.databaseRules, console: console)
-        if let plan = configuration.importPlan {
+        // The live data directory is restored before anything else touches the engine.
+        var dataDirectory: DataDirectory?
+        if let path = configuration.dataDirectory {
+            do throws(SnapshotError) {
+                let opened = try DataDirectory.open(path, engine: context.storage)
+                dataDirectory = opened
+                console.info(
+                    "emulators",
+                    "Data directory \(path): restored \(opened.recovered.entries) entries and \(opened.recovered.commits) journaled commits")
+            } catch {
+                throw SuiteStartError(.importFailed, "Data directory \(path) cannot be loaded: \(error)")
+            }
+        }
+        var importPlan = configuration.importPlan
+        if let plan = importPlan, let dataDirectory, dataDirectory.recovered.entries + dataDirectory.recovered.commits > 0 {
+            console.warning("emulators", "Not importing \(plan.directory): the data directory \(dataDirectory.path) already holds data.")
+            importPlan = nil
+        }
+        if let plan = importPlan {
             console.info("emulators", "Importing data from \(plan.directory)")
             do {
                 try hooks.importData(plan, context)
             } catch where error.code == .notImplemented {
                 console.warning("emulators", "\(error.message); starting with empty data.")
             } catch {
+                dataDirectory?.close()
                 throw SuiteStartError(.importFailed, "Import from \(plan.directory) failed: \(error.message)")
             }
         }
@@ -73,6 +97,7 @@ package final class Suite: Sendable {
         var started: [(kind: EmulatorKind, listener: any SuiteListener)] = []
         func abandon() {
             for entry in started.reversed() { entry.listener.shutdown(gracePeriod: .zero) }
+            dataDirectory?.close()
         }
         let exportHook = hooks.exportData
         let kinds = configuration.listeners.keys.sorted()
@@ -114,7 +139,7 @@ package final class Suite: Sendable {
         }
         return Suite(
             configuration: configuration, context: context, directory: directory, listeners: started, locator: locator,
-            hooks: hooks)
+            hooks: hooks, dataDirectory: dataDirectory)
     }
 
     /// Binds one listener; the hub moves to the next free port when its default is taken.
@@ -209,6 +234,7 @@ package final class Suite: Sendable {
             let remaining = max(deadline - ContinuousClock.now, .zero)
             entry.listener.shutdown(gracePeriod: remaining)
         }
+        dataDirectory?.close()
         locator?.release()
     }
 }

@@ -34,16 +34,11 @@ def test_every_port_accepts_connections(suite, port_name):
         pass
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "http://{firestore}/v1/projects/demo-interop/databases/(default)/documents/users/ada",
-    ],
-)
-def test_unimplemented_emulators_answer_501_json(suite, url):
-    response = requests.get(url.format(firestore=suite.firestore, database=suite.database), timeout=5)
-    assert response.status_code == 501
-    assert "not implemented yet" in response.json()["error"]
+def test_firestore_is_served_over_the_shared_engine(suite):
+    url = f"http://{suite.firestore}/v1/projects/demo-interop/databases/(default)/documents/users/nobody-here"
+    response = requests.get(url, timeout=5)
+    assert response.status_code == 404
+    assert response.json()["error"]["status"] == "NOT_FOUND"
 
 
 def test_keep_alive_connections_serve_several_requests(suite):
