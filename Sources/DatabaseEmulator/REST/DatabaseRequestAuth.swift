@@ -2,7 +2,7 @@ import EmulatorHTTP
 import EmulatorSupport
 
 /// Reads the credentials of a REST request: `Authorization: Bearer <token>`, `access_token=` or
-/// `auth=`. `owner` is the admin token; an unsigned or signed JWT gives a user whose claims become
+/// `auth=`. `owner` (in any case) is the admin token; an unsigned or signed JWT gives a user whose claims become
 /// rules' `auth`; `auth_variable_override` (admin only) replaces `auth` and drops admin rights.
 enum DatabaseRequestAuth {
     static func resolve(_ request: HTTPRequest, query items: [(name: String, value: String)]) throws(DatabaseRESTError)
@@ -25,7 +25,7 @@ enum DatabaseRequestAuth {
         }
         var auth = DatabaseAuth.unauthenticated
         if let token, !token.isEmpty {
-            if token == "owner" {
+            if token.utf8.count == 5, token.lowercased() == "owner" {
                 auth = .admin
             } else if let claims = jwtClaims(token) {
                 var expiresAt: Int64?

@@ -14,6 +14,8 @@ package struct EmulatorContext: Sendable {
     package var console: Console
     /// The storage engine every emulator of the suite shares.
     package var storage: StorageEngine
+    /// The emulators whose rules follow firebase.json's files (hot reload).
+    package var liveRules = LiveRules()
 
     package init(
         projectId: String, singleProjectMode: Bool = true, firestoreRules: RulesSource? = nil,

@@ -15,6 +15,7 @@ extension EmulatorRegistry {
                 context.console.warning("database", "rules \(binding.rules.path): \(error.message)")
             }
         }
+        context.liveRules.attach(database)
         return database.router
     }
 }

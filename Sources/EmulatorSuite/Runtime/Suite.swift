@@ -93,6 +93,13 @@ package final class Suite: Sendable {
             }
         }
 
+        // As the official CLI: a database rules file that does not load stops the start.
+        let rulesProblems = configuration.emulators.contains(.database) ? RulesLoading.databaseStartProblems(context) : []
+        if !rulesProblems.isEmpty {
+            dataDirectory?.close()
+            throw SuiteStartError(.rulesFailed, "Failed to load initial Database Emulator rules:\n" + rulesProblems.joined(separator: "\n"))
+        }
+
         let directory = HubDirectory(pid: pid)
         var started: [(kind: EmulatorKind, listener: any SuiteListener)] = []
         func abandon() {
@@ -123,6 +130,7 @@ package final class Suite: Sendable {
             }
         }
 
+        context.liveRules.startWatching(context)
         var locator: HubLocator?
         if let locatorDirectory = configuration.locatorDirectory {
             let candidate = HubLocator(directory: locatorDirectory, projectId: configuration.projectId, pid: pid)
@@ -227,6 +235,7 @@ package final class Suite: Sendable {
                 console.warning("emulators", "Automatic export to \"\(target)\" failed, going to exit now... (\(error.message))")
             }
         }
+        context.liveRules.stopWatching()
         console.info("emulators", "Shutting down emulators.")
         let deadline = ContinuousClock.now + gracePeriod
         for entry in listeners.reversed() {

@@ -1,5 +1,5 @@
 import EmulatorModel
-import EmulatorSupport
+package import EmulatorSupport
 import SecurityRules
 
 /// Connects the rules gate to the SecurityRules engine: compiles `firestore.rules` sources and
@@ -12,13 +12,15 @@ import SecurityRules
 ///     rulesLoader: FirestoreRulesEngine.loader))
 /// ```
 package enum FirestoreRulesEngine {
-    /// Compiles a rules source; a source with errors gives no gate and ERROR issues.
-    package static func compile(_ source: String, fileName: String = "firestore.rules") -> (
+    /// Compiles a rules source; a source with errors gives no gate and ERROR issues. With a
+    /// `logger`, every `debug(x)` a rule evaluates is logged (info, `debug: <x>`) and so is every
+    /// denial with the rule that decided it (debug level).
+    package static func compile(_ source: String, fileName: String = "firestore.rules", logger: Logger? = nil) -> (
         gate: FirestoreRulesGate?, issues: [FirestoreRulesIssue]
     ) {
         switch FirestoreRuleset.parse(source, fileName: fileName) {
         case .success(let ruleset):
-            return (gate(ruleset), [])
+            return (gate(ruleset, logger: logger), [])
         case .failure(let diagnostics):
             let issues = diagnostics.diagnostics.map {
                 FirestoreRulesIssue(line: $0.line, column: $0.column, description: $0.message, severity: "ERROR")
@@ -30,7 +32,12 @@ package enum FirestoreRulesEngine {
     /// The loader for `PUT /emulator/v1/projects/{p}:securityRules`.
     package static let loader: FirestoreRulesLoader = { compile($0) }
 
-    static func gate(_ ruleset: FirestoreRuleset) -> FirestoreRulesGate {
+    /// The loader for `:securityRules`, logging `debug()` output and denials to `logger`.
+    package static func loader(logger: Logger?) -> FirestoreRulesLoader {
+        { compile($0, logger: logger) }
+    }
+
+    static func gate(_ ruleset: FirestoreRuleset, logger: Logger? = nil) -> FirestoreRulesGate {
         FirestoreRulesGate(decidingBatch: { accesses, before, after in
             guard let first = accesses.first else { return nil }
             var requests: [FirestoreRulesRequest] = []
@@ -45,6 +52,13 @@ package enum FirestoreRulesEngine {
                     let source = LookupSource(database: first.database, before: before, after: after)
                     let decision =
                         requests.count == 1 ? ruleset.evaluate(requests[0], data: source) : ruleset.evaluateBatch(requests, data: source)
+                    if let logger {
+                        for line in decision.debugOutput { logger.info("debug: \(line)") }
+                        if !decision.isAllowed {
+                            logger.debug(
+                                "PERMISSION_DENIED \(first.method.rawValue) \(first.database.documentName(first.path)): \(decision.message)")
+                        }
+                    }
                     return decision.isAllowed ? nil : .permissionDenied(decision.firestoreWireMessage)
                 }
             }

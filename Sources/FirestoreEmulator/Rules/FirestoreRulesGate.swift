@@ -6,6 +6,11 @@ package enum FirestoreCaller: Sendable, Equatable {
     case anonymous
     case owner
     case user(token: String)
+
+    /// Whether `token` is the emulator's admin token: `owner`, in any case.
+    package static func isOwnerToken(_ token: some StringProtocol) -> Bool {
+        token.utf8.count == 5 && token.lowercased() == "owner"
+    }
 }
 
 /// One access a request makes, as security rules see it.

@@ -63,8 +63,9 @@ extension FirestoreService {
         var readTime: Int64
         let (view, viewTime) = try store.view(database, at: resolved.time)
         // Rules check a query by its constraints (as production does), before any document is read.
-        if caller != .owner, !gate(database).allowsEverything, let selector = query.from.first {
-            try gate(database).check(
+        let gate = caller == .owner ? nil : gate(database)
+        if let gate, !gate.allowsEverything, let selector = query.from.first {
+            try gate.check(
                 FirestoreAccess(
                     method: .list, database: database, path: parent.appending(selector.collectionID), caller: caller,
                     query: query, isCollectionGroup: selector.allDescendants, time: viewTime),
