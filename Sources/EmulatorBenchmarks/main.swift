@@ -8,6 +8,8 @@ if arguments.count >= 2, arguments[1] == "http-serve" {
     runFirestoreBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
 } else if arguments.count >= 2, arguments[1] == "snapshot" {
     runSnapshotBenchmark(quick: !(arguments.count >= 3 && arguments[2] == "full"))
+} else if arguments.count >= 2, arguments[1] == "rules-throughput" {
+    runRulesThroughputBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
 } else {
     print("benchmarks: none yet")
 }
