@@ -1,6 +1,7 @@
 import EmulatorModel
 package import EmulatorSupport
 import SecurityRules
+import Synchronization
 
 /// Connects the rules gate to the SecurityRules engine: compiles `firestore.rules` sources and
 /// turns each access into a `FirestoreRulesRequest` (auth from the bearer token, `resource`,
@@ -71,10 +72,10 @@ package enum FirestoreRulesEngine {
         switch access.caller {
         case .owner, .anonymous: auth = nil
         case .user(let token):
-            switch AuthToken.parse(bearer: token) {
-            case .success(let context): auth = context
-            case .failure: return .failure(.invalidArgument(AuthToken.firestoreMalformedMessage))
+            guard let context = parsedTokens.auth(token) else {
+                return .failure(.invalidArgument(AuthToken.firestoreMalformedMessage))
             }
+            auth = context
         }
         let name = access.database.documentName(access.path)
         let method = FirestoreRulesMethod(rawValue: access.method.rawValue) ?? .get
@@ -86,6 +87,10 @@ package enum FirestoreRulesEngine {
                 newResource: access.requestResource.map { RulesDocument(name: name, fields: $0) },
                 query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup))
     }
+
+    /// Tokens already decoded: clients send the same ID token with every request (and every write
+    /// of a batch carries it), so it is decoded once.
+    static let parsedTokens = TokenCache()
 
     /// Query constraints as rules check them: limit, offset, order and the filter in DNF.
     static func rulesQuery(_ query: StructuredQuery) -> RulesQuery {
@@ -158,5 +163,22 @@ private struct LookupSource: FirestoreRulesDataSource, @unchecked Sendable {
             let d = (afterWrites ? after : before)(parsed.path)
         else { return nil }
         return RulesDocument(name: name, fields: d.fields)
+    }
+}
+
+/// Decoded ID tokens by their text (at most `capacity`; emptied when full). nil for a malformed token.
+final class TokenCache: Sendable {
+    private let entries = Mutex<[String: AuthContext?]>([:])
+    private let capacity = 1024
+
+    /// The auth context of `token` (nil inside for a signed-out empty token), or nil when malformed.
+    func auth(_ token: String) -> AuthContext?? {
+        if let hit = entries.withLock({ $0[token] }) { return .some(hit) }
+        guard case .success(let context) = AuthToken.parse(bearer: token) else { return nil }
+        entries.withLock {
+            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
+            $0[token] = context
+        }
+        return .some(context)
     }
 }
