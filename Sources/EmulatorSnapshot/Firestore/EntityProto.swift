@@ -119,7 +119,9 @@ enum EntityProto {
             writeReference(name, into: &v)
         case .map(let map):
             v.writeMessage(field: 3) { nested in
-                if let elements = map.vectorElements {
+                // An empty vector stays a plain map ({__type__, value: []}): zero `__vector__`
+                // properties would read back as an empty map.
+                if let elements = map.vectorElements, !elements.isEmpty {
                     for element in elements { writeProperty(vectorPropertyName, element, multiple: true, into: &nested) }
                 } else {
                     writeProperties(map, into: &nested)

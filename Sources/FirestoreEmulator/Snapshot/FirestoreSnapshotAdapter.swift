@@ -50,6 +50,13 @@ package enum FirestoreSnapshotAdapter {
             value: ValueCodec.encode(fields))
     }
 
+    /// The stored form of a document whose fields are already `ValueCodec` bytes (a snapshot
+    /// transcoded them); throws `INVALID_ARGUMENT` for a path that is not a document.
+    package static func entry(database: DatabaseID, path: ResourcePath, encodedFields: [UInt8]) throws(EmulatorError) -> Entry {
+        guard path.isDocument else { throw .invalidArgument("\"\(path)\" is not a document path") }
+        return Entry(namespace: DocumentStore.namespace(database), key: DatabaseView<StorageSnapshot>.key(path), value: encodedFields)
+    }
+
     /// Writes prepared entries in commits of `batchSize`.
     package static func load(_ entries: [Entry], into engine: StorageEngine, batchSize: Int = 20_000) throws(EmulatorError) {
         var start = 0

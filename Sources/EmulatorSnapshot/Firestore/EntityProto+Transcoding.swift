@@ -1,0 +1,328 @@
+package import EmulatorModel
+
+/// A document read from an export straight into the storage encoding: its fields as
+/// `ValueCodec` bytes (what `ValueCodec.encode(fields)` gives), without building value trees.
+package struct FirestoreStoredDocument: Sendable, Equatable {
+    package var projectID: String
+    package var databaseID: String
+    package var path: ResourcePath
+    /// `ValueCodec` encoding of the document's fields.
+    package var encodedFields: [UInt8]
+}
+
+extension EntityProto {
+    /// Decodes one entity record directly into `ValueCodec` bytes. Equal, by construction and by
+    /// test, to `ValueCodec.encode(decode(record).fields)`.
+    static func transcode(_ bytes: [UInt8]) throws(Failure) -> FirestoreStoredDocument {
+        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(Failure) in try transcode(&r) }
+    }
+
+    private static func transcode(_ r: inout ProtoReader) throws(Failure) -> FirestoreStoredDocument {
+        var project = ""
+        var database = defaultDatabase
+        var segments: [String] = []
+        var sawKey = false
+        var fields = EncodedFields()
+        while let (field, type) = try r.nextTag() {
+            switch field {
+            case 13:
+                sawKey = true
+                var key = try r.readMessage(type)
+                while let (kf, kt) = try key.nextTag() {
+                    switch kf {
+                    case 13: project = stripPrefix(try key.readString(kt))
+                    case 14:
+                        var path = try key.readMessage(kt)
+                        while let (pf, pt) = try path.nextTag() {
+                            guard pf == 1 else { try path.skip(pt, field: pf); continue }
+                            try path.readGroup(field: 1, pt) { (e: inout ProtoReader) throws(Failure) in
+                                let (kind, id) = try element(&e, 2, 3, 4)
+                                segments.append(kind)
+                                segments.append(id)
+                            }
+                        }
+                    case 23: database = try key.readString(kt)
+                    default: try key.skip(kt, field: kf)
+                    }
+                }
+            case 14, 15:
+                var p = try r.readMessage(type)
+                try fields.add(&p)
+            default:
+                try r.skip(type, field: field)
+            }
+        }
+        guard sawKey, !segments.isEmpty else { throw Failure(offset: 0, message: "entity has no key path") }
+        if database.isEmpty { database = defaultDatabase }
+        return FirestoreStoredDocument(
+            projectID: project, databaseID: database, path: ResourcePath(segments: segments), encodedFields: fields.encoded())
+    }
+
+    private static func stripPrefix(_ app: String) -> String {
+        guard let tilde = app.firstIndex(of: "~") else { return app }
+        return String(app[app.index(after: tilde)...])
+    }
+
+    private static func element(_ e: inout ProtoReader, _ typeField: Int, _ idField: Int, _ nameField: Int) throws(Failure) -> (String, String) {
+        var kind: String?
+        var id: String?
+        let start = e.position
+        while let (f, t) = try e.nextTag() {
+            switch f {
+            case typeField: kind = try e.readString(t)
+            case idField: id = "__id\(Int64(bitPattern: try e.readVarint(t)))__"
+            case nameField: id = try e.readString(t)
+            default: try e.skip(t, field: f)
+            }
+        }
+        guard let kind, let id, !kind.isEmpty, !id.isEmpty else {
+            throw Failure(offset: start, message: "path element without a kind and an id or name")
+        }
+        return (kind, id)
+    }
+
+    /// Properties gathered as encoded values, with the decoder's rules for repeated names.
+    struct EncodedFields {
+        enum Slot {
+            case single([UInt8])
+            case array([[UInt8]])
+        }
+
+        var names: [[UInt8]] = []
+        var slots: [Slot] = []
+        var onlyVectorElements: Bool { names.count == 1 && names[0].elementsEqual(vectorPropertyName.utf8) }
+
+        mutating func add(_ p: inout ProtoReader) throws(Failure) {
+            var meaning: UInt64 = 0
+            var name: Range<Int>?
+            var multiple = false
+            var valueRange: Range<Int>?
+            let start = p.position
+            while let (f, t) = try p.nextTag() {
+                switch f {
+                case 1: meaning = try p.readVarint(t)
+                case 3:
+                    let range = try p.readLengthDelimited(t)
+                    guard ProtoReader.string(UnsafeBufferPointer(rebasing: p.bytes[range])) != nil else {
+                        throw Failure(offset: range.lowerBound, message: "string is not valid UTF-8")
+                    }
+                    name = range
+                case 4: multiple = try p.readVarint(t) != 0
+                case 5: valueRange = try p.readLengthDelimited(t)
+                default: try p.skip(t, field: f)
+                }
+            }
+            guard let name else { throw Failure(offset: start, message: "property without a name") }
+            let nameBytes = p.copy(name)
+            let index = names.lastIndex { $0 == nameBytes }
+            if meaning == Meaning.emptyList {
+                if index == nil {
+                    names.append(nameBytes)
+                    slots.append(.array([]))
+                }
+                return
+            }
+            var value: [UInt8] = [0]  // null
+            if let valueRange {
+                var v = ProtoReader(p.bytes, valueRange)
+                value = try EntityProto.encodeValue(&v, meaning: meaning)
+            }
+            guard multiple else {
+                if let index { slots[index] = .single(value) } else { names.append(nameBytes); slots.append(.single(value)) }
+                return
+            }
+            if let index, case .array(var elements) = slots[index] {
+                slots[index] = .single([])  // keep `elements` uniquely referenced
+                elements.append(value)
+                slots[index] = .array(elements)
+            } else if let index {
+                slots[index] = .array([value])
+            } else {
+                names.append(nameBytes)
+                slots.append(.array([value]))
+            }
+        }
+
+        /// The ValueCodec map body: varint count, then per field (sorted by name bytes, the last
+        /// of equal names winning) varint length, name, value.
+        func encoded() -> [UInt8] {
+            var order = Array(names.indices)
+            order.sort { a, b in
+                let c = UTF8Order.compare(names[a], names[b])
+                return c != 0 ? c < 0 : a < b
+            }
+            var unique: [Int] = []
+            for i in order {
+                if let last = unique.last, names[last] == names[i] { unique[unique.count - 1] = i } else { unique.append(i) }
+            }
+            var out: [UInt8] = []
+            appendVarint(UInt64(unique.count), &out)
+            for i in unique {
+                appendVarint(UInt64(names[i].count), &out)
+                out.append(contentsOf: names[i])
+                appendSlot(slots[i], &out)
+            }
+            return out
+        }
+
+        func appendSlot(_ slot: Slot, _ out: inout [UInt8]) {
+            switch slot {
+            case .single(let value): out.append(contentsOf: value)
+            case .array(let elements):
+                out.append(ValueTag.array)
+                appendVarint(UInt64(elements.count), &out)
+                for element in elements { out.append(contentsOf: element) }
+            }
+        }
+    }
+
+    /// ValueCodec tags (the storage encoding of `EmulatorModel.ValueCodec`).
+    enum ValueTag {
+        static let null: UInt8 = 0, falseValue: UInt8 = 1, trueValue: UInt8 = 2, integer: UInt8 = 3, double: UInt8 = 4
+        static let timestamp: UInt8 = 5, string: UInt8 = 6, bytes: UInt8 = 7, reference: UInt8 = 8, geoPoint: UInt8 = 9
+        static let array: UInt8 = 10, map: UInt8 = 11
+    }
+
+    static func appendVarint(_ value: UInt64, _ out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    static func appendZigzag(_ value: Int64, _ out: inout [UInt8]) {
+        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), &out)
+    }
+
+    static func appendFixed(_ value: UInt64, _ out: inout [UInt8]) {
+        for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * k))) }
+    }
+
+    /// One PropertyValue as ValueCodec bytes (the same choices as `decodeValue`).
+    static func encodeValue(_ v: inout ProtoReader, meaning: UInt64) throws(Failure) -> [UInt8] {
+        var out: [UInt8] = [ValueTag.null]
+        while let (f, t) = try v.nextTag() {
+            switch f {
+            case 1:
+                let raw = Int64(bitPattern: try v.readVarint(t))
+                out.removeAll(keepingCapacity: true)
+                if meaning == Meaning.timestamp {
+                    let time = Timestamp(microseconds: raw)
+                    out.append(ValueTag.timestamp)
+                    appendZigzag(time.seconds, &out)
+                    appendVarint(UInt64(UInt32(bitPattern: time.nanos)), &out)
+                } else {
+                    out.append(ValueTag.integer)
+                    appendZigzag(raw, &out)
+                }
+            case 2:
+                out = [try v.readVarint(t) != 0 ? ValueTag.trueValue : ValueTag.falseValue]
+            case 3:
+                let range = try v.readLengthDelimited(t)
+                out = try encodeStringValue(v.bytes, range, meaning: meaning)
+            case 4:
+                out = [ValueTag.double]
+                appendFixed(try v.readFixed64(t), &out)
+            case 5:
+                var lat: UInt64 = 0, lng: UInt64 = 0
+                try v.readGroup(field: 5, t) { (g: inout ProtoReader) throws(Failure) in
+                    while let (gf, gt) = try g.nextTag() {
+                        switch gf {
+                        case 6: lat = try g.readFixed64(gt)
+                        case 7: lng = try g.readFixed64(gt)
+                        default: try g.skip(gt, field: gf)
+                        }
+                    }
+                }
+                out = [ValueTag.geoPoint]
+                appendFixed(lat, &out)
+                appendFixed(lng, &out)
+            case 12:
+                // References are rare: reuse the decoder, then encode the name.
+                guard case .reference(let name) = try decodeValue(&v, referenceField: t) else { continue }
+                out = [ValueTag.reference]
+                appendVarint(UInt64(name.utf8.count), &out)
+                out.append(contentsOf: name.utf8)
+            default:
+                try v.skip(t, field: f)
+            }
+        }
+        return out
+    }
+
+    /// Decodes the reference group the reader is positioned after (its start tag was read).
+    private static func decodeValue(_ v: inout ProtoReader, referenceField type: ProtoReader.WireType) throws(Failure) -> Value {
+        var project = ""
+        var database = defaultDatabase
+        var segments: [String] = []
+        try v.readGroup(field: 12, type) { (g: inout ProtoReader) throws(Failure) in
+            while let (f, t) = try g.nextTag() {
+                switch f {
+                case 13: project = stripPrefix(try g.readString(t))
+                case 14:
+                    try g.readGroup(field: 14, t) { (e: inout ProtoReader) throws(Failure) in
+                        let (kind, id) = try element(&e, 15, 16, 17)
+                        segments.append(kind)
+                        segments.append(id)
+                    }
+                case 23: database = try g.readString(t)
+                default: try g.skip(t, field: f)
+                }
+            }
+        }
+        if database.isEmpty { database = defaultDatabase }
+        return .reference(DocumentName(projectID: project, databaseID: database, path: ResourcePath(segments: segments)).name)
+    }
+
+    private static func encodeStringValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, meaning: UInt64) throws(Failure) -> [UInt8] {
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        switch meaning {
+        case Meaning.blob, Meaning.byteString:
+            var out: [UInt8] = [ValueTag.bytes]
+            appendVarint(UInt64(slice.count), &out)
+            out.append(contentsOf: slice)
+            return out
+        case Meaning.entity:
+            var nested = ProtoReader(bytes, range)
+            var fields = EncodedFields()
+            while let (f, t) = try nested.nextTag() {
+                if f == 14 || f == 15 {
+                    var p = try nested.readMessage(t)
+                    try fields.add(&p)
+                } else {
+                    try nested.skip(t, field: f)
+                }
+            }
+            var out: [UInt8] = [ValueTag.map]
+            if fields.onlyVectorElements, case .array(let elements) = fields.slots[0] {
+                // {__type__: "__vector__", value: [...]}, fields in byte order.
+                appendVarint(2, &out)
+                for (name, text) in [("__type__", "__vector__")] {
+                    appendVarint(UInt64(name.utf8.count), &out)
+                    out.append(contentsOf: name.utf8)
+                    out.append(ValueTag.string)
+                    appendVarint(UInt64(text.utf8.count), &out)
+                    out.append(contentsOf: text.utf8)
+                }
+                appendVarint(5, &out)
+                out.append(contentsOf: "value".utf8)
+                fields.appendSlot(.array(elements), &out)
+                return out
+            }
+            out.append(contentsOf: fields.encoded())
+            return out
+        default:
+            var out: [UInt8]
+            if ProtoReader.string(slice) != nil {
+                out = [ValueTag.string]
+            } else {
+                out = [ValueTag.bytes]
+            }
+            appendVarint(UInt64(slice.count), &out)
+            out.append(contentsOf: slice)
+            return out
+        }
+    }
+}
