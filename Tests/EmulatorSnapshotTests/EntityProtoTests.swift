@@ -118,6 +118,17 @@ import EmulatorModel
         #expect(stored.encodedFields == ValueCodec.encode(decoded.fields))
     }
 
+    @Test(arguments: [
+        Array("plain ascii text, long enough for words".utf8), Array("héllo wörld ünïcödé".utf8),
+        Array("12345678é".utf8), [0x61, 0xFF, 0x62], Array("abcdefgh".utf8) + [0xC3], [0xE2, 0x82, 0xAC], [],
+    ])
+    func utf8CheckAgreesWithTheStandardLibrary(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            #expect(ProtoReader.isUTF8(buffer) == (String(validating: buffer, as: UTF8.self) != nil))
+            #expect(ProtoReader.string(buffer) == String(validating: buffer, as: UTF8.self))
+        }
+    }
+
     @Test func valueMeaningsOnTheWire() {
         func property(_ value: Value) -> [UInt8] {
             EntityProto.encode(FirestoreExportDocument(projectID: "p", path: ResourcePath(segments: ["c", "d"]), fields: ["f": value]))

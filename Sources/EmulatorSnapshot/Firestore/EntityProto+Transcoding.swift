@@ -22,7 +22,7 @@ extension EntityProto {
         var database = defaultDatabase
         var segments: [String] = []
         var sawKey = false
-        var fields = EncodedFields()
+        var fields = EncodedFields(record: r.bytes)
         while let (field, type) = try r.nextTag() {
             switch field {
             case 13:
@@ -81,20 +81,43 @@ extension EntityProto {
         return (kind, id)
     }
 
-    /// Properties gathered as encoded values, with the decoder's rules for repeated names.
+    /// Properties gathered as encoded values, with the decoder's rules for repeated names. Names
+    /// stay ranges of the record and values are appended to one buffer, so a property costs no
+    /// allocation of its own.
     struct EncodedFields {
-        enum Slot {
-            case single([UInt8])
-            case array([[UInt8]])
+        let record: UnsafeBufferPointer<UInt8>
+        /// Name of each field, as a range of `record`.
+        var names: [Range<Int>] = []
+        /// Per field: its value range in `values` (single), or its elements' ranges (array).
+        var singles: [Range<Int>] = []
+        var arrays: [[Range<Int>]?] = []
+        var values: [UInt8] = []
+
+        init(record: UnsafeBufferPointer<UInt8>) {
+            self.record = record
+            values.reserveCapacity(256)
         }
 
-        var names: [[UInt8]] = []
-        var slots: [Slot] = []
-        var onlyVectorElements: Bool { names.count == 1 && names[0].elementsEqual(vectorPropertyName.utf8) }
+        var onlyVectorElements: Bool {
+            names.count == 1 && arrays[0] != nil
+                && UnsafeBufferPointer(rebasing: record[names[0]]).elementsEqual(vectorPropertyName.utf8)
+        }
+
+        private func name(_ i: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: record[names[i]]) }
+
+        private func index(of range: Range<Int>) -> Int? {
+            let wanted = UnsafeBufferPointer(rebasing: record[range])
+            var i = names.count - 1
+            while i >= 0 {
+                if UTF8Order.compare(name(i), wanted) == 0 { return i }
+                i -= 1
+            }
+            return nil
+        }
 
         mutating func add(_ p: inout ProtoReader) throws(Failure) {
             var meaning: UInt64 = 0
-            var name: Range<Int>?
+            var nameRange: Range<Int>?
             var multiple = false
             var valueRange: Range<Int>?
             let start = p.position
@@ -103,76 +126,99 @@ extension EntityProto {
                 case 1: meaning = try p.readVarint(t)
                 case 3:
                     let range = try p.readLengthDelimited(t)
-                    guard ProtoReader.string(UnsafeBufferPointer(rebasing: p.bytes[range])) != nil else {
+                    guard ProtoReader.isUTF8(UnsafeBufferPointer(rebasing: p.bytes[range])) else {
                         throw Failure(offset: range.lowerBound, message: "string is not valid UTF-8")
                     }
-                    name = range
+                    nameRange = range
                 case 4: multiple = try p.readVarint(t) != 0
                 case 5: valueRange = try p.readLengthDelimited(t)
                 default: try p.skip(t, field: f)
                 }
             }
-            guard let name else { throw Failure(offset: start, message: "property without a name") }
-            let nameBytes = p.copy(name)
-            let index = names.lastIndex { $0 == nameBytes }
+            guard let nameRange else { throw Failure(offset: start, message: "property without a name") }
+            let existing = index(of: nameRange)
             if meaning == Meaning.emptyList {
-                if index == nil {
-                    names.append(nameBytes)
-                    slots.append(.array([]))
+                if existing == nil {
+                    names.append(nameRange)
+                    singles.append(0..<0)
+                    arrays.append([])
                 }
                 return
             }
-            var value: [UInt8] = [0]  // null
+            let valueStart = values.count
             if let valueRange {
                 var v = ProtoReader(p.bytes, valueRange)
-                value = try EntityProto.encodeValue(&v, meaning: meaning)
+                try EntityProto.encodeValue(&v, meaning: meaning, into: &values)
+            } else {
+                values.append(ValueTag.null)
             }
+            let value = valueStart..<values.count
             guard multiple else {
-                if let index { slots[index] = .single(value) } else { names.append(nameBytes); slots.append(.single(value)) }
+                if let existing {
+                    singles[existing] = value
+                    arrays[existing] = nil
+                } else {
+                    names.append(nameRange)
+                    singles.append(value)
+                    arrays.append(nil)
+                }
                 return
             }
-            if let index, case .array(var elements) = slots[index] {
-                slots[index] = .single([])  // keep `elements` uniquely referenced
-                elements.append(value)
-                slots[index] = .array(elements)
-            } else if let index {
-                slots[index] = .array([value])
+            if let existing, arrays[existing] != nil {
+                arrays[existing]?.append(value)
+            } else if let existing {
+                arrays[existing] = [value]
             } else {
-                names.append(nameBytes)
-                slots.append(.array([value]))
+                names.append(nameRange)
+                singles.append(0..<0)
+                arrays.append([value])
             }
         }
 
-        /// The ValueCodec map body: varint count, then per field (sorted by name bytes, the last
-        /// of equal names winning) varint length, name, value.
-        func encoded() -> [UInt8] {
+        /// Appends the ValueCodec map body: varint count, then per field (sorted by name bytes,
+        /// the last of equal names winning) varint length, name, value.
+        func encode(into out: inout [UInt8]) {
             var order = Array(names.indices)
-            order.sort { a, b in
-                let c = UTF8Order.compare(names[a], names[b])
-                return c != 0 ? c < 0 : a < b
+            var sorted = true
+            var i = 1
+            while i < names.count {
+                if UTF8Order.compare(name(i - 1), name(i)) >= 0 { sorted = false; break }
+                i += 1
             }
-            var unique: [Int] = []
+            if !sorted {
+                order.sort { a, b in
+                    let c = UTF8Order.compare(name(a), name(b))
+                    return c != 0 ? c < 0 : a < b
+                }
+                var unique: [Int] = []
+                for i in order {
+                    if let last = unique.last, UTF8Order.compare(name(last), name(i)) == 0 { unique[unique.count - 1] = i } else { unique.append(i) }
+                }
+                order = unique
+            }
+            appendVarint(UInt64(order.count), &out)
             for i in order {
-                if let last = unique.last, names[last] == names[i] { unique[unique.count - 1] = i } else { unique.append(i) }
-            }
-            var out: [UInt8] = []
-            appendVarint(UInt64(unique.count), &out)
-            for i in unique {
                 appendVarint(UInt64(names[i].count), &out)
-                out.append(contentsOf: names[i])
-                appendSlot(slots[i], &out)
+                out.append(contentsOf: name(i))
+                appendValue(i, &out)
             }
-            return out
         }
 
-        func appendSlot(_ slot: Slot, _ out: inout [UInt8]) {
-            switch slot {
-            case .single(let value): out.append(contentsOf: value)
-            case .array(let elements):
+        func appendValue(_ i: Int, _ out: inout [UInt8]) {
+            if let elements = arrays[i] {
                 out.append(ValueTag.array)
                 appendVarint(UInt64(elements.count), &out)
-                for element in elements { out.append(contentsOf: element) }
+                for element in elements { out.append(contentsOf: values[element]) }
+            } else {
+                out.append(contentsOf: values[singles[i]])
             }
+        }
+
+        func encoded() -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(values.count + names.count * 12 + 4)
+            encode(into: &out)
+            return out
         }
     }
 
@@ -200,14 +246,16 @@ extension EntityProto {
         for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * k))) }
     }
 
-    /// One PropertyValue as ValueCodec bytes (the same choices as `decodeValue`).
-    static func encodeValue(_ v: inout ProtoReader, meaning: UInt64) throws(Failure) -> [UInt8] {
-        var out: [UInt8] = [ValueTag.null]
+    /// Appends one PropertyValue as ValueCodec bytes (the same choices as `decodeValue`; the
+    /// last of repeated value fields wins).
+    static func encodeValue(_ v: inout ProtoReader, meaning: UInt64, into out: inout [UInt8]) throws(Failure) {
+        let start = out.count
+        out.append(ValueTag.null)
         while let (f, t) = try v.nextTag() {
             switch f {
             case 1:
                 let raw = Int64(bitPattern: try v.readVarint(t))
-                out.removeAll(keepingCapacity: true)
+                out.removeSubrange(start...)
                 if meaning == Meaning.timestamp {
                     let time = Timestamp(microseconds: raw)
                     out.append(ValueTag.timestamp)
@@ -218,13 +266,18 @@ extension EntityProto {
                     appendZigzag(raw, &out)
                 }
             case 2:
-                out = [try v.readVarint(t) != 0 ? ValueTag.trueValue : ValueTag.falseValue]
+                let flag = try v.readVarint(t) != 0
+                out.removeSubrange(start...)
+                out.append(flag ? ValueTag.trueValue : ValueTag.falseValue)
             case 3:
                 let range = try v.readLengthDelimited(t)
-                out = try encodeStringValue(v.bytes, range, meaning: meaning)
+                out.removeSubrange(start...)
+                try encodeStringValue(v.bytes, range, meaning: meaning, into: &out)
             case 4:
-                out = [ValueTag.double]
-                appendFixed(try v.readFixed64(t), &out)
+                let bits = try v.readFixed64(t)
+                out.removeSubrange(start...)
+                out.append(ValueTag.double)
+                appendFixed(bits, &out)
             case 5:
                 var lat: UInt64 = 0, lng: UInt64 = 0
                 try v.readGroup(field: 5, t) { (g: inout ProtoReader) throws(Failure) in
@@ -236,20 +289,21 @@ extension EntityProto {
                         }
                     }
                 }
-                out = [ValueTag.geoPoint]
+                out.removeSubrange(start...)
+                out.append(ValueTag.geoPoint)
                 appendFixed(lat, &out)
                 appendFixed(lng, &out)
             case 12:
                 // References are rare: reuse the decoder, then encode the name.
                 guard case .reference(let name) = try decodeValue(&v, referenceField: t) else { continue }
-                out = [ValueTag.reference]
+                out.removeSubrange(start...)
+                out.append(ValueTag.reference)
                 appendVarint(UInt64(name.utf8.count), &out)
                 out.append(contentsOf: name.utf8)
             default:
                 try v.skip(t, field: f)
             }
         }
-        return out
     }
 
     /// Decodes the reference group the reader is positioned after (its start tag was read).
@@ -276,17 +330,18 @@ extension EntityProto {
         return .reference(DocumentName(projectID: project, databaseID: database, path: ResourcePath(segments: segments)).name)
     }
 
-    private static func encodeStringValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, meaning: UInt64) throws(Failure) -> [UInt8] {
+    private static func encodeStringValue(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, meaning: UInt64, into out: inout [UInt8]
+    ) throws(Failure) {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
         switch meaning {
         case Meaning.blob, Meaning.byteString:
-            var out: [UInt8] = [ValueTag.bytes]
+            out.append(ValueTag.bytes)
             appendVarint(UInt64(slice.count), &out)
             out.append(contentsOf: slice)
-            return out
         case Meaning.entity:
             var nested = ProtoReader(bytes, range)
-            var fields = EncodedFields()
+            var fields = EncodedFields(record: bytes)
             while let (f, t) = try nested.nextTag() {
                 if f == 14 || f == 15 {
                     var p = try nested.readMessage(t)
@@ -295,34 +350,25 @@ extension EntityProto {
                     try nested.skip(t, field: f)
                 }
             }
-            var out: [UInt8] = [ValueTag.map]
-            if fields.onlyVectorElements, case .array(let elements) = fields.slots[0] {
+            out.append(ValueTag.map)
+            if fields.onlyVectorElements {
                 // {__type__: "__vector__", value: [...]}, fields in byte order.
                 appendVarint(2, &out)
-                for (name, text) in [("__type__", "__vector__")] {
-                    appendVarint(UInt64(name.utf8.count), &out)
-                    out.append(contentsOf: name.utf8)
-                    out.append(ValueTag.string)
-                    appendVarint(UInt64(text.utf8.count), &out)
-                    out.append(contentsOf: text.utf8)
-                }
+                appendVarint(8, &out)
+                out.append(contentsOf: "__type__".utf8)
+                out.append(ValueTag.string)
+                appendVarint(10, &out)
+                out.append(contentsOf: "__vector__".utf8)
                 appendVarint(5, &out)
                 out.append(contentsOf: "value".utf8)
-                fields.appendSlot(.array(elements), &out)
-                return out
+                fields.appendValue(0, &out)
+                return
             }
-            out.append(contentsOf: fields.encoded())
-            return out
+            fields.encode(into: &out)
         default:
-            var out: [UInt8]
-            if ProtoReader.string(slice) != nil {
-                out = [ValueTag.string]
-            } else {
-                out = [ValueTag.bytes]
-            }
+            out.append(ProtoReader.isUTF8(slice) ? ValueTag.string : ValueTag.bytes)
             appendVarint(UInt64(slice.count), &out)
             out.append(contentsOf: slice)
-            return out
         }
     }
 }
