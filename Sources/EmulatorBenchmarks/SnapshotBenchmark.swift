@@ -58,10 +58,10 @@ func runSnapshotBenchmark(quick: Bool) {
     do {
         let cut = try source.snapshot()
         try exporter.export(to: root + "/export", force: true, database: []) { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
-            try FirestoreSnapshotAdapter.exportDocuments(from: cut) {
-                (database: DatabaseID, path: ResourcePath, fields: ValueMap) throws(SnapshotError) in
-                try writer.add(FirestoreExportDocument(
-                    projectID: database.project, databaseID: database.database, path: path, fields: fields))
+            try FirestoreSnapshotAdapter.exportStoredDocuments(from: cut) {
+                (database: DatabaseID, path: ResourcePath, stored: [UInt8]) throws(SnapshotError) in
+                try writer.add(stored: FirestoreStoredDocument(
+                    projectID: database.project, databaseID: database.database, path: path, encodedFields: stored))
             }
         }
     } catch {

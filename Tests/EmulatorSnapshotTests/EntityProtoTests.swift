@@ -89,6 +89,10 @@ import EmulatorModel
         #expect(stored.encodedFields == ValueCodec.encode(decoded.fields))
         #expect(try ValueCodec.decode(stored.encodedFields) == fields)
         #expect(stored.path == decoded.path && stored.projectID == "p" && stored.databaseID == "db")
+        // The export side: stored bytes to an entity, byte-identical to encoding the values.
+        let direct = EntityProto.encode(stored: stored)
+        let hasVector = fields.contains { $0.value.mapValue?.isVector == true }
+        #expect(direct == bytes || (direct == nil && hasVector))
     }
 
     @Test func transcodingFollowsTheDecoderOnRepeatedNames() throws {

@@ -8,6 +8,13 @@ package struct FirestoreStoredDocument: Sendable, Equatable {
     package var path: ResourcePath
     /// `ValueCodec` encoding of the document's fields.
     package var encodedFields: [UInt8]
+
+    package init(projectID: String, databaseID: String = "(default)", path: ResourcePath, encodedFields: [UInt8]) {
+        self.projectID = projectID
+        self.databaseID = databaseID
+        self.path = path
+        self.encodedFields = encodedFields
+    }
 }
 
 extension EntityProto {

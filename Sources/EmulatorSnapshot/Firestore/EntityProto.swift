@@ -46,7 +46,7 @@ enum EntityProto {
     }
 
     /// `Path { repeated group Element = 1 { type 2; id 3 | name 4 } }`.
-    private static func writePath(_ segments: [String], into w: inout ProtoWriter) {
+    static func writePath(_ segments: [String], into w: inout ProtoWriter) {
         var i = 0
         while i + 1 < segments.count {
             let kind = segments[i], id = segments[i + 1]
@@ -135,7 +135,7 @@ enum EntityProto {
     }
 
     /// `group ReferenceValue = 12 { app 13; group PathElement 14 { type 15; id 16 | name 17 }; database_id 23 }`.
-    private static func writeReference(_ name: String, into v: inout ProtoWriter) {
+    static func writeReference(_ name: String, into v: inout ProtoWriter) {
         let parsed = try? DocumentName(parsing: name)
         v.writeGroup(field: 12) { ref in
             ref.writeString(field: 13, "dev~" + (parsed?.projectID ?? ""))

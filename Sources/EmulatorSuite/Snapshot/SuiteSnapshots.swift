@@ -90,10 +90,10 @@ final class SuiteSnapshots: Sendable {
         let firestore: ((inout FirestoreExportWriter) throws(SnapshotError) -> Void)? =
             request.targets.contains(.firestore)
             ? { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
-                try FirestoreSnapshotAdapter.exportDocuments(from: cut) {
-                    (database: DatabaseID, path: ResourcePath, fields: ValueMap) throws(SnapshotError) in
-                    try writer.add(FirestoreExportDocument(
-                        projectID: database.project, databaseID: database.database, path: path, fields: fields))
+                try FirestoreSnapshotAdapter.exportStoredDocuments(from: cut) {
+                    (database: DatabaseID, path: ResourcePath, stored: [UInt8]) throws(SnapshotError) in
+                    try writer.add(stored: FirestoreStoredDocument(
+                        projectID: database.project, databaseID: database.database, path: path, encodedFields: stored))
                 }
             }
             : nil

@@ -57,6 +57,22 @@ package enum FirestoreSnapshotAdapter {
         return Entry(namespace: DocumentStore.namespace(database), key: DatabaseView<StorageSnapshot>.key(path), value: encodedFields)
     }
 
+    /// Like `exportDocuments`, but hands over each document's stored bytes (`ValueCodec`
+    /// fields) without decoding them, for exporters that transcode directly.
+    package static func exportStoredDocuments<Failure: Error>(
+        from snapshot: StorageSnapshot,
+        _ body: (DatabaseID, ResourcePath, [UInt8]) throws(Failure) -> Void
+    ) throws(Failure) {
+        for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
+            let parts = namespace.name.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let database = DatabaseID(project: String(parts[0]), database: String(parts[1]))
+            for entry in snapshot.scan(namespace) where entry.key.depth % 2 == 0 {
+                try body(database, ResourcePath(segments: entry.key.segments), entry.value)
+            }
+        }
+    }
+
     /// Writes prepared entries in commits of `batchSize`.
     package static func load(_ entries: [Entry], into engine: StorageEngine, batchSize: Int = 20_000) throws(EmulatorError) {
         var start = 0
