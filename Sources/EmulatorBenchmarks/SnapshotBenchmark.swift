@@ -9,6 +9,9 @@ import Glibc
 /// the live data directory (journal) against in-memory. Run from a release build.
 ///
 /// quick: 100k small documents. Full: 1M documents of ~1 KB (≈1 GB of entity records).
+/// `EmulatorBenchmarks snapshot [full]`; `SNAPSHOT_BENCH_NO_JOURNAL=1` skips the journal part,
+/// `SNAPSHOT_BENCH_ONLY_JOURNAL=1` runs only it. Wall times include other load on the machine;
+/// CPU times (this thread) are the stable figures on a shared box.
 func runSnapshotBenchmark(quick: Bool) {
     if getenv("SNAPSHOT_BENCH_ONLY_JOURNAL") != nil {
         let root = "/tmp/emulators-journal-bench-\(getpid())"
