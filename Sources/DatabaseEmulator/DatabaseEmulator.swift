@@ -5,11 +5,13 @@ package import EmulatorSupport
 
 /// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, and the
 /// emulator endpoints `/.settings/rules.json` and `/.inspect/databases.json`, over namespaces
-/// created on first use.
+/// created on first use. Data lives in the shared storage engine (namespace `database/<ns>`);
+/// every request passes the namespace's rules (`Bearer owner` / `access_token=owner` bypass them).
 ///
 /// ```swift
-/// let database = DatabaseEmulator(configuration: .init(defaultNamespace: "demo-default-rtdb"))
-/// server.serve(database.router)
+/// let database = DatabaseEmulator(
+///     storage: engine, configuration: .init(defaultNamespace: "demo-project-default-rtdb"))
+/// let server = try HTTPServer.start(config, router: database.router)
 /// ```
 package final class DatabaseEmulator: Sendable {
     package let configuration: DatabaseEmulatorConfiguration

@@ -181,3 +181,20 @@ import Testing
         #expect(events(second.writer.text).first?.data == j(#"{"path":"/","data":{"x":1}}"#))
     }
 }
+
+@Suite struct StreamRulesTests {
+    @Test func aStreamIsCancelledWhenDataChangesTheReadRule() {
+        let db = DatabaseTestClient()
+        let rules = #"{"rules":{"doc":{".read":"data.child('public').val() === true",".write":true}}}"#
+        #expect(db.put("/.settings/rules.json?ns=r", rules, headers: DatabaseTestClient.owner).status.code == 200)
+        db.put("/doc.json?ns=r", #"{"public":true,"text":"hi"}"#)
+        let s = db.stream("/doc.json?ns=r")
+        #expect(s.status.code == 200)
+        db.put("/doc/text.json?ns=r", #""hello""#)
+        db.put("/doc/public.json?ns=r", "false")
+        let got = events(s.writer.text)
+        #expect(got.map(\.name) == ["put", "put", "cancel"])
+        #expect(!s.writer.isOpen)
+        #expect(db.emulator.streamCount(namespace: "r") == 0)
+    }
+}

@@ -10,6 +10,7 @@ extension DatabaseEmulator {
             response = try dispatch(request)
         } catch {
             response = Self.errorResponse(error)
+            configuration.logger.debug("\(request.method.token) \(request.target) → \(error.status.code) \(error.message)")
         }
         response.headers.set("Access-Control-Allow-Origin", "*")
         if case .bytes = response.body { response.headers.set("Cache-Control", "no-cache") }

@@ -130,22 +130,38 @@ final class DatabaseNamespace: Sendable {
     private func deliver(_ batch: ChangeBatch) {
         let write = pending.withLock { $0.removeValue(forKey: batch.commitTime) }
         let after = DatabaseSnapshotSource(snapshot: batch.after, namespace: id)
-        let locations = write?.locations ?? []
-        state.withLock { s in
+        var locations = write?.locations ?? batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
+        if write == nil, let cleared = batch.clearedSubtree { locations.append(DatabaseStorageMapping.path(of: cleared)) }
+        let time = now()
+        let cancelled = state.withLock { s -> [any HTTPStreamWriter] in
+            var cancelled: [any HTTPStreamWriter] = []
             for group in s.groups {
                 guard group.wantsCommit(at: batch.commitTime) else { continue }
                 let event: DatabaseEvent?
                 if let write {
                     event = group.event(for: write, locations: locations, after: after)
                 } else {
-                    var locations = batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
-                    if let cleared = batch.clearedSubtree { locations.append(DatabaseStorageMapping.path(of: cleared)) }
                     event = group.event(forChangesAt: locations, after: after)
                 }
-                if let event { group.send(event.bytes, committedAt: batch.commitTime) }
+                guard let event else { continue }
+                // Rules that read data may stop granting the read once the data changed.
+                if !group.auth.isAdmin
+                    && !s.rules.canRead(group.path, query: group.query, auth: group.auth, now: time, data: after)
+                {
+                    let bytes = DatabaseEvent.cancel("Permission denied").bytes
+                    for member in group.members where member.openedAt < batch.commitTime && member.writer.write(bytes) {
+                        cancelled.append(member.writer)
+                    }
+                    group.members.removeAll { $0.openedAt < batch.commitTime }
+                    continue
+                }
+                group.send(event.bytes, committedAt: batch.commitTime)
             }
             prune(&s)
+            return cancelled
         }
+        // Finished outside the lock: close handlers come back to `removeStream`.
+        for writer in cancelled { writer.finish() }
     }
 
     /// Forgets a closed stream (its writer's close handler).
