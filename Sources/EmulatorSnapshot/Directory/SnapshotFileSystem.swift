@@ -110,9 +110,14 @@ package struct SnapshotFileSystem: Sendable {
         guard fstat(fd, &info) == 0 else { throw Self.ioError("stat", path, errno) }
         let size = Int(info.st_size)
         var offset = 0
+        // One buffer for every full chunk: the reader of a chunk has released it before the next
+        // read, so refilling it in place neither copies nor faults in fresh pages.
+        var buffer = [UInt8](repeating: 0, count: min(chunkSize, size))
         repeat {
             let length = min(chunkSize, size - offset)
-            var chunk = [UInt8](repeating: 0, count: length)
+            if length < buffer.count { buffer.removeLast(buffer.count - length) }
+            var chunk = buffer
+            buffer = []
             var done = 0
             while done < length {
                 let n = chunk.withUnsafeMutableBytes { raw in
@@ -126,6 +131,7 @@ package struct SnapshotFileSystem: Sendable {
                 done += n
             }
             try body(chunk, offset, offset + length >= size)
+            buffer = chunk
             offset += length
         } while offset < size
     }

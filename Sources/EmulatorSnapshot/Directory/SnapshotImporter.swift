@@ -38,16 +38,24 @@ package struct SnapshotImporter: Sendable {
     package func read(
         directory: String, firestoreDocument: ((FirestoreExportDocument) -> Void)?
     ) throws(SnapshotError) -> ImportedSnapshot {
-        try read(directory: directory, prepare: { $0 }, firestoreDocument: firestoreDocument)
+        try read(directory: directory, sink: firestoreDocument.map { .decoded($0) })
     }
 
-    /// Like `read(directory:firestoreDocument:)`, with `prepare` run on the decoding threads
-    /// (convert each document to the form you keep there, in parallel), then `firestoreDocument`
-    /// with its result in file order.
-    package func read<Prepared>(
-        directory: String, prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared,
-        firestoreDocument: ((Prepared) -> Void)?
+    /// Like `read(directory:firestoreDocument:)`, with each document already in the storage
+    /// encoding (fields as `ValueCodec` bytes, transcoded on the decoding threads without
+    /// building value trees): the fast path for `--import`.
+    package func read(
+        directory: String, storedDocument: @escaping (FirestoreStoredDocument) -> Void
     ) throws(SnapshotError) -> ImportedSnapshot {
+        try read(directory: directory, sink: .stored(storedDocument))
+    }
+
+    enum Sink {
+        case decoded((FirestoreExportDocument) -> Void)
+        case stored((FirestoreStoredDocument) -> Void)
+    }
+
+    private func read(directory: String, sink: Sink?) throws(SnapshotError) -> ImportedSnapshot {
         let root = fileSystem.absolute(directory)
         guard fileSystem.exists(root) else { throw SnapshotError(.notFound, "Directory \"\(root)\" does not exist.") }
         guard fileSystem.isDirectory(root) else {
@@ -58,7 +66,7 @@ package struct SnapshotImporter: Sendable {
         if fileSystem.exists(metadataPath) {
             let metadata = try ExportMetadata(parsing: try fileSystem.read(metadataPath), file: metadataPath)
             if let firestore = metadata.firestore, let file = firestore.metadataFile {
-                try readFirestore(resolve(file, in: root), into: &result, prepare, firestoreDocument)
+                try readFirestore(resolve(file, in: root), into: &result, sink)
             }
             if let database = metadata.database {
                 let dir = resolve(database.path, in: root)
@@ -71,7 +79,7 @@ package struct SnapshotImporter: Sendable {
         }
         let entries = try fileSystem.list(root)
         if let overall = entries.first(where: { $0.hasSuffix(".overall_export_metadata") }) {
-            try readFirestore(root + "/" + overall, into: &result, prepare, firestoreDocument)
+            try readFirestore(root + "/" + overall, into: &result, sink)
         } else if entries.contains(where: { $0.hasSuffix(".json") }) {
             result.database = try readDatabase(root)
         } else {
@@ -81,19 +89,25 @@ package struct SnapshotImporter: Sendable {
         return result
     }
 
-    private func readFirestore<Prepared>(
-        _ metadataFile: String, into result: inout ImportedSnapshot,
-        _ prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared, _ sink: ((Prepared) -> Void)?
+    private func readFirestore(
+        _ metadataFile: String, into result: inout ImportedSnapshot, _ sink: Sink?
     ) throws(SnapshotError) {
         var documents: [FirestoreExportDocument] = []
         var count = 0
-        if let sink {
-            try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: metadataFile, prepare: prepare) { prepared in
+        let reader = FirestoreExportReader(fileSystem: fileSystem)
+        switch sink {
+        case .decoded(let body)?:
+            try reader.read(metadataFile: metadataFile) { document in
                 count += 1
-                sink(prepared)
+                body(document)
             }
-        } else {
-            try FirestoreExportReader(fileSystem: fileSystem).read(metadataFile: metadataFile) { document in
+        case .stored(let body)?:
+            try reader.readStored(metadataFile: metadataFile) { document in
+                count += 1
+                body(document)
+            }
+        case nil:
+            try reader.read(metadataFile: metadataFile) { document in
                 count += 1
                 documents.append(document)
             }

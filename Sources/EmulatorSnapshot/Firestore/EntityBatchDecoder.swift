@@ -8,10 +8,12 @@ struct EntityBatchDecoder<Prepared> {
     var records: [[UInt8]] = []
     var offsets: [Int] = []
     let batchSize = 16_384
-    let prepare: @Sendable (FirestoreExportDocument) -> Prepared
+    let transform: @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared
 
-    init(prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared) {
-        self.prepare = prepare
+    /// `transform` turns one record into what the caller keeps (a decoded document, or the
+    /// storage encoding directly); it runs on the decoding threads.
+    init(transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared) {
+        self.transform = transform
     }
 
     var isFull: Bool { records.count >= batchSize }
@@ -24,7 +26,7 @@ struct EntityBatchDecoder<Prepared> {
     /// Decodes what is buffered, calls `body` in record order, and empties the buffer.
     mutating func flush(file: String, _ body: (Prepared) -> Void) throws(SnapshotError) {
         guard !records.isEmpty else { return }
-        let job = Job(records: records, prepare: prepare)
+        let job = Job(records: records, transform: transform)
         records.removeAll(keepingCapacity: true)
         job.runOnTwoThreads()
         for index in job.results.indices {
@@ -51,12 +53,12 @@ class EntityJobBase {
 /// and the owner reads them only after joining the helper thread.
 private final class Job<Prepared>: EntityJobBase, @unchecked Sendable {
     let records: [[UInt8]]
-    let prepare: @Sendable (FirestoreExportDocument) -> Prepared
+    let transform: @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared
     var results: [Result<Prepared, ProtoReader.Failure>?]
 
-    init(records: [[UInt8]], prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared) {
+    init(records: [[UInt8]], transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared) {
         self.records = records
-        self.prepare = prepare
+        self.transform = transform
         self.results = Array(repeating: nil, count: records.count)
     }
 
@@ -64,7 +66,7 @@ private final class Job<Prepared>: EntityJobBase, @unchecked Sendable {
         results.withUnsafeMutableBufferPointer { out in
             for i in range {
                 do throws(ProtoReader.Failure) {
-                    out[i] = .success(prepare(try EntityProto.decode(records[i])))
+                    out[i] = .success(try transform(records[i]))
                 } catch {
                     out[i] = .failure(error)
                 }

@@ -46,7 +46,7 @@ enum EntityProto {
     }
 
     /// `Path { repeated group Element = 1 { type 2; id 3 | name 4 } }`.
-    private static func writePath(_ segments: [String], into w: inout ProtoWriter) {
+    static func writePath(_ segments: [String], into w: inout ProtoWriter) {
         var i = 0
         while i + 1 < segments.count {
             let kind = segments[i], id = segments[i + 1]
@@ -119,7 +119,9 @@ enum EntityProto {
             writeReference(name, into: &v)
         case .map(let map):
             v.writeMessage(field: 3) { nested in
-                if let elements = map.vectorElements {
+                // An empty vector stays a plain map ({__type__, value: []}): zero `__vector__`
+                // properties would read back as an empty map.
+                if let elements = map.vectorElements, !elements.isEmpty {
                     for element in elements { writeProperty(vectorPropertyName, element, multiple: true, into: &nested) }
                 } else {
                     writeProperties(map, into: &nested)
@@ -133,7 +135,7 @@ enum EntityProto {
     }
 
     /// `group ReferenceValue = 12 { app 13; group PathElement 14 { type 15; id 16 | name 17 }; database_id 23 }`.
-    private static func writeReference(_ name: String, into v: inout ProtoWriter) {
+    static func writeReference(_ name: String, into v: inout ProtoWriter) {
         let parsed = try? DocumentName(parsing: name)
         v.writeGroup(field: 12) { ref in
             ref.writeString(field: 13, "dev~" + (parsed?.projectID ?? ""))

@@ -22,13 +22,19 @@ package struct FirestoreExportReader {
     package func read(
         metadataFile: String, _ body: (FirestoreExportDocument) -> Void
     ) throws(SnapshotError) {
-        try read(metadataFile: metadataFile, prepare: { $0 }, body)
+        try read(metadataFile: metadataFile, transform: { (record) throws(ProtoReader.Failure) in try EntityProto.decode(record) }, body)
     }
 
-    /// Calls `prepare` for every document on the decoding threads, then `body` with its result,
-    /// in file order.
-    package func read<Prepared>(
-        metadataFile: String, prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared,
+    /// Like `read(metadataFile:_:)`, but each document arrives already in the storage encoding
+    /// (fields as `ValueCodec` bytes, transcoded without building value trees).
+    package func readStored(metadataFile: String, _ body: (FirestoreStoredDocument) -> Void) throws(SnapshotError) {
+        try read(metadataFile: metadataFile, transform: { (record) throws(ProtoReader.Failure) in try EntityProto.transcode(record) }, body)
+    }
+
+    /// Runs `transform` on every entity record (on the decoding threads), then `body` with its
+    /// result, in file order.
+    func read<Prepared>(
+        metadataFile: String, transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
         _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
         let overall = try fileSystem.read(metadataFile)
@@ -50,7 +56,7 @@ package struct FirestoreExportReader {
                 throw SnapshotError(.corrupted, "bad kind pointer: \(error.message)", file: metadataFile, offset: recordOffset)
             }
             let kindFile = resolve(kindPath, base: baseDirectory)
-            try readKind(kindFile, prepare, body)
+            try readKind(kindFile, transform, body)
         }
     }
 
@@ -76,7 +82,8 @@ package struct FirestoreExportReader {
     }
 
     private func readKind<Prepared>(
-        _ kindFile: String, _ prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared, _ body: (Prepared) -> Void
+        _ kindFile: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
         let bytes = try fileSystem.read(kindFile)
         var outputs: [String] = []
@@ -98,15 +105,16 @@ package struct FirestoreExportReader {
         let directory = SnapshotFileSystem.split(kindFile).parent
         for output in outputs {
             let outputFile = output.hasPrefix("/") ? output : directory + "/" + output
-            try readEntities(outputFile, prepare, body)
+            try readEntities(outputFile, transform, body)
         }
     }
 
     private func readEntities<Prepared>(
-        _ file: String, _ prepare: @escaping @Sendable (FirestoreExportDocument) -> Prepared, _ body: (Prepared) -> Void
+        _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
         // Streamed in 4 MiB chunks (whole 32 KiB blocks): a 1 GB export never sits in memory at once.
-        var batch = EntityBatchDecoder(prepare: prepare)
+        var batch = EntityBatchDecoder(transform: transform)
         var carry: (record: [UInt8], start: Int)?
         try fileSystem.readChunks(file, chunkSize: 128 * LevelDBLog.blockSize) {
             (chunk: [UInt8], base: Int, isFinal: Bool) throws(SnapshotError) in

@@ -1,3 +1,5 @@
+import EmulatorModel
+
 /// Writes the `firestore_export/` part of a snapshot in the official managed-export layout:
 ///
 /// ```
@@ -43,7 +45,22 @@ package struct FirestoreExportWriter {
 
     /// Appends one document (as one EntityProto record).
     package mutating func add(_ document: FirestoreExportDocument) throws(SnapshotError) {
-        let entity = EntityProto.encode(document)
+        try append(EntityProto.encode(document))
+    }
+
+    /// Appends one document whose fields are `ValueCodec` bytes (transcoded without value trees
+    /// where possible). Throws `corrupted` if the bytes do not decode.
+    package mutating func add(stored document: FirestoreStoredDocument) throws(SnapshotError) {
+        if let entity = EntityProto.encode(stored: document) { return try append(entity) }
+        let fields: ValueMap
+        do throws(EmulatorError) { fields = try ValueCodec.decode(document.encodedFields) } catch {
+            throw SnapshotError(.corrupted, "document \(document.path) does not decode: \(error.message)")
+        }
+        try add(FirestoreExportDocument(
+            projectID: document.projectID, databaseID: document.databaseID, path: document.path, fields: fields))
+    }
+
+    private mutating func append(_ entity: [UInt8]) throws(SnapshotError) {
         entityCount += 1
         entityBytes += entity.count
         log.append(entity)

@@ -35,28 +35,19 @@ final class SuiteSnapshots: Sendable {
         var invalid: EmulatorError?
         let snapshot: ImportedSnapshot
         do throws(SnapshotError) {
-            // The conversion to the stored form runs on the decoding threads.
-            snapshot = try SnapshotImporter(fileSystem: fileSystem).read(
-                directory: plan.directory,
-                prepare: { document in
-                    let entry = Result { () throws(EmulatorError) in
-                        try FirestoreSnapshotAdapter.entry(
-                            database: DatabaseID(project: document.projectID, database: document.databaseID),
-                            path: document.path, fields: document.fields)
-                    }
-                    return (entry, document.databaseID, document.projectID)
-                },
-                firestoreDocument: { prepared in
-                    guard invalid == nil else { return }
-                    switch prepared.0 {
-                    case .success(let entry):
-                        entries.append(entry)
-                        databases.append(prepared.1)
-                        projects.insert(prepared.2)
-                    case .failure(let error):
-                        invalid = error
-                    }
-                })
+            // Entities are transcoded straight to the stored encoding on the decoding threads.
+            snapshot = try SnapshotImporter(fileSystem: fileSystem).read(directory: plan.directory) { document in
+                guard invalid == nil else { return }
+                do throws(EmulatorError) {
+                    entries.append(try FirestoreSnapshotAdapter.entry(
+                        database: DatabaseID(project: document.projectID, database: document.databaseID),
+                        path: document.path, encodedFields: document.encodedFields))
+                    databases.append(document.databaseID)
+                    projects.insert(document.projectID)
+                } catch {
+                    invalid = error
+                }
+            }
         } catch {
             throw SnapshotFailure(.failed, error.description)
         }
@@ -99,10 +90,10 @@ final class SuiteSnapshots: Sendable {
         let firestore: ((inout FirestoreExportWriter) throws(SnapshotError) -> Void)? =
             request.targets.contains(.firestore)
             ? { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
-                try FirestoreSnapshotAdapter.exportDocuments(from: cut) {
-                    (database: DatabaseID, path: ResourcePath, fields: ValueMap) throws(SnapshotError) in
-                    try writer.add(FirestoreExportDocument(
-                        projectID: database.project, databaseID: database.database, path: path, fields: fields))
+                try FirestoreSnapshotAdapter.exportStoredDocuments(from: cut) {
+                    (database: DatabaseID, path: ResourcePath, stored: [UInt8]) throws(SnapshotError) in
+                    try writer.add(stored: FirestoreStoredDocument(
+                        projectID: database.project, databaseID: database.database, path: path, encodedFields: stored))
                 }
             }
             : nil

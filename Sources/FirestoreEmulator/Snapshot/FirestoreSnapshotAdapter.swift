@@ -50,6 +50,29 @@ package enum FirestoreSnapshotAdapter {
             value: ValueCodec.encode(fields))
     }
 
+    /// The stored form of a document whose fields are already `ValueCodec` bytes (a snapshot
+    /// transcoded them); throws `INVALID_ARGUMENT` for a path that is not a document.
+    package static func entry(database: DatabaseID, path: ResourcePath, encodedFields: [UInt8]) throws(EmulatorError) -> Entry {
+        guard path.isDocument else { throw .invalidArgument("\"\(path)\" is not a document path") }
+        return Entry(namespace: DocumentStore.namespace(database), key: DatabaseView<StorageSnapshot>.key(path), value: encodedFields)
+    }
+
+    /// Like `exportDocuments`, but hands over each document's stored bytes (`ValueCodec`
+    /// fields) without decoding them, for exporters that transcode directly.
+    package static func exportStoredDocuments<Failure: Error>(
+        from snapshot: StorageSnapshot,
+        _ body: (DatabaseID, ResourcePath, [UInt8]) throws(Failure) -> Void
+    ) throws(Failure) {
+        for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
+            let parts = namespace.name.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let database = DatabaseID(project: String(parts[0]), database: String(parts[1]))
+            for entry in snapshot.scan(namespace) where entry.key.depth % 2 == 0 {
+                try body(database, ResourcePath(segments: entry.key.segments), entry.value)
+            }
+        }
+    }
+
     /// Writes prepared entries in commits of `batchSize`.
     package static func load(_ entries: [Entry], into engine: StorageEngine, batchSize: Int = 20_000) throws(EmulatorError) {
         var start = 0

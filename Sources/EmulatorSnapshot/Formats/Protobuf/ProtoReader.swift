@@ -126,6 +126,25 @@ struct ProtoReader {
         return text
     }
 
+    /// True when `slice` is valid UTF-8 (ASCII checked eight bytes at a time).
+    static func isUTF8(_ slice: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = slice.count
+        if let base = slice.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= n {
+                if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+        }
+        // Everything before `i` is ASCII, so no multi-byte sequence starts before it.
+        while i < n {
+            if slice[i] >= 0x80 { return String(validating: UnsafeBufferPointer(rebasing: slice[i...]), as: UTF8.self) != nil }
+            i += 1
+        }
+        return true
+    }
+
     /// The UTF-8 text of `slice`, or nil when it is not valid UTF-8. ASCII (field names, ids,
     /// most values) is copied without the general validator.
     static func string(_ slice: UnsafeBufferPointer<UInt8>) -> String? {
