@@ -65,15 +65,8 @@ package struct FirestoreREST: Sendable {
     /// The caller from `Authorization: Bearer …`, or from `access_token=` when there is no header.
     /// `owner` (in any case, with `Bearer` in any case) is the admin token and bypasses rules.
     static func caller(_ request: HTTPRequest) -> FirestoreCaller {
-        var token: String?
-        if let auth = request.headers["Authorization"] {
-            let parts = auth.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .anonymous }
-            token = String(parts[1]).trimmingSpaces
-        } else {
-            token = request.query("access_token")
-        }
-        guard let token, !token.isEmpty else { return .anonymous }
+        if let header = request.headers["Authorization"] { return FirestoreCaller(authorization: header) }
+        guard let token = request.query("access_token"), !token.isEmpty else { return .anonymous }
         return FirestoreCaller.isOwnerToken(token) ? .owner : .user(token: token)
     }
 
