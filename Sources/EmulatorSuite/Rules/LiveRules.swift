@@ -110,6 +110,9 @@ package enum RulesLoading {
         var databaseReplaced = false
         let bindings = context.databaseRules.filter { $0.rules.path == path }
         if !bindings.isEmpty {
+            for binding in bindings {
+                context.console.info("database", "Change detected, updating rules for \(binding.instance)...")
+            }
             switch DatabaseRuleset.parse(text, fileName: path) {
             case .failure(let diagnostics):
                 for d in diagnostics.diagnostics {
@@ -118,7 +121,6 @@ package enum RulesLoading {
                 context.console.warning("database", "Failed to update rules; the previous rules stay in force.")
             case .success:
                 for binding in bindings {
-                    context.console.info("database", "Change detected, updating rules for \(binding.instance)...")
                     for emulator in context.liveRules.databaseEmulators {
                         do {
                             try emulator.setRules(Array(text.utf8), namespace: binding.instance)
