@@ -67,7 +67,8 @@ package final class Suite: Sendable {
         var dataDirectory: DataDirectory?
         if let path = configuration.dataDirectory {
             do throws(SnapshotError) {
-                let opened = try DataDirectory.open(path, engine: context.storage)
+                let opened = try DataDirectory.open(
+                    path, engine: context.storage, durability: configuration.dataDirectoryFsync ? .sync : .write)
                 dataDirectory = opened
                 console.info(
                     "emulators",
