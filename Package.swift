@@ -55,7 +55,10 @@ let package = Package(
         .executableTarget(name: "emulators", dependencies: ["EmulatorSuite", "EmulatorSupport"], swiftSettings: settings),
         .executableTarget(
             name: "EmulatorBenchmarks",
-            dependencies: ["FirestoreEmulator", "EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
+            dependencies: [
+                "FirestoreEmulator", "EmulatorStorage", "SecurityRules", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
 
         // Tests

@@ -9,10 +9,16 @@ struct FirestoreTestClient: Sendable {
     let project: String
     let database: String
 
-    init(project: String = "demo", database: String = "(default)", useIndexes: Bool = true, rules: FirestoreRulesGate = .allowAll) {
+    init(
+        project: String = "demo", database: String = "(default)", useIndexes: Bool = true,
+        rules: FirestoreRulesGate = .allowAll, rulesEngine: Bool = false
+    ) {
         let engine = StorageEngine()
         if useIndexes {
-            emulator = FirestoreEmulator(storage: engine, configuration: .init(projectID: project, rules: rules))
+            emulator = FirestoreEmulator(
+                storage: engine,
+                configuration: .init(
+                    projectID: project, rules: rules, rulesLoader: rulesEngine ? FirestoreRulesEngine.loader : nil))
         } else {
             emulator = FirestoreEmulator(
                 service: FirestoreService(store: DocumentStore(engine: engine), rules: rules, useIndexes: false),

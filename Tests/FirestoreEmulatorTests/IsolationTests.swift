@@ -33,7 +33,8 @@ import Testing
     @Test func emulatorDeleteClearsADatabaseOrASubtree() {
         let c = FirestoreTestClient()
         c.set([("a/1", "{}"), ("a/2", "{}"), ("a/1/sub/x", "{}"), ("b/1", "{}")])
-        c.send(.post, "/v1/projects/demo/databases/other/documents:commit", #"{"writes":[{"update":{"name":"projects/demo/databases/other/documents/a/1","fields":{}}}]}"#)
+        let other = c.send(.post, "/v1/projects/demo/databases/other/documents:commit", #"{"writes":[{"update":{"name":"projects/demo/databases/other/documents/a/1","fields":{}}}]}"#)
+        #expect(other.status == 200)
         let sub = c.send(.delete, "/emulator/v1/projects/demo/databases/(default)/documents/a/1")
         #expect(sub.status == 200)
         #expect(c.send(.get, "/v1/\(c.name("a/1"))").status == 404)

@@ -20,6 +20,27 @@ package struct FirestoreAccess: Sendable {
     package var resource: StoredDocument?
     /// The document as it would be after a write (`request.resource`).
     package var requestResource: ValueMap?
+    /// For `list`: the query whose constraints rules check (`path` is then the collection).
+    package var query: StructuredQuery?
+    /// For `list`: a collection-group query (`path` ends with the collection id, any parent).
+    package var isCollectionGroup: Bool
+    /// `request.time` (µs): the commit time of a write, the read time of a read.
+    package var time: Int64
+
+    package init(
+        method: Method, database: DatabaseID, path: ResourcePath, caller: FirestoreCaller, resource: StoredDocument? = nil,
+        requestResource: ValueMap? = nil, query: StructuredQuery? = nil, isCollectionGroup: Bool = false, time: Int64
+    ) {
+        self.method = method
+        self.database = database
+        self.path = path
+        self.caller = caller
+        self.resource = resource
+        self.requestResource = requestResource
+        self.query = query
+        self.isCollectionGroup = isCollectionGroup
+        self.time = time
+    }
 }
 
 /// The seam between the emulator and security rules: asked for every read, query result and
@@ -30,17 +51,26 @@ package struct FirestoreAccess: Sendable {
 /// request sees (head, the read time, or the commit in progress); it is valid only during the call.
 package struct FirestoreRulesGate: Sendable {
     package typealias Lookup = (ResourcePath) -> StoredDocument?
-    private let decide: @Sendable (FirestoreAccess, Lookup) -> Bool
+    private let decide: @Sendable (FirestoreAccess, Lookup) -> EmulatorError?
     /// True for ``allowAll``: callers may skip building accesses.
     package let allowsEverything: Bool
 
-    package init(_ decide: @escaping @Sendable (FirestoreAccess, Lookup) -> Bool) {
+    /// A gate from a yes/no decision; a denial is PERMISSION_DENIED "Missing or insufficient permissions.".
+    package init(_ allow: @escaping @Sendable (FirestoreAccess, Lookup) -> Bool) {
+        self.decide = { access, lookup in
+            allow(access, lookup) ? nil : .permissionDenied("Missing or insufficient permissions.")
+        }
+        self.allowsEverything = false
+    }
+
+    /// A gate that answers nil to allow, or the error to return (a denial, or a bad token).
+    package init(deciding decide: @escaping @Sendable (FirestoreAccess, Lookup) -> EmulatorError?) {
         self.decide = decide
         self.allowsEverything = false
     }
 
     private init(allowingEverything: ()) {
-        self.decide = { _, _ in true }
+        self.decide = { _, _ in nil }
         self.allowsEverything = true
     }
 
@@ -52,8 +82,6 @@ package struct FirestoreRulesGate: Sendable {
     /// Throws PERMISSION_DENIED when the access is not allowed.
     func check(_ access: FirestoreAccess, lookup: Lookup) throws(EmulatorError) {
         if access.caller == .owner || allowsEverything { return }
-        if !decide(access, lookup) {
-            throw .permissionDenied("Missing or insufficient permissions.")
-        }
+        if let error = decide(access, lookup) { throw error }
     }
 }

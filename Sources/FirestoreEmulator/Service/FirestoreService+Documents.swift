@@ -109,7 +109,7 @@ extension FirestoreService {
                 next = Base64.encode(ValueCodec.encode(.array(values)))
             }
         }
-        for d in documents where !missing.contains(d.path) { try check(.list, database, d.path, caller, d, view) }
+        try check(.list, database, collection, caller, nil, view, query: query)
         if let id = resolved.recordingTransaction {
             transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents.filter { !missing.contains($0.path) })))
         }
@@ -169,8 +169,8 @@ extension FirestoreService {
     ) throws(EmulatorError) -> StoredDocument {
         let database = DatabaseID(project: name.projectID, database: name.databaseID)
         let write = Write(.update(name, fields: fields, mask: updateMask), precondition: precondition)
-        _ = try commit(database, writes: [write], caller: caller)
-        var document = try getDocument(name)
+        let (_, written) = try commit(database, writes: [write], transaction: nil, caller: caller, readBack: name.path)
+        guard var document = written else { throw .internal("The updated document \(name.name) was not found.") }
         if let mask { document.fields = QueryEngine.project(document.fields, mask) }
         return document
     }
@@ -185,11 +185,15 @@ extension FirestoreService {
 
     private func check(
         _ method: FirestoreAccess.Method, _ database: DatabaseID, _ path: ResourcePath, _ caller: FirestoreCaller,
-        _ document: StoredDocument?, _ view: DatabaseView<some DocumentSource>
+        _ document: StoredDocument?, _ view: DatabaseView<some DocumentSource>, query: StructuredQuery? = nil
     ) throws(EmulatorError) {
         if caller == .owner { return }
-        try gate(database).check(
-            FirestoreAccess(method: method, database: database, path: path, caller: caller, resource: document),
+        let gate = gate(database)
+        if gate.allowsEverything { return }
+        try gate.check(
+            FirestoreAccess(
+                method: method, database: database, path: path, caller: caller, resource: document, query: query,
+                time: store.currentTime()),
             lookup: { try? view.document($0) })
     }
 }

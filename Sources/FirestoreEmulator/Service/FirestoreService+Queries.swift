@@ -62,6 +62,14 @@ extension FirestoreService {
         var candidates: [StoredDocument]
         var readTime: Int64
         let (view, viewTime) = try store.view(database, at: resolved.time)
+        // Rules check a query by its constraints (as production does), before any document is read.
+        if caller != .owner, !gate(database).allowsEverything, let selector = query.from.first {
+            try gate(database).check(
+                FirestoreAccess(
+                    method: .list, database: database, path: parent.appending(selector.collectionID), caller: caller,
+                    query: query, isCollectionGroup: selector.allDescendants, time: viewTime),
+                lookup: { try? view.document($0) })
+        }
         if useIndexes, resolved.time == nil, let hit = try orderedCandidates(database, parent: parent, engine: engine) {
             (candidates, readTime) = hit
         } else if useIndexes, resolved.time == nil, let selector = query.from.first, !selector.allDescendants,
@@ -76,14 +84,6 @@ extension FirestoreService {
         }
         let (documents, skipped) = engine.window(candidates)
         candidates = []
-        if caller != .owner, !gate(database).allowsEverything {
-            let gate = gate(database)
-            for d in documents {
-                try gate.check(
-                    FirestoreAccess(method: .list, database: database, path: d.path, caller: caller, resource: d),
-                    lookup: { try? view.document($0) })
-            }
-        }
         if let id = resolved.recordingTransaction {
             transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents)))
         }

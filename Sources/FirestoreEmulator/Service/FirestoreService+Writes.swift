@@ -1,4 +1,5 @@
 package import EmulatorModel
+import EmulatorStorage
 
 /// The answer to Commit.
 package struct CommitResult: Sendable, Equatable {
@@ -15,6 +16,13 @@ extension FirestoreService {
     package func commit(
         _ database: DatabaseID, writes: [Write], transaction: [UInt8]? = nil, caller: FirestoreCaller = .owner
     ) throws(EmulatorError) -> CommitResult {
+        try commit(database, writes: writes, transaction: transaction, caller: caller, readBack: nil).result
+    }
+
+    /// Commit, also returning the document at `readBack` as the commit left it.
+    func commit(
+        _ database: DatabaseID, writes: [Write], transaction: [UInt8]?, caller: FirestoreCaller, readBack: ResourcePath?
+    ) throws(EmulatorError) -> (result: CommitResult, document: StoredDocument?) {
         if writes.count > WriteApplier.maxWritesPerCommit {
             throw .invalidArgument("maximum \(WriteApplier.maxWritesPerCommit) writes allowed per request")
         }
@@ -32,9 +40,9 @@ extension FirestoreService {
             var results: [WriteResult] = []
             results.reserveCapacity(writes.count)
             for w in writes { results.append(try Self.apply(w, &buffer, gate: gate, caller: caller, database: database)) }
-            return results
+            return (results, try readBack.flatMap { p throws(EmulatorError) in try buffer.document(p) })
         }
-        return CommitResult(writeResults: results, commitTime: commitTime)
+        return (CommitResult(writeResults: results.0, commitTime: commitTime), results.1)
     }
 
     /// BatchWrite: applies each write on its own (not atomically); one outcome per write.
@@ -71,7 +79,7 @@ extension FirestoreService {
             try gate.check(
                 FirestoreAccess(
                     method: method, database: database, path: write.name.path, caller: caller, resource: before,
-                    requestResource: after),
+                    requestResource: after, time: view.source.commitTime),
                 lookup: { try? view.document($0) })
         }
     }

@@ -64,6 +64,12 @@ enum WriteApplier {
     ) throws(EmulatorError) -> WriteResult {
         let name = write.name
         let path = name.path
+        // A plain set needs nothing from the stored document: skip reading (and decoding) it.
+        if authorize == nil, write.precondition == .none, write.transforms.isEmpty,
+            case .update(_, let input, nil) = write.operation
+        {
+            return WriteResult(updateTime: try buffer.set(path, fields: input))
+        }
         let current = try buffer.document(path)
         try checkPrecondition(write.precondition, current, name: name, commitTime: buffer.commitTime)
         var fields: ValueMap
