@@ -37,7 +37,6 @@ def test_every_port_accepts_connections(suite, port_name):
 @pytest.mark.parametrize(
     "url",
     [
-        "http://{firestore}/v1/projects/demo-interop/databases/(default)/documents/users/ada",
         "http://{database}/users/ada.json?ns=demo-interop",
     ],
 )
