@@ -52,7 +52,8 @@ package struct HTTP2Connection: Sendable {
 
     package init(initialWindow: Int = 1 << 20) {
         self.localInitialWindow = initialWindow
-        self.connectionReceiveWindow = initialWindow
+        // SETTINGS never changes the connection window: it starts at 65 535 and grows by WINDOW_UPDATE.
+        self.connectionReceiveWindow = max(initialWindow, 65_535)
         self.parser = HTTP2FrameParser()
     }
 
