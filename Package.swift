@@ -76,7 +76,10 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "FirestoreEmulatorTests",
-            dependencies: ["FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSnapshotTests",
