@@ -176,10 +176,16 @@ struct ConnectionTests {
         #expect(c.sendData(stream: 1, [1]).isEmpty)
     }
 
-    @Test func endingBeforeThePeerHalfClosesResetsWithNoError() throws {
+    @Test func endingBeforeThePeerHalfClosesWaitsForItsEnd() throws {
         var (c, peer) = Self.connected()
         _ = c.receive(peer.request(stream: 1, path: "/x/y"))
         let events = try peer.read(c.sendHeaders(stream: 1, [HeaderField(":status", "200")], endStream: true))
-        #expect(events == [.headers(1, [HeaderField(":status", "200")], endStream: true), .frame(.rstStream(stream: 1, code: .noError))])
+        #expect(events == [.headers(1, [HeaderField(":status", "200")], endStream: true)])
+        // Late request data is discarded, its window given back on both levels.
+        let late = c.receive(HTTP2FrameEncoder.encode(.data(stream: 1, payload: [1, 2], endStream: false, flowControlledLength: 0)))
+        #expect(try peer.read(late) == [.frame(.windowUpdate(stream: 0, increment: 2)), .frame(.windowUpdate(stream: 1, increment: 2))])
+        #expect(c.openStreamCount == 1)
+        #expect(c.receive(HTTP2FrameEncoder.encode(.data(stream: 1, payload: [], endStream: true, flowControlledLength: 0))).isEmpty)
+        #expect(c.openStreamCount == 0)
     }
 }

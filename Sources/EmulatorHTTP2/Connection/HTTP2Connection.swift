@@ -195,7 +195,7 @@ package struct HTTP2Connection: Sendable {
                 throw HTTP2ProtocolError(.protocolError, stream: stream, "second header block without END_STREAM")
             }
             streams[stream]?.remoteClosed = true
-            actions.append(.headers(stream: stream, fields: fields, endStream: true))
+            if streams[stream]?.localClosed == false { actions.append(.headers(stream: stream, fields: fields, endStream: true)) }
             closeIfDone(stream)
             return
         }
@@ -219,7 +219,15 @@ package struct HTTP2Connection: Sendable {
             connectionReceiveWindow += length
             replenish = HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: UInt32(length)))
         }
-        guard var state = streams[stream], !state.remoteClosed else {
+        guard var state = streams[stream], !state.remoteClosed, !state.localClosed else {
+            if let s = streams[stream], s.localClosed, !s.remoteClosed {
+                // We already answered: keep the peer's upload flowing until it ends.
+                if endStream {
+                    streams[stream] = nil
+                } else if length > 0 {
+                    replenish += HTTP2FrameEncoder.encode(.windowUpdate(stream: stream, increment: UInt32(length)))
+                }
+            }
             if !replenish.isEmpty { actions.append(.write(replenish)) }
             // A stream we already ended (or reset): late frames are expected, ignore them.
             return
@@ -327,13 +335,15 @@ package struct HTTP2Connection: Sendable {
         return actions
     }
 
-    /// We sent END_STREAM: if the peer is still sending, stop it with RST_STREAM(NO_ERROR)
-    /// (RFC 7540 §8.1), then forget the stream.
+    /// We sent END_STREAM: the stream is done once the peer has ended its side too. Until then
+    /// it stays half-closed (local) and late DATA is accepted and discarded. (No RST_STREAM
+    /// NO_ERROR: some clients, curl among them, treat it as a failure while still uploading.)
     private mutating func endLocally(_ stream: UInt32) -> [Action] {
-        guard let state = streams.removeValue(forKey: stream) else { return [] }
-        if !state.remoteClosed {
-            return [.write(HTTP2FrameEncoder.encode(.rstStream(stream: stream, code: .noError)))]
-        }
+        guard var state = streams[stream] else { return [] }
+        state.localClosed = true
+        state.pending.removeAll()
+        streams[stream] = state
+        closeIfDone(stream)
         return []
     }
 

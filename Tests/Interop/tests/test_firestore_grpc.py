@@ -231,3 +231,69 @@ def test_on_snapshot_document(col):
         assert seen[0] == [] and seen[1] == [{"v": 1}] and seen[2] == []
     finally:
         watch.unsubscribe()
+
+
+def test_large_documents_cross_flow_control_windows(col):
+    # ~900 KB each way: more than the 64 KiB default HTTP/2 windows, so both sides must send WINDOW_UPDATE.
+    big = "x" * 900_000
+    col.document("big").set({"text": big})
+    assert col.document("big").get().to_dict()["text"] == big
+
+
+def test_batch_of_five_hundred_writes(client, col):
+    batch = client.batch()
+    for i in range(500):
+        batch.set(col.document(f"n{i:03d}"), {"i": i, "pad": "p" * 100})
+    assert len(batch.commit()) == 500
+    assert col.count().get()[0][0].value == 500
+
+
+def test_bulk_writer_uses_batch_write(client, col):
+    writer = client.bulk_writer()
+    for i in range(30):
+        writer.set(col.document(f"b{i}"), {"i": i})
+    writer.close()
+    assert col.count().get()[0][0].value == 30
+
+
+def test_firebase_admin_firestore_uses_the_same_emulator(suite, col):
+    import firebase_admin
+    from firebase_admin import credentials
+    from firebase_admin import firestore as admin_firestore
+    from google.auth.credentials import AnonymousCredentials
+
+    class Anonymous(credentials.Base):
+        def get_credential(self):
+            return AnonymousCredentials()
+
+    app = firebase_admin.initialize_app(Anonymous(), options={"projectId": suite.project}, name="grpc-admin")
+    try:
+        admin = admin_firestore.client(app)
+        admin.collection(col.id).document("from-admin").set({"ok": True})
+        assert col.document("from-admin").get().to_dict() == {"ok": True}
+    finally:
+        firebase_admin.delete_app(app)
+
+
+def test_unknown_grpc_method_is_unimplemented_over_curl(suite):
+    import shutil
+    import subprocess
+
+    curl = shutil.which("curl")
+    if curl is None or b"HTTP2" not in subprocess.run([curl, "--version"], capture_output=True).stdout:
+        pytest.skip("no curl with HTTP/2")
+    result = subprocess.run(
+        [curl, "-s", "-D", "-", "-o", "/dev/null", "--http2-prior-knowledge", "-H", "content-type: application/grpc",
+         "-H", "te: trailers", "--data-binary", "@-", f"http://{suite.firestore}/google.firestore.v1.Firestore/Nope"],
+        input=b"\x00\x00\x00\x00\x00", capture_output=True, timeout=10,
+    )
+    assert result.returncode == 0, result.stderr
+    assert b"HTTP/2 200" in result.stdout
+    assert b"grpc-status: 12" in result.stdout
+    assert b"Method not found: google.firestore.v1.Firestore/Nope" in result.stdout
+
+
+def test_grpc_errors_carry_official_messages(col):
+    with pytest.raises(gexc.NotFound) as failure:
+        col.document("gone").update({"a": 1})
+    assert "No document to update" in failure.value.message
