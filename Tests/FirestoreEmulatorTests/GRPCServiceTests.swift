@@ -230,6 +230,41 @@ struct GRPCServiceTests {
             return
         }
         #expect(status.code == 12)
-        #expect(client.router.method(for: "/google.firestore.v1.Firestore/Write") == nil)
+        #expect(client.router.method(for: "/google.firestore.v1.Firestore/ExecutePipeline") == nil)
+    }
+
+    @Test func writeStreamHandshakeThenCommits() throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreWriteCall(service: client.service, caller: .owner, writer: writer)
+        var hello = ProtoWriter()
+        hello.string(1, client.database)
+        call.received(hello.bytes)
+        let handshake = try GRPCTestClient.fields(writer.messages[0])
+        #expect(handshake.map(\.0) == [1, 2])  // stream_id, stream_token
+        let token = handshake[1].1
+
+        var commit = ProtoWriter()
+        commit.bytes(4, token)
+        commit.message(3) { $0.message(1) { ProtoDocument(name: client.root + "/w/1", fields: ["a": .integer(1)]).write(to: &$0) } }
+        call.received(commit.bytes)
+        let answer = try GRPCTestClient.fields(writer.messages[1])
+        #expect(answer.map(\.0) == [2, 3, 4])  // new token, one write result, commit time
+        #expect(answer[0].1 != token)
+        #expect((try? client.unary("GetDocument") { $0.string(1, client.root + "/w/1") }.get()) != nil)
+
+        call.halfClosed()
+        #expect(writer.status == .ok)
+    }
+
+    @Test func writeStreamWithoutTokenFails() {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreWriteCall(service: client.service, caller: .owner, writer: writer)
+        var hello = ProtoWriter()
+        hello.string(1, client.database)
+        call.received(hello.bytes)
+        call.received(hello.bytes)
+        #expect(writer.status?.code == 3)
     }
 }

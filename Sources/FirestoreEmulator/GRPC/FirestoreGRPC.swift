@@ -47,6 +47,9 @@ package struct FirestoreGRPC: Sendable {
         router.register(s, "Listen", .bidirectional { context, writer in
             FirestoreListenCall(service: service, caller: Self.caller(context), writer: writer)
         })
+        router.register(s, "Write", .bidirectional { context, writer in
+            FirestoreWriteCall(service: service, caller: Self.caller(context), writer: writer)
+        })
     }
 
     // MARK: Adapters
