@@ -56,8 +56,8 @@ let package = Package(
         .executableTarget(
             name: "EmulatorBenchmarks",
             dependencies: [
-                "FirestoreEmulator", "EmulatorStorage", "SecurityRules", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix",
-                "EmulatorSupport",
+                "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport",
             ],
             swiftSettings: settings),
 
