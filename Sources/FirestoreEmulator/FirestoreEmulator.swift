@@ -25,7 +25,9 @@ package final class FirestoreEmulator: Sendable {
     package init(service: FirestoreService, configuration: FirestoreEmulatorConfiguration) {
         self.configuration = configuration
         self.service = service
-        self.rest = FirestoreREST(service: service, rulesLoader: configuration.rulesLoader)
+        self.rest = FirestoreREST(
+            service: service, rulesLoader: configuration.rulesLoader, logger: configuration.logger,
+            singleProject: configuration.singleProjectMode ? configuration.projectID : nil)
         var router = Router()
         rest.register(on: &router)
         self.router = router

@@ -1,3 +1,4 @@
+import FirestoreEmulator
 import EmulatorHTTP
 import EmulatorSupport
 import Testing
@@ -36,6 +37,20 @@ import Testing
         let missing = c.send(.get, "/v1/\(c.name("users/ada"))")
         #expect(missing.status == 404)
         #expect(missing.json.errorStatus == "NOT_FOUND")
+    }
+
+    @Test func browsersPassCORS() {
+        let preflight = c.emulator.router.respond(to: HTTPRequest(
+            method: .options, target: "/v1/\(c.root):commit",
+            headers: HTTPHeaders([("Origin", "http://localhost:5173"), ("Access-Control-Request-Method", "POST"),
+                                  ("Access-Control-Request-Headers", "content-type,x-goog-api-client")])))
+        #expect(preflight.status.code == 204)
+        #expect(preflight.headers["Access-Control-Allow-Origin"] == "http://localhost:5173")
+        #expect(preflight.headers["Access-Control-Allow-Headers"] == "content-type,x-goog-api-client")
+        let get = c.emulator.router.respond(to: HTTPRequest(
+            method: .get, target: "/v1/\(c.name("c/none"))", headers: HTTPHeaders([("Origin", "http://localhost:5173")])))
+        #expect(get.status.code == 404)
+        #expect(get.headers["Access-Control-Allow-Origin"] == "http://localhost:5173")
     }
 
     @Test func autoIDIsTwentyAlphanumerics() {
@@ -83,6 +98,15 @@ import Testing
 
         let desc = c.send(.get, "/v1/\(c.root)/c?orderBy=__name__%20desc")
         #expect(desc.json[member: "documents"]?.array?.compactMap { $0[member: "name"]?.string } == ["c/d", "c/b", "c/a"].map(c.name))
+    }
+
+    @Test func hostilePageSizesAndTokensAreRejectedOrServed() {
+        c.set([("c/a", "{}")])
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageSize=9223372036854775807").status == 200)
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageSize=-1").json.errorStatus == "INVALID_ARGUMENT")
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageToken=AAAA").json.errorStatus == "INVALID_ARGUMENT")
+        #expect(c.send(.get, "/v1/\(c.root)/c?pageToken=%FF%FE").json.errorStatus == "INVALID_ARGUMENT")
+        #expect(c.post(":listCollectionIds", #"{"pageSize":"9223372036854775807"}"#).status == 200)
     }
 
     @Test func batchGetReportsFoundAndMissingOnce() {

@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorStorage
 import FirestoreEmulator
 import EmulatorHTTP
 import EmulatorSupport
@@ -79,5 +80,19 @@ import Testing
         #expect(c.set([("needs/k1", "{}")]).json.errorStatus == "PERMISSION_DENIED")
         #expect(c.set([("keys/k1", "{}"), ("needs/k1", "{}")]).status == 200)
         #expect(c.send(.get, "/v1/\(c.name("locked/a"))").status == 403)
+    }
+
+    @Test func singleProjectModeWarnsOncePerOtherProject() {
+        let logs = MemoryLogHandler()
+        let emulator = FirestoreEmulator(
+            storage: StorageEngine(),
+            configuration: .init(projectID: "demo", logger: Logger(label: "firestore", handler: logs)))
+        for project in ["demo", "other", "other"] {
+            let r = emulator.router.respond(to: HTTPRequest(method: .get, target: "/v1/projects/\(project)/databases/(default)/documents/c/d"))
+            #expect(r.status.code == 404)
+        }
+        let warnings = logs.records.filter { $0.level == .warning }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.message.contains("Requested project ID other") == true)
     }
 }

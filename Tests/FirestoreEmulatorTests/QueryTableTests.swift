@@ -80,6 +80,7 @@ import Testing
         ("__name__ desc limit", q(order(("__name__", "DESCENDING")), #""limit":3"#), ["i", "h", "g"]),
         ("multiple inequalities order lexicographically", q(w(cf("AND", ff("s", "GREATER_THAN", #"{"stringValue":"a"}"#), ff("n", "GREATER_THAN", #"{"integerValue":"0"}"#)))), ["a", "b", "i"]),
         ("explicit order then implicit inequality field", q(w(ff("n", "GREATER_THAN", #"{"integerValue":"0"}"#)), order(("s", "DESCENDING"))), ["b", "i", "a"]),
+        ("inequality on a field and on __name__: name stays last", q(w(cf("AND", ff("n", "LESS_THAN", #"{"integerValue":"4"}"#), ff("__name__", "GREATER_THAN", ref("b"))))), ["f", "c", "h", "i"]),
         ("equality plus order plus limit", q(w(ff("s", "EQUAL", #"{"stringValue":"x"}"#)), order(("n", "DESCENDING")), #""limit":2"#), ["i", "a"]),
     ]
 
@@ -90,6 +91,16 @@ import Testing
         let r = client.query(c.1)
         #expect(r.status == 200, "\(c.0): \(r.response.text)")
         #expect(r.ids.map { String($0.dropFirst(2)) } == c.2, "\(c.0)")
+    }
+
+    /// gax REST clients (Node Admin with preferRest) ask for `enum-encoding=int` and send enums as numbers.
+    @Test func enumsAsNumbers() {
+        let client = FirestoreTestClient()
+        client.set(Self.data)
+        let q = #"{"from":[{"collectionId":"q"}],"where":{"compositeFilter":{"op":1,"filters":[{"fieldFilter":{"field":{"fieldPath":"n"},"op":3,"value":{"integerValue":"1"}}},{"unaryFilter":{"op":5,"field":{"fieldPath":"s"}}}]}},"orderBy":[{"field":{"fieldPath":"n"},"direction":2}]}"#
+        #expect(client.query(q).ids == ["q/i", "q/b"])
+        let t = client.post(":commit", #"{"writes":[{"transform":{"document":"\#(client.name("t/x"))","fieldTransforms":[{"fieldPath":"at","setToServerValue":1}]}}]}"#)
+        #expect(t.status == 200)
     }
 
     @Test func collectionGroupAndKindlessQueries() {

@@ -17,6 +17,7 @@ import Testing
         let commit = c.post(":commit", #"{"transaction":"\#(t)","writes":[{"update":{"name":"\#(c.name("acct/a"))","fields":{"n":{"integerValue":"2"}}}}]}"#)
         #expect(commit.status == 409)
         #expect(commit.json.errorStatus == "ABORTED")
+        #expect(commit.json.errorMessage?.hasPrefix("Transaction lock timeout.") == true)
         let now = c.send(.get, "/v1/\(c.name("acct/a"))")
         #expect(now.json[member: "fields"]?[member: "n"]?[member: "integerValue"]?.string == "5")
         // The transaction is over: its id is no longer valid.

@@ -27,7 +27,8 @@ package struct QueryEngine: Sendable {
         let direction = order.last?.direction ?? .ascending
         var inequalities = query.filter?.inequalityFields ?? []
         inequalities.sort { FieldPath.compare($0, $1) < 0 }
-        for field in inequalities where !order.contains(where: { $0.field == field }) {
+        // `__name__` is never placed among the inequality fields: it always comes last.
+        for field in inequalities where !field.isDocumentID && !order.contains(where: { $0.field == field }) {
             order.append(.init(field, direction))
         }
         if !order.contains(where: { $0.field.isDocumentID }) {

@@ -67,6 +67,28 @@ package indirect enum QueryFilter: Sendable, Equatable {
         case arrayContains = "ARRAY_CONTAINS", arrayContainsAny = "ARRAY_CONTAINS_ANY"
         case `in` = "IN", notIn = "NOT_IN"
 
+        /// The `google.firestore.v1` enum number (`LESS_THAN` = 1 … `NOT_IN` = 10).
+        package var protoNumber: Int {
+            switch self {
+            case .lessThan: 1
+            case .lessThanOrEqual: 2
+            case .greaterThan: 3
+            case .greaterThanOrEqual: 4
+            case .equal: 5
+            case .notEqual: 6
+            case .arrayContains: 7
+            case .in: 8
+            case .arrayContainsAny: 9
+            case .notIn: 10
+            }
+        }
+
+        /// The operator with enum number `n`, if any.
+        package init?(protoNumber n: Int) {
+            guard let op = Self.allCases.first(where: { $0.protoNumber == n }) else { return nil }
+            self = op
+        }
+
         /// Operators that constrain a range of the field and so imply an ordering on it.
         var isInequality: Bool {
             switch self {
@@ -78,6 +100,21 @@ package indirect enum QueryFilter: Sendable, Equatable {
 
     package enum UnaryOperator: String, Sendable, Equatable, CaseIterable {
         case isNaN = "IS_NAN", isNull = "IS_NULL", isNotNaN = "IS_NOT_NAN", isNotNull = "IS_NOT_NULL"
+
+        /// The `google.firestore.v1` enum number (`IS_NAN` = 2 … `IS_NOT_NULL` = 5).
+        package var protoNumber: Int {
+            switch self {
+            case .isNaN: 2
+            case .isNull: 3
+            case .isNotNaN: 4
+            case .isNotNull: 5
+            }
+        }
+
+        package init?(protoNumber n: Int) {
+            guard let op = Self.allCases.first(where: { $0.protoNumber == n }) else { return nil }
+            self = op
+        }
     }
 
     package enum CompositeOperator: String, Sendable, Equatable {

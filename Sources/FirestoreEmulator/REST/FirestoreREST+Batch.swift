@@ -55,14 +55,18 @@ extension FirestoreREST {
         return Self.ok(Array("{}".utf8))
     }
 
-    static func writes(_ body: JSONObject) throws(EmulatorError) -> [Write] {
+    static func writes(_ body: JSONObject, database: DatabaseID) throws(EmulatorError) -> [Write] {
         var writes: [Write] = []
-        for (i, w) in try body.array("writes").enumerated() { writes.append(try RESTDecoding.write(w, context: "writes[\(i)]")) }
+        let items = try body.array("writes")
+        writes.reserveCapacity(items.count)
+        for (i, w) in items.enumerated() {
+            writes.append(try RESTDecoding.write(w, context: "writes[\(i)]", database: database))
+        }
         return writes
     }
 
     func commit(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        let writes = try Self.writes(body)
+        let writes = try Self.writes(body, database: path.database)
         let result = try service.commit(path.database, writes: writes, transaction: try body.bytes("transaction"), caller: caller)
         var w = JSONWriter()
         w.beginObject()
@@ -79,7 +83,7 @@ extension FirestoreREST {
     }
 
     func batchWrite(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        let writes = try Self.writes(body)
+        let writes = try Self.writes(body, database: path.database)
         let outcomes = try service.batchWrite(path.database, writes: writes, caller: caller)
         var w = JSONWriter()
         w.beginObject()

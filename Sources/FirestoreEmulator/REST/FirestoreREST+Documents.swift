@@ -19,7 +19,10 @@ extension FirestoreREST {
 
     static func consistency(_ params: [(name: String, value: String)]) throws(EmulatorError) -> ReadConsistency {
         var members: [JSONMember] = []
-        if let t = param(params, "transaction") { members.append(JSONMember("transaction", .string(t))) }
+        if let t = param(params, "transaction") {
+            // A `+` of base64 sent unescaped in a query string arrives as a space.
+            members.append(JSONMember("transaction", .string(String(t.map { $0 == " " ? "+" : $0 }))))
+        }
         if let t = param(params, "readTime") { members.append(JSONMember("readTime", .string(t))) }
         return try RESTDecoding.consistency(try JSONObject(.object(members), context: "query"))
     }

@@ -1,32 +1,59 @@
 package import EmulatorHTTP
 import EmulatorModel
-import EmulatorSupport
+package import EmulatorSupport
+import Synchronization
 
 /// The REST/JSON face of ``FirestoreService``: `projects.databases.documents` of the v1 API plus
 /// the emulator's own endpoints. Streaming methods answer one JSON array.
 package struct FirestoreREST: Sendable {
     let service: FirestoreService
     let rulesLoader: FirestoreRulesLoader?
+    let logger: Logger?
+    /// In single-project mode: the configured project, whose mismatches are warned about once each.
+    let singleProject: String?
+    private let warnedProjects = WarnedProjects()
 
-    package init(service: FirestoreService, rulesLoader: FirestoreRulesLoader? = nil) {
+    package init(
+        service: FirestoreService, rulesLoader: FirestoreRulesLoader? = nil, logger: Logger? = nil,
+        singleProject: String? = nil
+    ) {
         self.service = service
         self.rulesLoader = rulesLoader
+        self.logger = logger
+        self.singleProject = singleProject
     }
 
-    /// Adds the v1 API and the emulator endpoints to `router`.
-    package func register(on router: inout Router) {
+    private final class WarnedProjects: Sendable {
+        let seen = Mutex<Set<String>>([])
+    }
+
+    /// Warns once per project id that differs from the single project (requests still succeed).
+    func noteProject(_ project: String) {
+        guard let singleProject, let logger, !project.utf8.elementsEqual(singleProject.utf8) else { return }
+        if warnedProjects.seen.withLock({ $0.insert(project).inserted }) {
+            logger.warning(
+                "Multiple projectIds are not recommended in single project mode. Requested project ID \(project), but the emulator is configured for \(singleProject).")
+        }
+    }
+
+    /// Adds the v1 API and the emulator endpoints to `router`, open to browsers (the JS SDKs send
+    /// preflighted requests from pages, as they do to the official emulator).
+    package func register(on router: inout Router, cors: CORSPolicy = CORSPolicy()) {
         let api = self
-        router.add(nil, "/v1/*") { api.respond(to: $0) }
-        router.add(nil, "/emulator/v1/*") { api.respondAdmin(to: $0) }
+        router.add(nil, "/v1/*", handler: cors.wrap { api.respond(to: $0) })
+        router.add(nil, "/emulator/v1/*", handler: cors.wrap { api.respondAdmin(to: $0) })
     }
 
     /// Answers one `/v1/...` request.
     package func respond(to request: HTTPRequest) -> HTTPResponse {
+        let response: HTTPResponse
         do {
-            return try route(request)
+            response = try route(request)
         } catch {
-            return Self.failure(error)
+            response = Self.failure(error)
         }
+        logger?.debug("\(request.method.token) \(request.rawPath) -> \(response.status.code)")
+        return response
     }
 
     static func failure(_ e: EmulatorError) -> HTTPResponse {
@@ -77,6 +104,7 @@ package struct FirestoreREST: Sendable {
         if segments.last?.isEmpty == true && segments.count > 1 { segments.removeLast() }
         let allowMethod = request.method == .post
         let path = try RESTPath(segments: segments, allowMethod: allowMethod)
+        noteProject(path.database.project)
         let caller = Self.caller(request)
         if let method = path.method {
             return try custom(method, path, request, caller)

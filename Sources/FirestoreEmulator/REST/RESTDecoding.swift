@@ -100,14 +100,27 @@ enum RESTDecoding {
         }
         if let f = try o.object("fieldFilter") {
             let path = try fieldPath(f["field"], context: context + ".fieldFilter.field")
-            guard case .string(let name)? = f["op"], let op = QueryFilter.FieldOperator(rawValue: name) else {
+            // Enums arrive as names, or as numbers from clients that ask for `enum-encoding=int`.
+            let op: QueryFilter.FieldOperator
+            switch f["op"] {
+            case .string(let name)? where QueryFilter.FieldOperator(rawValue: name) != nil:
+                op = QueryFilter.FieldOperator(rawValue: name) ?? .equal
+            case .int(let n)? where QueryFilter.FieldOperator(protoNumber: Int(n)) != nil:
+                op = QueryFilter.FieldOperator(protoNumber: Int(n)) ?? .equal
+            default:
                 throw .invalidArgument("Invalid field filter operator at '\(context)': \(f["op"].map { "\($0)" } ?? "unspecified").")
             }
             return .field(path, op, try value(f["value"], context: context + ".fieldFilter.value"))
         }
         if let u = try o.object("unaryFilter") {
             let path = try fieldPath(u["field"], context: context + ".unaryFilter.field")
-            guard case .string(let name)? = u["op"], let op = QueryFilter.UnaryOperator(rawValue: name) else {
+            let op: QueryFilter.UnaryOperator
+            switch u["op"] {
+            case .string(let name)? where QueryFilter.UnaryOperator(rawValue: name) != nil:
+                op = QueryFilter.UnaryOperator(rawValue: name) ?? .isNull
+            case .int(let n)? where QueryFilter.UnaryOperator(protoNumber: Int(n)) != nil:
+                op = QueryFilter.UnaryOperator(protoNumber: Int(n)) ?? .isNull
+            default:
                 throw .invalidArgument("Invalid unary filter operator at '\(context)'.")
             }
             return .unary(path, op)
@@ -157,7 +170,26 @@ enum RESTDecoding {
 
     // MARK: Writes
 
-    static func write(_ json: JSONValue, context: String) throws(EmulatorError) -> Write {
+    /// A document name; names inside `database` (the common case) skip re-parsing the prefix.
+    static func documentName(_ name: String, in database: DatabaseID?) throws(EmulatorError) -> DocumentName {
+        guard let database, name.utf8.count <= DocumentName.maxNameBytes else { return try DocumentName.document(name) }
+        let root = database.rootName.utf8
+        let bytes = name.utf8
+        guard bytes.count > root.count + 1, bytes.starts(with: root),
+            bytes[bytes.index(bytes.startIndex, offsetBy: root.count)] == 0x2F
+        else { return try DocumentName.document(name) }
+        var segments: [String] = []
+        for part in bytes.dropFirst(root.count + 1).split(separator: 0x2F, omittingEmptySubsequences: false) {
+            let segment = String(decoding: part, as: UTF8.self)
+            do { try ResourcePath.validateSegment(segment) } catch { return try DocumentName.document(name) }
+            segments.append(segment)
+        }
+        let path = ResourcePath(segments: segments)
+        guard path.isDocument else { return try DocumentName.document(name) }
+        return DocumentName(projectID: database.project, databaseID: database.database, path: path)
+    }
+
+    static func write(_ json: JSONValue, context: String, database: DatabaseID? = nil) throws(EmulatorError) -> Write {
         let o = try JSONObject(json, context: context)
         var transforms: [FieldTransform] = []
         for t in try o.array("updateTransforms") { transforms.append(try fieldTransform(t)) }
@@ -171,16 +203,17 @@ enum RESTDecoding {
         if o.has("update") {
             let (name, fields) = try document(o["update"], context: context + ".update")
             guard let name else { throw .invalidArgument("A document to update must have a name.") }
-            operation = .update(try DocumentName.document(name), fields: fields, mask: try mask(o["updateMask"], context: context + ".updateMask"))
+            operation = .update(
+                try documentName(name, in: database), fields: fields, mask: try mask(o["updateMask"], context: context + ".updateMask"))
         } else if let name = try o.string("delete") {
-            operation = .delete(try DocumentName.document(name))
+            operation = .delete(try documentName(name, in: database))
         } else if let name = try o.string("verify") {
-            operation = .verify(try DocumentName.document(name))
+            operation = .verify(try documentName(name, in: database))
         } else {
             let t = try JSONObject(o["transform"], context: context + ".transform")
             guard let name = try t.string("document") else { throw .invalidArgument("A transform must name its document.") }
             for f in try t.array("fieldTransforms") { transforms.append(try fieldTransform(f)) }
-            operation = .transform(try DocumentName.document(name))
+            operation = .transform(try documentName(name, in: database))
         }
         return Write(operation, transforms: transforms, precondition: try precondition(o.object("currentDocument")))
     }
@@ -197,7 +230,10 @@ enum RESTDecoding {
         guard let p = try o.string("fieldPath") else { throw .invalidArgument("A field transform must have a fieldPath.") }
         let path = try FieldPath(parsing: p)
         if let s = o["setToServerValue"] {
-            guard case .string("REQUEST_TIME") = s else { throw .invalidArgument("Unknown server value \(s).") }
+            switch s {
+            case .string("REQUEST_TIME"), .int(1): break
+            default: throw .invalidArgument("Unknown server value \(s).")
+            }
             return .init(path, .serverTimestamp)
         }
         if let v = o["increment"] { return .init(path, .increment(try Value(firestoreJSON: v))) }

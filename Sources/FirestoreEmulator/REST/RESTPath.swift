@@ -45,7 +45,7 @@ struct RESTPath {
             path.append(s)
         }
         self.path = ResourcePath(segments: path)
-        if full.utf8.count > DocumentName.maxNameBytes + 64 {
+        if full.utf8.count > DocumentName.maxNameBytes {
             throw .invalidArgument("Document name \"\(full)\" is longer than \(DocumentName.maxNameBytes) bytes.")
         }
     }

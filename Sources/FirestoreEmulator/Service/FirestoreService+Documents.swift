@@ -80,7 +80,7 @@ extension FirestoreService {
         }
         if let pageSize, pageSize < 0 { throw .invalidArgument("page_size must not be negative.") }
         var query = StructuredQuery(from: [.init(collectionID: collectionID)], orderBy: orderBy)
-        query.limit = pageSize.flatMap { $0 > 0 ? $0 + 1 : nil }
+        query.limit = pageSize.flatMap { $0 > 0 ? min($0, Int(Int32.max)) + 1 : nil }
         let engine = try QueryEngine(query, database: database)
         if let pageToken, !pageToken.isEmpty {
             guard let bytes = Base64.decode(pageToken, alphabet: nil), case .array(let values)? = try? ValueCodec.decodeValue(bytes),
@@ -106,7 +106,7 @@ extension FirestoreService {
             documents.removeLast()
             if let last = documents.last {
                 let values = engine.order.map { last.value(at: $0.field, database: database) ?? .null }
-                next = Base64.encode(ValueCodec.encode(.array(values)))
+                next = Base64.encode(ValueCodec.encode(.array(values)), alphabet: .urlSafe, padding: false)
             }
         }
         try check(.list, database, collection, caller, nil, view, query: query)
@@ -137,7 +137,7 @@ extension FirestoreService {
         }
         if let pageSize, pageSize > 0, ids.count > pageSize {
             ids.removeLast(ids.count - pageSize)
-            return (ids, ids.last.map { Base64.encode(Array($0.utf8)) })
+            return (ids, ids.last.map { Base64.encode(Array($0.utf8), alphabet: .urlSafe, padding: false) })
         }
         return (ids, nil)
     }

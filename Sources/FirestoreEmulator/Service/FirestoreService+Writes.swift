@@ -89,7 +89,8 @@ extension FirestoreService {
         _ entry: TransactionRegistry.Entry, _ view: DatabaseView<some DocumentSource>, database: DatabaseID
     ) throws(EmulatorError) {
         guard case .readWrite = entry.mode else { return }
-        let aborted = EmulatorError.aborted("Transaction aborted: a document it read was changed by another request. Retry the transaction.")
+        let aborted = EmulatorError.aborted(
+            "Transaction lock timeout. A document this transaction read was changed by another request; retry the transaction.")
         for (path, seen) in entry.reads where try view.document(path)?.updateTime != seen { throw aborted }
         for q in entry.queries {
             let engine = try QueryEngine(q.query, database: database)

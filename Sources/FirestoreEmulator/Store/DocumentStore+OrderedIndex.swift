@@ -30,12 +30,13 @@ extension DocumentStore {
                     return [key]
                 })
         }
+        let before = clock() - 1
         let snapshot: StorageSnapshot
         do { snapshot = try engine.snapshot() } catch { return nil }
         let range = equality.map { IndexRange.prefix(IndexKey.key($0.1)) } ?? .all
         guard let hits = try? snapshot.scanIndex(ns, id, range, reverse: descending) else { return nil }
         var out: [StoredDocument] = []
-        if needed <= 0 { return (out, readTime(snapshot)) }
+        if needed <= 0 { return (out, readTime(snapshot, clockBefore: before)) }
         for hit in hits {
             let segments = hit.key.segments
             guard let last = segments.last else { continue }
@@ -47,6 +48,6 @@ extension DocumentStore {
                 if out.count >= needed { break }
             }
         }
-        return (out, readTime(snapshot))
+        return (out, readTime(snapshot, clockBefore: before))
     }
 }

@@ -33,11 +33,14 @@ package final class DocumentStore: Sendable {
 
     /// A view at `time`, or at head when nil. Also returns the time the read reports.
     func view(_ database: DatabaseID, at time: Int64?) throws(EmulatorError) -> (DatabaseView<StorageSnapshot>, Int64) {
+        // The clock is read before the snapshot: any commit the snapshot misses gets a later time
+        // than the one reported, so a read at the reported time sees exactly this state.
+        let before = clock() - 1
         let snapshot: StorageSnapshot
         do { snapshot = try engine.snapshot(at: time) } catch {
             throw .failedPrecondition("read_time is older than the oldest version the emulator keeps (\(error.message)).")
         }
-        let reported = time ?? max(snapshot.readTime, clock() - 1)
+        let reported = time ?? max(snapshot.readTime, before)
         return (DatabaseView(source: snapshot, namespace: Self.namespace(database)), reported)
     }
 
@@ -73,6 +76,7 @@ package final class DocumentStore: Sendable {
                     return [IndexKey.key(v)]
                 })
         }
+        let before = clock() - 1
         let snapshot: StorageSnapshot
         do { snapshot = try engine.snapshot() } catch { return nil }
         guard let hits = try? snapshot.scanIndex(ns, id, .prefix(IndexKey.key(value))) else { return nil }
@@ -81,11 +85,11 @@ package final class DocumentStore: Sendable {
             guard let e = snapshot.get(ns, hit.key) else { continue }
             out.append(try DatabaseView<StorageSnapshot>.decode(e, path: DatabaseView<StorageSnapshot>.path(hit.key)))
         }
-        return (out, readTime(snapshot))
+        return (out, readTime(snapshot, clockBefore: before))
     }
 
     /// The time a head read reports: never before the newest commit.
-    func readTime(_ snapshot: StorageSnapshot) -> Int64 { max(snapshot.readTime, clock() - 1) }
+    func readTime(_ snapshot: StorageSnapshot, clockBefore: Int64) -> Int64 { max(snapshot.readTime, clockBefore) }
 
     /// Asks the engine for an index once per id (the engine takes its commit lock to check).
     func ensureIndex(_ ns: NamespaceID, id: String, _ definition: () -> IndexDefinition) {

@@ -5,6 +5,8 @@ import EmulatorStorage
 enum WriteApplier {
     static let maxWritesPerCommit = 500
     static let maxTransformsPerDocument = 500
+    /// Documents may sit at most 100 collections deep (`c/d` is depth 1).
+    static let maxDocumentDepth = 100
 
     /// Validates what can be checked without reading: names, mask paths, transform operands,
     /// document limits of the written fields.
@@ -17,6 +19,10 @@ enum WriteApplier {
         }
         guard name.path.isDocument else {
             throw .invalidArgument("Document name \"\(name.name)\" has odd number of segments.")
+        }
+        if name.path.count / 2 > maxDocumentDepth {
+            throw .invalidArgument(
+                "Document name \"\(name.name)\" is nested too deeply: at most \(maxDocumentDepth - 1) levels of subcollections are allowed.")
         }
         if write.transforms.count > maxTransformsPerDocument {
             throw .invalidArgument("A document cannot have more than \(maxTransformsPerDocument) field transforms.")

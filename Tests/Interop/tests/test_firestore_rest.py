@@ -228,37 +228,37 @@ def test_run_query_in_new_transaction_and_read_time(fs):
 
 def test_rest_reference_document_methods(fs):
     create = requests.post(
-        f"{fs['base']}/users?documentId=ada&mask.fieldPaths=name",
+        f"{fs['base']}/people?documentId=ada&mask.fieldPaths=name",
         json={"fields": {"name": {"stringValue": "Ada"}, "born": {"integerValue": "1815"}}},
         timeout=10,
     )
     assert create.status_code == 200, create.text
     assert create.json()["fields"] == {"name": {"stringValue": "Ada"}}
-    again = requests.post(f"{fs['base']}/users?documentId=ada", json={"fields": {}}, timeout=10)
+    again = requests.post(f"{fs['base']}/people?documentId=ada", json={"fields": {}}, timeout=10)
     assert again.status_code == 409 and again.json()["error"]["status"] == "ALREADY_EXISTS"
 
     patch = requests.patch(
-        f"{fs['base']}/users/ada?updateMask.fieldPaths=born&updateMask.fieldPaths=gone&currentDocument.exists=true",
+        f"{fs['base']}/people/ada?updateMask.fieldPaths=born&updateMask.fieldPaths=gone&currentDocument.exists=true",
         json={"fields": {"born": {"integerValue": "1816"}}},
         timeout=10,
     )
     assert patch.status_code == 200
     assert patch.json()["fields"] == {"born": {"integerValue": "1816"}, "name": {"stringValue": "Ada"}}
 
-    auto = requests.post(f"{fs['base']}/users", json={"fields": {}}, timeout=10).json()
+    auto = requests.post(f"{fs['base']}/people", json={"fields": {}}, timeout=10).json()
     assert len(auto["name"].rsplit("/", 1)[1]) == 20
 
-    page = requests.get(f"{fs['base']}/users?pageSize=1", timeout=10).json()
+    page = requests.get(f"{fs['base']}/people?pageSize=1", timeout=10).json()
     assert len(page["documents"]) == 1 and page["nextPageToken"]
-    rest = requests.get(f"{fs['base']}/users", params={"pageSize": 1, "pageToken": page["nextPageToken"]}, timeout=10).json()
+    rest = requests.get(f"{fs['base']}/people", params={"pageSize": 1, "pageToken": page["nextPageToken"]}, timeout=10).json()
     assert len(rest["documents"]) == 1 and "nextPageToken" not in rest
 
     ids = requests.post(f"{fs['base']}:listCollectionIds", json={}, timeout=10).json()
-    assert ids["collectionIds"] == ["users"]
+    assert ids["collectionIds"] == ["people"]
 
-    delete = requests.delete(f"{fs['base']}/users/ada?currentDocument.exists=true", timeout=10)
+    delete = requests.delete(f"{fs['base']}/people/ada?currentDocument.exists=true", timeout=10)
     assert delete.status_code == 200 and delete.json() == {}
-    gone = requests.get(f"{fs['base']}/users/ada", timeout=10)
+    gone = requests.get(f"{fs['base']}/people/ada", timeout=10)
     assert gone.status_code == 404 and gone.json()["error"]["status"] == "NOT_FOUND"
 
 
@@ -317,3 +317,51 @@ def test_partition_query_is_unimplemented_like_the_official_emulator(fs):
     r = post(fs, "partitionQuery", {"structuredQuery": {"from": [{"collectionId": "c"}]}, "partitionCount": "2"})
     assert r.status_code == 501
     assert r.json()["error"]["status"] == "UNIMPLEMENTED"
+
+
+def _unsigned_token(uid):
+    def part(obj):
+        return base64.urlsafe_b64encode(_json(obj).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part({'user_id': uid, 'sub': uid})}."
+
+
+RULES = """rules_version = '2';
+service cloud.firestore {
+  match /databases/{database}/documents {
+    match /posts/{postId} {
+      allow read: if true;
+      allow create: if request.auth != null && request.resource.data.authorId == request.auth.uid;
+    }
+  }
+}
+"""
+
+
+def test_security_rules_uploaded_like_the_cli_are_enforced(suite):
+    """PUT :securityRules as firebase-tools and rules-unit-testing send it, then requests by callers."""
+    project = f"rules-{uuid.uuid4().hex[:8]}"
+    emulator = f"http://{suite.firestore}/emulator/v1/projects/{project}:securityRules"
+    loaded = requests.put(emulator, json={"rules": {"files": [{"name": "security.rules", "content": RULES}]}}, timeout=10)
+    assert loaded.status_code == 200, loaded.text
+    assert loaded.json()["issues"] == []
+    broken = requests.put(
+        emulator, json={"ignore_errors": True, "rules": {"files": [{"content": "service cloud.firestore { match"}]}}, timeout=10
+    )
+    assert broken.status_code == 200 and broken.json()["issues"][0]["severity"] == "ERROR"
+
+    root = f"projects/{project}/databases/(default)/documents"
+    base = f"http://{suite.firestore}/v1/{root}"
+    body = _json({"writes": [{"update": {"name": f"{root}/posts/p1", "fields": {"authorId": {"stringValue": "ada"}}}}]})
+    anonymous = requests.post(f"{base}:commit", data=body, headers=LITE_HEADERS, timeout=10)
+    assert anonymous.status_code == 403
+    assert anonymous.json()["error"]["status"] == "PERMISSION_DENIED"
+    signed = requests.post(
+        f"{base}:commit", data=body, headers={**LITE_HEADERS, "Authorization": f"Bearer {_unsigned_token('ada')}"}, timeout=10
+    )
+    assert signed.status_code == 200, signed.text
+    assert requests.get(f"{base}/posts/p1", timeout=10).status_code == 200
+    other = _json({"writes": [{"update": {"name": f"{root}/other/x", "fields": {}}}]})
+    assert requests.post(f"{base}:commit", data=other, headers=LITE_HEADERS, timeout=10).status_code == 403
+    owner = requests.post(f"{base}:commit", data=other, headers={**LITE_HEADERS, "Authorization": "Bearer owner"}, timeout=10)
+    assert owner.status_code == 200
