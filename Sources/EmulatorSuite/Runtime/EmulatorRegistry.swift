@@ -3,10 +3,12 @@ import EmulatorStorage
 import EmulatorSupport
 import FirestoreEmulator
 
-/// Which router serves each emulator's port. Wiring a real emulator is one line in `standard`:
+/// Which router (and, for gRPC, which HTTP/2 handler) serves each emulator's port. Wiring a real
+/// emulator is one line in `standard`:
 ///
 /// ```swift
-/// registry.routers[.firestore] = { context in FirestoreEmulator(context: …).router }
+/// registry.routers[.database] = { context in DatabaseEmulator(context: …).router }
+/// registry.endpoints[.firestore] = { context in EmulatorEndpoint(router: …, http2Handler: …) }
 /// ```
 package struct EmulatorRegistry: Sendable {
     package typealias RouterFactory = @Sendable (EmulatorContext) -> Router
@@ -30,11 +32,11 @@ package struct EmulatorRegistry: Sendable {
     }
 
     /// The registry `emulators start` uses. Emulators that have not landed answer 501 on every path.
+    /// Firestore serves REST and gRPC on its port.
     package static var standard: EmulatorRegistry {
-        EmulatorRegistry(routers: [
-            .firestore: { _ in notImplemented("The Firestore emulator is not implemented yet") },
-            .database: { _ in notImplemented("The Realtime Database emulator is not implemented yet") },
-        ], endpoints: [.firestore: firestore])
+        EmulatorRegistry(
+            routers: [.database: { _ in notImplemented("The Realtime Database emulator is not implemented yet") }],
+            endpoints: [.firestore: firestore])
     }
 
     /// Firestore: REST on HTTP/1.1 and gRPC (h2c) on the same port, over one service.
