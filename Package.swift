@@ -87,7 +87,10 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSuiteTests",
-            dependencies: ["EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
     ]
 )
