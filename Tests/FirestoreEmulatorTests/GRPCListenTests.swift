@@ -160,4 +160,16 @@ struct GRPCListenTests {
         call.received([0x0A, 0x03, 0x78])
         #expect(writer.status?.code == 3)
     }
+
+    @Test func targetIdZeroGetsAServerAssignedId() async throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(Self.addQuery(client, id: 0, collection: "c"))
+        call.received(Self.addQuery(client, id: 0, collection: "d"))
+        let responses = try await Self.responses(writer, count: 6)
+        let added = responses.compactMap { r -> [Int32]? in if case .target(1, let ids, _) = r { ids } else { nil } }
+        #expect(added == [[1], [2]])
+    }
 }

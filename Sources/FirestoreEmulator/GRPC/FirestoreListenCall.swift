@@ -17,6 +17,8 @@ final class FirestoreListenCall: GRPCStreamingCall {
         var subscription: Subscription?
         var ended = false
         var lastReadTime: Int64 = 0
+        /// The last id handed out for a target added with target_id 0.
+        var lastAssignedID: Int32 = 0
     }
 
     let service: FirestoreService
@@ -120,7 +122,12 @@ final class FirestoreListenCall: GRPCStreamingCall {
             return
         }
         guard let add else { return }
-        let target = try ListenTarget(add)
+        var target = try ListenTarget(add)
+        if target.id == 0 {
+            // target_id 0: the server picks an id, echoed in ADD.
+            repeat { s.lastAssignedID &+= 1 } while s.lastAssignedID <= 0 || s.targets[s.lastAssignedID] != nil
+            target.id = s.lastAssignedID
+        }
         if s.targets[target.id] != nil {
             throw .invalidArgument("Target id \(target.id) is already in use on this stream.")
         }
