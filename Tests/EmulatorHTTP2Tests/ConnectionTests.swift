@@ -188,4 +188,18 @@ struct ConnectionTests {
         #expect(c.receive(HTTP2FrameEncoder.encode(.data(stream: 1, payload: [], endStream: true, flowControlledLength: 0))).isEmpty)
         #expect(c.openStreamCount == 0)
     }
+
+    @Test func streamsBeyondTheConcurrencyLimitAreRefused() throws {
+        var c = HTTP2Connection(maxConcurrentStreams: 2)
+        var peer = TestPeer()
+        _ = c.receive(TestPeer.preface)
+        _ = c.receive(peer.request(stream: 1, path: "/x/y") + peer.request(stream: 3, path: "/x/y"))
+        let actions = c.receive(peer.request(stream: 5, path: "/x/y"))
+        #expect(try peer.read(actions) == [.frame(.rstStream(stream: 5, code: .refusedStream))])
+        #expect(!actions.contains { if case .headers = $0 { true } else { false } })
+        #expect(c.openStreamCount == 2)
+        // The connection goes on: a later stream is accepted once one ends.
+        _ = c.receive(HTTP2FrameEncoder.encode(.rstStream(stream: 1, code: .cancel)))
+        #expect(c.receive(peer.request(stream: 7, path: "/x/y")).count == 1)
+    }
 }

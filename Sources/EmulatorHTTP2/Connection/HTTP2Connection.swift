@@ -34,6 +34,8 @@ package struct HTTP2Connection: Sendable {
 
     /// The initial window we advertise for each stream and raise the connection window to.
     package let localInitialWindow: Int
+    /// Our SETTINGS_MAX_CONCURRENT_STREAMS: streams beyond it are refused.
+    package let maxConcurrentStreams: Int
     private var parser: HTTP2FrameParser
     private var decoder = HPACKDecoder()
     private var encoder = HPACKEncoder()
@@ -50,8 +52,9 @@ package struct HTTP2Connection: Sendable {
     /// A header block awaiting CONTINUATION frames.
     private var partialHeaders: (stream: UInt32, block: [UInt8], endStream: Bool)?
 
-    package init(initialWindow: Int = 1 << 20) {
+    package init(initialWindow: Int = 1 << 20, maxConcurrentStreams: Int = 1000) {
         self.localInitialWindow = initialWindow
+        self.maxConcurrentStreams = maxConcurrentStreams
         // SETTINGS never changes the connection window: it starts at 65 535 and grows by WINDOW_UPDATE.
         self.connectionReceiveWindow = max(initialWindow, 65_535)
         self.parser = HTTP2FrameParser()
@@ -73,7 +76,7 @@ package struct HTTP2Connection: Sendable {
             }
             sawPreface = true
             var out = HTTP2FrameEncoder.encode(.settings(ack: false, [
-                HTTP2Setting(HTTP2Setting.maxConcurrentStreams, 1000),
+                HTTP2Setting(HTTP2Setting.maxConcurrentStreams, UInt32(clamping: maxConcurrentStreams)),
                 HTTP2Setting(HTTP2Setting.initialWindowSize, UInt32(localInitialWindow)),
             ]))
             if localInitialWindow > 65_535 {
@@ -203,6 +206,9 @@ package struct HTTP2Connection: Sendable {
             throw HTTP2ProtocolError(.protocolError, "HEADERS on stream \(stream), which is closed or not client-initiated")
         }
         highestPeerStream = stream
+        if streams.count >= maxConcurrentStreams {
+            throw HTTP2ProtocolError(.refusedStream, stream: stream, "more than \(maxConcurrentStreams) concurrent streams")
+        }
         var state = HTTP2StreamState(sendWindow: peerInitialWindow, receiveWindow: localInitialWindow)
         state.remoteClosed = endStream
         streams[stream] = state
