@@ -24,6 +24,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var connection = HTTP2Connection()
         var calls: [UInt32: Call] = [:]
         var closed = false
+        /// Bytes produced under the lock, written in one piece when the lock is released.
+        var outbound: [UInt8] = []
     }
 
     private let router: GRPCRouter
@@ -42,7 +44,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
     package func received(_ bytes: [UInt8]) {
         var work: [@Sendable () -> Void] = []
-        state.withLock { s in
+        locked { s in
             guard !s.closed else { return }
             let actions = s.connection.receive(bytes)
             perform(actions, &s, &work)
@@ -60,15 +62,32 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         for c in calls { c.cancelled() }
     }
 
+    /// Runs `body` under the lock, then writes what it produced as one piece (still under the
+    /// lock, so frames from different threads never interleave out of order).
+    private func locked<R>(_ body: (inout State) -> R) -> R {
+        state.withLock { s in
+            let r = body(&s)
+            flush(&s)
+            return r
+        }
+    }
+
+    private func flush(_ s: inout State) {
+        guard !s.outbound.isEmpty else { return }
+        output.write(s.outbound)
+        s.outbound.removeAll(keepingCapacity: true)
+    }
+
     // MARK: Dispatch (lock held)
 
     private func perform(_ actions: [HTTP2Connection.Action], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
         for action in actions {
             switch action {
             case .write(let bytes):
-                output.write(bytes)
+                s.outbound += bytes
             case .close:
                 s.closed = true
+                flush(&s)
                 output.close()
                 for call in s.calls.values {
                     if let streaming = call.streaming { work.append { streaming.cancelled() } }
@@ -166,8 +185,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             work.append {
                 switch handler(context, request) {
                 case .success(let response):
-                    writer.send(response)
-                    writer.finish(.ok)
+                    writer.respond(response)
                 case .failure(let status):
                     writer.finish(status)
                 }
@@ -204,7 +222,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
     fileprivate func send(_ stream: UInt32, _ message: [UInt8]) -> Bool {
         var work: [@Sendable () -> Void] = []
-        let sent = state.withLock { s -> Bool in
+        let sent = locked { s -> Bool in
             guard !s.closed, let call = s.calls[stream] else { return false }
             if !call.headersSent {
                 s.calls[stream]?.headersSent = true
@@ -219,7 +237,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
     fileprivate func finish(_ stream: UInt32, _ status: GRPCStatus) {
         var work: [@Sendable () -> Void] = []
-        state.withLock { s in finish(stream, status, &s, &work) }
+        locked { s in finish(stream, status, &s, &work) }
         for w in work { w() }
     }
 
@@ -230,6 +248,21 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         } else {
             perform(s.connection.sendHeaders(stream: stream, Self.trailersOnly(status), endStream: true), &s, &work)
         }
+    }
+
+    /// One message and OK trailers, written together (unary calls).
+    fileprivate func respond(_ stream: UInt32, _ message: [UInt8]) {
+        var work: [@Sendable () -> Void] = []
+        locked { s in
+            guard !s.closed, let call = s.calls[stream] else { return }
+            if !call.headersSent {
+                s.calls[stream]?.headersSent = true
+                perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
+            }
+            perform(s.connection.sendData(stream: stream, GRPCMessageDeframer.frame(message)), &s, &work)
+            finish(stream, .ok, &s, &work)
+        }
+        for w in work { w() }
     }
 
     fileprivate func isOpen(_ stream: UInt32) -> Bool {
@@ -248,6 +281,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
         @discardableResult func send(_ message: [UInt8]) -> Bool { connection.send(stream, message) }
         func finish(_ status: GRPCStatus) { connection.finish(stream, status) }
+        func respond(_ message: [UInt8]) { connection.respond(stream, message) }
         var isOpen: Bool { connection.isOpen(stream) }
     }
 }
