@@ -196,7 +196,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 return
             }
             let context = call.context
-            work.append { writer.finish(handler(context, request, writer)) }
+            let batching = BatchingWriter(connection: self, stream: stream)
+            work.append { batching.finish(handler(context, request, batching)) }
         }
     }
 
@@ -250,19 +251,25 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         }
     }
 
-    /// One message and OK trailers, written together (unary calls).
-    fileprivate func respond(_ stream: UInt32, _ message: [UInt8]) {
+    /// Messages, then trailers when `status` is set, written together.
+    fileprivate func respond(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?) -> Bool {
         var work: [@Sendable () -> Void] = []
-        locked { s in
-            guard !s.closed, let call = s.calls[stream] else { return }
-            if !call.headersSent {
-                s.calls[stream]?.headersSent = true
-                perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
+        let open = locked { s -> Bool in
+            guard !s.closed, let call = s.calls[stream] else { return false }
+            if !messages.isEmpty {
+                if !call.headersSent {
+                    s.calls[stream]?.headersSent = true
+                    perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
+                }
+                var data: [UInt8] = []
+                for m in messages { data += GRPCMessageDeframer.frame(m) }
+                perform(s.connection.sendData(stream: stream, data), &s, &work)
             }
-            perform(s.connection.sendData(stream: stream, GRPCMessageDeframer.frame(message)), &s, &work)
-            finish(stream, .ok, &s, &work)
+            if let status { finish(stream, status, &s, &work) }
+            return true
         }
         for w in work { w() }
+        return open
     }
 
     fileprivate func isOpen(_ stream: UInt32) -> Bool {
@@ -281,7 +288,46 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
         @discardableResult func send(_ message: [UInt8]) -> Bool { connection.send(stream, message) }
         func finish(_ status: GRPCStatus) { connection.finish(stream, status) }
-        func respond(_ message: [UInt8]) { connection.respond(stream, message) }
+        func respond(_ message: [UInt8]) { _ = connection.respond(stream, [message], status: .ok) }
         var isOpen: Bool { connection.isOpen(stream) }
+    }
+
+    /// The writer of server-streaming handlers: collects messages and writes them in batches of
+    /// up to 64 KiB, the last batch together with the trailers. Handlers run synchronously, so
+    /// batching only delays bytes until the handler returns or the batch fills.
+    final class BatchingWriter: GRPCMessageWriter {
+        let connection: GRPCServerConnection
+        let stream: UInt32
+        private let batch = Mutex<(messages: [[UInt8]], bytes: Int, done: Bool)>(([], 0, false))
+        static let limit = 64 * 1024
+
+        init(connection: GRPCServerConnection, stream: UInt32) {
+            self.connection = connection
+            self.stream = stream
+        }
+
+        @discardableResult func send(_ message: [UInt8]) -> Bool {
+            let full = batch.withLock { b -> [[UInt8]]? in
+                guard !b.done else { return nil }
+                b.messages.append(message)
+                b.bytes += message.count + 5
+                guard b.bytes >= Self.limit else { return [] }
+                defer { b.messages = []; b.bytes = 0 }
+                return b.messages
+            }
+            guard let full else { return false }
+            return full.isEmpty ? connection.isOpen(stream) : connection.respond(stream, full, status: nil)
+        }
+
+        func finish(_ status: GRPCStatus) {
+            let rest = batch.withLock { b -> [[UInt8]]? in
+                guard !b.done else { return nil }
+                b.done = true
+                return b.messages
+            }
+            if let rest { _ = connection.respond(stream, rest, status: status) }
+        }
+
+        var isOpen: Bool { !batch.withLock { $0.done } && connection.isOpen(stream) }
     }
 }
