@@ -221,7 +221,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
     // MARK: Writing (from CallWriter)
 
-    fileprivate func send(_ stream: UInt32, _ message: [UInt8]) -> Bool {
+    func send(_ stream: UInt32, _ message: [UInt8]) -> Bool {
         var work: [@Sendable () -> Void] = []
         let sent = locked { s -> Bool in
             guard !s.closed, let call = s.calls[stream] else { return false }
@@ -236,7 +236,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         return sent
     }
 
-    fileprivate func finish(_ stream: UInt32, _ status: GRPCStatus) {
+    func finish(_ stream: UInt32, _ status: GRPCStatus) {
         var work: [@Sendable () -> Void] = []
         locked { s in finish(stream, status, &s, &work) }
         for w in work { w() }
@@ -252,7 +252,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     }
 
     /// Messages, then trailers when `status` is set, written together.
-    fileprivate func respond(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?) -> Bool {
+    func respond(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?) -> Bool {
         var work: [@Sendable () -> Void] = []
         let open = locked { s -> Bool in
             guard !s.closed, let call = s.calls[stream] else { return false }
@@ -272,62 +272,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         return open
     }
 
-    fileprivate func isOpen(_ stream: UInt32) -> Bool {
+    func isOpen(_ stream: UInt32) -> Bool {
         state.withLock { !$0.closed && $0.calls[stream] != nil }
-    }
-
-    /// The writer handed to handlers: a call id on this connection.
-    final class CallWriter: GRPCMessageWriter {
-        let connection: GRPCServerConnection
-        let stream: UInt32
-
-        init(connection: GRPCServerConnection, stream: UInt32) {
-            self.connection = connection
-            self.stream = stream
-        }
-
-        @discardableResult func send(_ message: [UInt8]) -> Bool { connection.send(stream, message) }
-        func finish(_ status: GRPCStatus) { connection.finish(stream, status) }
-        func respond(_ message: [UInt8]) { _ = connection.respond(stream, [message], status: .ok) }
-        var isOpen: Bool { connection.isOpen(stream) }
-    }
-
-    /// The writer of server-streaming handlers: collects messages and writes them in batches of
-    /// up to 64 KiB, the last batch together with the trailers. Handlers run synchronously, so
-    /// batching only delays bytes until the handler returns or the batch fills.
-    final class BatchingWriter: GRPCMessageWriter {
-        let connection: GRPCServerConnection
-        let stream: UInt32
-        private let batch = Mutex<(messages: [[UInt8]], bytes: Int, done: Bool)>(([], 0, false))
-        static let limit = 64 * 1024
-
-        init(connection: GRPCServerConnection, stream: UInt32) {
-            self.connection = connection
-            self.stream = stream
-        }
-
-        @discardableResult func send(_ message: [UInt8]) -> Bool {
-            let full = batch.withLock { b -> [[UInt8]]? in
-                guard !b.done else { return nil }
-                b.messages.append(message)
-                b.bytes += message.count + 5
-                guard b.bytes >= Self.limit else { return [] }
-                defer { b.messages = []; b.bytes = 0 }
-                return b.messages
-            }
-            guard let full else { return false }
-            return full.isEmpty ? connection.isOpen(stream) : connection.respond(stream, full, status: nil)
-        }
-
-        func finish(_ status: GRPCStatus) {
-            let rest = batch.withLock { b -> [[UInt8]]? in
-                guard !b.done else { return nil }
-                b.done = true
-                return b.messages
-            }
-            if let rest { _ = connection.respond(stream, rest, status: status) }
-        }
-
-        var isOpen: Bool { !batch.withLock { $0.done } && connection.isOpen(stream) }
     }
 }
