@@ -172,4 +172,26 @@ struct GRPCListenTests {
         let added = responses.compactMap { r -> [Int32]? in if case .target(1, let ids, _) = r { ids } else { nil } }
         #expect(added == [[1], [2]])
     }
+
+    @Test func collectionGroupTargetSeesNestedDocumentsButNotOtherCollections() async throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        var w = ProtoWriter()
+        w.string(1, client.database)
+        w.message(2) { t in
+            t.message(2) { q in
+                q.string(1, client.root)
+                q.message(2) { $0.message(2) { s in s.string(2, "g"); s.bool(3, true) } }
+            }
+            t.int32(5, 8)
+        }
+        call.received(w.bytes)
+        _ = try await Self.responses(writer, count: 3)
+        client.set([("other/1", [:])])
+        client.set([("a/1/g/x", ["v": .integer(1)])])
+        let responses = try await Self.responses(writer, count: 5)
+        #expect(Array(responses.dropFirst(3)) == [.change(name: client.root + "/a/1/g/x", ids: [8]), .target(type: 0, ids: [], hasReadTime: true)])
+    }
 }

@@ -25,6 +25,9 @@ final class FirestoreListenCall: GRPCStreamingCall {
     let caller: FirestoreCaller
     let writer: any GRPCMessageWriter
     private let state = Mutex(State())
+    /// Documents changed by commits not yet looked at (nil: everything may have changed, after a
+    /// clear). Filled under the engine's commit lock, so it has its own small lock.
+    private let dirty = DirtyPaths()
     private let signals: AsyncStream<Void>.Continuation
     /// Re-evaluates targets after commits, off the committing thread (the change feed delivers
     /// under the engine's commit lock, where reads that build indexes must not run). Cancelled in
@@ -112,8 +115,15 @@ final class FirestoreListenCall: GRPCStreamingCall {
         if s.database == nil {
             s.database = database
             let signals = self.signals
+            let dirty = self.dirty
             // Subscribe before the first read, so no commit falls between the two.
-            s.subscription = service.store.engine.subscribe(DocumentStore.namespace(database)) { _ in signals.yield() }
+            s.subscription = service.store.engine.subscribe(DocumentStore.namespace(database)) { batch in
+                let paths = batch.changes.map { change in
+                    ResourcePath(segments: change.key.segmentBytes.map { String(decoding: $0, as: UTF8.self) })
+                }
+                dirty.add(paths, everything: batch.clearedSubtree != nil)
+                signals.yield()
+            }
         }
         if let remove {
             if s.targets.removeValue(forKey: remove) != nil {
@@ -162,12 +172,14 @@ final class FirestoreListenCall: GRPCStreamingCall {
 
     /// Sends what changed in every target since the last evaluation.
     func refresh() {
+        let paths = dirty.take()
         state.withLock { s in
             guard !s.ended, let database = s.database else { return }
             var changed = false
             var newest = s.lastReadTime
             for id in s.targets.keys.sorted() {
                 guard var target = s.targets[id] else { continue }
+                if let paths, !target.isAffected(by: paths) { continue }
                 let documents: [StoredDocument]
                 let readTime: Int64
                 do throws(EmulatorError) { (documents, readTime) = try target.evaluate(service, caller: caller) } catch {
@@ -201,6 +213,25 @@ final class FirestoreListenCall: GRPCStreamingCall {
             let time = max(newest, s.lastReadTime + 1)
             s.lastReadTime = time
             writer.send(ListenResponse.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenResponse.resumeToken(time)))
+        }
+    }
+}
+
+/// Paths changed since the worker last looked, shared between the change feed and the worker.
+final class DirtyPaths: Sendable {
+    private let paths = Mutex<Set<ResourcePath>?>([])
+
+    func add(_ changed: [ResourcePath], everything: Bool) {
+        paths.withLock { set in
+            if everything { set = nil } else { set?.formUnion(changed) }
+        }
+    }
+
+    /// The changed paths (nil: anything may have changed), leaving the set empty.
+    func take() -> Set<ResourcePath>? {
+        paths.withLock { set in
+            defer { set = [] }
+            return set
         }
     }
 }

@@ -80,4 +80,26 @@ struct ListenTarget: Sendable {
             return (result.documents, result.readTime)
         }
     }
+
+    /// Whether a commit that changed the documents at `paths` can change this target's result.
+    func isAffected(by paths: Set<ResourcePath>) -> Bool {
+        for path in paths {
+            if documents[path] != nil { return true }
+            switch kind {
+            case .documents(let names):
+                if names.contains(where: { $0.path == path }) { return true }
+            case .query(let parent, let query):
+                let segments = path.segments
+                guard segments.count >= 2 else { continue }
+                let collection = segments[segments.count - 2]
+                let container = ResourcePath(segments: Array(segments.dropLast(2)))
+                for selector in query.from {
+                    let idMatches = selector.collectionID.isEmpty || selector.collectionID.utf8.elementsEqual(collection.utf8)
+                    let placeMatches = selector.allDescendants ? parent.path.isPrefix(of: container) : container == parent.path
+                    if idMatches && placeMatches { return true }
+                }
+            }
+        }
+        return false
+    }
 }
