@@ -202,4 +202,14 @@ struct ConnectionTests {
         _ = c.receive(HTTP2FrameEncoder.encode(.rstStream(stream: 1, code: .cancel)))
         #expect(c.receive(peer.request(stream: 7, path: "/x/y")).count == 1)
     }
+
+    @Test func continuationFloodIsStopped() throws {
+        var (c, peer) = Self.connected()
+        var bytes = HTTP2FrameEncoder.encode(.headers(stream: 1, block: [0x82], endStream: false, endHeaders: false))
+        let chunk = HTTP2FrameEncoder.encode(.continuation(stream: 1, block: [UInt8](repeating: 0x82, count: 16_384), endHeaders: false))
+        for _ in 0..<17 { bytes += chunk }
+        let actions = c.receive(bytes)
+        #expect(Self.goAwayCode(try peer.read(actions)) == .enhanceYourCalm)
+        #expect(actions.last == .close)
+    }
 }

@@ -31,6 +31,8 @@ package struct HTTP2Connection: Sendable {
     /// The client connection preface (RFC 7540 §3.5).
     package static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     static let maxWindow = Int(Int32.max)
+    /// The largest compressed header block accepted (HEADERS plus CONTINUATION frames).
+    static let maxHeaderBlock = 256 * 1024
 
     /// The initial window we advertise for each stream and raise the connection window to.
     package let localInitialWindow: Int
@@ -107,6 +109,10 @@ package struct HTTP2Connection: Sendable {
                 throw HTTP2ProtocolError(.protocolError, "expected CONTINUATION for stream \(partial.stream)")
             }
             partialHeaders?.block += block
+            if partial.block.count + block.count > Self.maxHeaderBlock {
+                // CONTINUATION flood: an endless header block would grow without bound.
+                throw HTTP2ProtocolError(.enhanceYourCalm, "header block larger than \(Self.maxHeaderBlock) bytes")
+            }
             if endHeaders {
                 partialHeaders = nil
                 try headerBlockComplete(stream: stream, block: partial.block + block, endStream: partial.endStream, &actions)
