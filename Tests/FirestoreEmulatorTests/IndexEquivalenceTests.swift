@@ -63,7 +63,11 @@ import Testing
             #expect(a.status == 200)
             #expect(a.ids == b.ids, "\(q)")
         }
+        // A second database gets its own indexes.
+        let other = #"{"structuredQuery":{"from":[{"collectionId":"r"}],"where":{"fieldFilter":{"field":{"fieldPath":"city"},"op":"EQUAL","value":{"integerValue":"1"}}}}}"#
+        #expect(indexed.send(.post, "/v1/projects/demo/databases/second/documents:runQuery", other).status == 200)
         let snapshot = try? indexed.emulator.service.store.engine.snapshot()
+        #expect(snapshot?.hasIndex("firestore/demo/second", "firestore-eq|r|city") == true)
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-eq|r|city") == true)
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-ord|r|city|score") == true)
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-ord|r||score") == true)
@@ -71,5 +75,41 @@ import Testing
         indexed.set([("r/d0", #"{"city":{"integerValue":"77"},"score":{"integerValue":"1"}}"#)])
         let moved = indexed.query(#"{"from":[{"collectionId":"r"}],"where":{"fieldFilter":{"field":{"fieldPath":"city"},"op":"EQUAL","value":{"integerValue":"77"}}}}"#)
         #expect(moved.ids == ["r/d0"])
+    }
+
+    @Test(arguments: [4, 5])
+    func collectionGroupsAgree(seed: Int) {
+        var rng = SplitMix(state: UInt64(seed))
+        let indexed = FirestoreTestClient(useIndexes: true)
+        let scanned = FirestoreTestClient(useIndexes: false)
+        let ids = ["g", "h", "gg", "g_x"]
+        func randomPath() -> String {
+            var segments: [String] = []
+            for _ in 0..<(1 + rng.next(3)) {
+                segments.append(ids[rng.next(ids.count)])
+                segments.append("d\(rng.next(4))")
+            }
+            return segments.joined(separator: "/")
+        }
+        for round in 0..<3 {
+            var docs: [(String, String)] = []
+            for _ in 0..<60 { docs.append((randomPath(), #"{"r":{"integerValue":"\#(round)"}}"#)) }
+            indexed.set(docs)
+            scanned.set(docs)
+            let deletes = (0..<10).map { _ in #"{"delete":"\#(indexed.name(randomPath()))"}"# }.joined(separator: ",")
+            #expect(indexed.post(":commit", #"{"writes":[\#(deletes)]}"#).status == 200)
+            #expect(scanned.post(":commit", #"{"writes":[\#(deletes)]}"#).status == 200)
+            for group in ["g", "h", "gg", "none"] {
+                for parent in ["", "/g/d1", "/h/d2/g/d0"] {
+                    let q = #"{"from":[{"collectionId":"\#(group)","allDescendants":true}]}"#
+                    let a = indexed.query(q, parent: parent)
+                    let b = scanned.query(q, parent: parent)
+                    #expect(a.status == 200)
+                    #expect(a.ids == b.ids, "group \(group) under \(parent)")
+                }
+            }
+        }
+        let snapshot = try? indexed.emulator.service.store.engine.snapshot()
+        #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-group|g") == true)
     }
 }

@@ -20,6 +20,10 @@ import Testing
               allow write: if exists(/databases/$(database)/documents/keys/$(id));
             }
             match /keys/{id} { allow read, write: if true; }
+            match /paired/{id} {
+              allow write: if existsAfter(/databases/$(database)/documents/keys/$(id))
+                && !exists(/databases/$(database)/documents/keys/$(id));
+            }
           }
         }
         """
@@ -77,6 +81,20 @@ import Testing
         #expect(create(c, "small/a", "{}", auth: nil).status == 403)
         #expect(create(c, "keys/a", "{}", auth: nil).status == 200)
         #expect(create(c, "small/a", "{}", auth: nil).status == 200)
+    }
+
+    @Test func getAfterSeesTheWholeBatchAndGetTheStateBefore() {
+        let c = client()
+        func commit(_ paths: [String]) -> Int {
+            let writes = paths.map { #"{"update":{"name":"\#(c.name($0))","fields":{}}}"# }.joined(separator: ",")
+            return c.post(":commit", #"{"writes":[\#(writes)]}"#).status
+        }
+        #expect(commit(["paired/p"]) == 403)
+        #expect(commit(["paired/p", "keys/p"]) == 200)
+        #expect(c.send(.get, "/v1/\(c.name("keys/p"))").status == 200)
+        // The key exists before this batch now, so `!exists(...)` fails and nothing is written.
+        #expect(commit(["keys/q", "paired/p"]) == 403)
+        #expect(c.send(.get, "/v1/\(c.name("keys/q"))").status == 404)
     }
 
     @Test func invalidRulesReportIssuesAndKeepTheOldRules() {

@@ -1,7 +1,5 @@
 package import EmulatorHTTP
-import EmulatorStorage
 import EmulatorSupport
-import FirestoreEmulator
 
 /// Which router (and, for gRPC, which HTTP/2 handler) serves each emulator's port. Wiring a real
 /// emulator is one line in `standard`:
@@ -35,20 +33,8 @@ package struct EmulatorRegistry: Sendable {
     /// Firestore serves REST and gRPC on its port.
     package static var standard: EmulatorRegistry {
         EmulatorRegistry(
-            routers: [.database: { _ in notImplemented("The Realtime Database emulator is not implemented yet") }],
-            endpoints: [.firestore: firestore])
-    }
-
-    /// Firestore: REST on HTTP/1.1 and gRPC (h2c) on the same port, over one service.
-    @Sendable static func firestore(_ context: EmulatorContext) -> EmulatorEndpoint {
-        var rules = FirestoreRulesGate.allowAll
-        if let source = context.firestoreRules, let gate = FirestoreRulesEngine.compile(source.text).gate { rules = gate }
-        let emulator = FirestoreEmulator(
-            storage: StorageEngine(),
-            configuration: FirestoreEmulatorConfiguration(
-                projectID: context.projectId, singleProjectMode: context.singleProjectMode, rules: rules,
-                rulesLoader: FirestoreRulesEngine.loader))
-        return EmulatorEndpoint(router: emulator.router, http2Handler: FirestoreGRPC(service: emulator.service).connectionFactory)
+            routers: [.database: { databaseRouter($0) }],
+            endpoints: [.firestore: { firestoreEndpoint($0) }])
     }
 
     /// The router for `kind`; a kind with no factory answers 501.

@@ -31,30 +31,46 @@ package enum FirestoreRulesEngine {
     package static let loader: FirestoreRulesLoader = { compile($0) }
 
     static func gate(_ ruleset: FirestoreRuleset) -> FirestoreRulesGate {
-        FirestoreRulesGate(deciding: { access, lookup in
-            let auth: AuthContext?
-            switch access.caller {
-            case .owner: return nil
-            case .anonymous: auth = nil
-            case .user(let token):
-                switch AuthToken.parse(bearer: token) {
-                case .success(let context): auth = context
-                case .failure: return .invalidArgument(AuthToken.firestoreMalformedMessage)
+        FirestoreRulesGate(decidingBatch: { accesses, before, after in
+            guard let first = accesses.first else { return nil }
+            var requests: [FirestoreRulesRequest] = []
+            for access in accesses {
+                switch request(access) {
+                case .success(let r): requests.append(r)
+                case .failure(let error): return error
                 }
             }
-            let name = access.database.documentName(access.path)
-            let method = FirestoreRulesMethod(rawValue: access.method.rawValue) ?? .get
-            let request = FirestoreRulesRequest(
+            return withoutActuallyEscaping(before) { before in
+                withoutActuallyEscaping(after) { after in
+                    let source = LookupSource(database: first.database, before: before, after: after)
+                    let decision =
+                        requests.count == 1 ? ruleset.evaluate(requests[0], data: source) : ruleset.evaluateBatch(requests, data: source)
+                    return decision.isAllowed ? nil : .permissionDenied(decision.firestoreWireMessage)
+                }
+            }
+        })
+    }
+
+    /// The rules request for one access; a malformed bearer token is the official "invalid jwt".
+    static func request(_ access: FirestoreAccess) -> Result<FirestoreRulesRequest, EmulatorError> {
+        let auth: AuthContext?
+        switch access.caller {
+        case .owner, .anonymous: auth = nil
+        case .user(let token):
+            switch AuthToken.parse(bearer: token) {
+            case .success(let context): auth = context
+            case .failure: return .failure(.invalidArgument(AuthToken.firestoreMalformedMessage))
+            }
+        }
+        let name = access.database.documentName(access.path)
+        let method = FirestoreRulesMethod(rawValue: access.method.rawValue) ?? .get
+        return .success(
+            FirestoreRulesRequest(
                 method: method, path: name, projectID: access.database.project, auth: auth,
                 time: RulesTimestamp(Timestamp(microseconds: access.time)),
                 resource: access.resource.map { RulesDocument(name: name, fields: $0.fields) },
                 newResource: access.requestResource.map { RulesDocument(name: name, fields: $0) },
-                query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup)
-            return withoutActuallyEscaping(lookup) { lookup in
-                let decision = ruleset.evaluate(request, data: LookupSource(database: access.database, lookup: lookup))
-                return decision.isAllowed ? nil : .permissionDenied(decision.firestoreWireMessage)
-            }
-        })
+                query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup))
     }
 
     /// Query constraints as rules check them: limit, offset, order and the filter in DNF.
@@ -112,19 +128,20 @@ package enum FirestoreRulesEngine {
     }
 }
 
-/// `get()` / `exists()` for rules, reading through the state the request sees. (`getAfter` sees
-/// the same state: the writes of the batch up to the one being checked.)
+/// `get()` / `exists()` read the state before the request; `getAfter()` / `existsAfter()` the
+/// state with the whole batch applied.
 private struct LookupSource: FirestoreRulesDataSource, @unchecked Sendable {
-    // @unchecked: `lookup` is only called synchronously inside `ruleset.evaluate`, on the thread
-    // that created this value, and the value never outlives that call.
+    // @unchecked: the lookups are only called synchronously inside `ruleset.evaluate…`, on the
+    // thread that created this value, and the value never outlives that call.
     let database: DatabaseID
-    let lookup: FirestoreRulesGate.Lookup
+    let before: FirestoreRulesGate.Lookup
+    let after: FirestoreRulesGate.Lookup
 
     func document(_ name: String, afterWrites: Bool) -> RulesDocument? {
         guard let parsed = try? DocumentName(parsing: name),
-            parsed.projectID.utf8.elementsEqual(database.project.utf8) || parsed.projectID.isEmpty,
+            parsed.projectID.utf8.elementsEqual(database.project.utf8),
             parsed.databaseID.utf8.elementsEqual(database.database.utf8), parsed.path.isDocument,
-            let d = lookup(parsed.path)
+            let d = (afterWrites ? after : before)(parsed.path)
         else { return nil }
         return RulesDocument(name: name, fields: d.fields)
     }

@@ -43,34 +43,41 @@ package struct FirestoreAccess: Sendable {
     }
 }
 
-/// The seam between the emulator and security rules: asked for every read, query result and
-/// write, below the transport, so REST and gRPC pass through the same checks.
+/// The seam between the emulator and security rules: asked for every read, query and write,
+/// below the transport, so REST and gRPC pass through the same checks.
 ///
 /// The default allows everything, which is the official emulator's behaviour when no rules file
-/// is configured. `lookup` reads other documents for `get()`/`exists()` from the state the
-/// request sees (head, the read time, or the commit in progress); it is valid only during the call.
+/// is configured. Lookups read other documents for `get()`/`exists()` (`before`: the state the
+/// request started from) and `getAfter()`/`existsAfter()` (`after`: with the whole batch
+/// applied); they are valid only during the call.
 package struct FirestoreRulesGate: Sendable {
     package typealias Lookup = (ResourcePath) -> StoredDocument?
-    private let decide: @Sendable (FirestoreAccess, Lookup) -> EmulatorError?
+    /// Decides a batch of accesses (one read, or every write of a commit): nil allows.
+    private let decide: @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?
     /// True for ``allowAll``: callers may skip building accesses.
     package let allowsEverything: Bool
 
-    /// A gate from a yes/no decision; a denial is PERMISSION_DENIED "Missing or insufficient permissions.".
+    /// A gate from a yes/no decision per access; a denial is PERMISSION_DENIED
+    /// "Missing or insufficient permissions.".
     package init(_ allow: @escaping @Sendable (FirestoreAccess, Lookup) -> Bool) {
-        self.decide = { access, lookup in
-            allow(access, lookup) ? nil : .permissionDenied("Missing or insufficient permissions.")
+        self.decide = { accesses, before, _ in
+            for access in accesses where !allow(access, before) {
+                return .permissionDenied("Missing or insufficient permissions.")
+            }
+            return nil
         }
         self.allowsEverything = false
     }
 
-    /// A gate that answers nil to allow, or the error to return (a denial, or a bad token).
-    package init(deciding decide: @escaping @Sendable (FirestoreAccess, Lookup) -> EmulatorError?) {
+    /// A gate that decides whole batches: nil allows, otherwise the error to return (a denial, or
+    /// a bad token).
+    package init(decidingBatch decide: @escaping @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?) {
         self.decide = decide
         self.allowsEverything = false
     }
 
     private init(allowingEverything: ()) {
-        self.decide = { _, _ in nil }
+        self.decide = { _, _, _ in nil }
         self.allowsEverything = true
     }
 
@@ -79,9 +86,15 @@ package struct FirestoreRulesGate: Sendable {
     /// Denies every access except the owner's.
     package static let denyAll = FirestoreRulesGate { _, _ in false }
 
-    /// Throws PERMISSION_DENIED when the access is not allowed.
+    /// Throws unless the read is allowed.
     func check(_ access: FirestoreAccess, lookup: Lookup) throws(EmulatorError) {
         if access.caller == .owner || allowsEverything { return }
-        if let error = decide(access, lookup) { throw error }
+        if let error = decide([access], lookup, lookup) { throw error }
+    }
+
+    /// Throws unless every write of a batch is allowed.
+    func checkBatch(_ accesses: [FirestoreAccess], before: Lookup, after: Lookup) throws(EmulatorError) {
+        if allowsEverything || accesses.isEmpty { return }
+        if let error = decide(accesses.filter { $0.caller != .owner }, before, after) { throw error }
     }
 }

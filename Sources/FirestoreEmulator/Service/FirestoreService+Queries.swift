@@ -72,6 +72,11 @@ extension FirestoreService {
         }
         if useIndexes, resolved.time == nil, let hit = try orderedCandidates(database, parent: parent, engine: engine) {
             (candidates, readTime) = hit
+        } else if useIndexes, resolved.time == nil, let selector = query.from.first, selector.allDescendants,
+            !selector.collectionID.isEmpty,
+            let hit = try store.groupDocuments(database, parent: parent, collectionID: selector.collectionID)
+        {
+            (candidates, readTime) = hit
         } else if useIndexes, resolved.time == nil, let selector = query.from.first, !selector.allDescendants,
             let (field, value) = Self.indexableEquality(query.filter),
             let hit = try store.indexedDocuments(

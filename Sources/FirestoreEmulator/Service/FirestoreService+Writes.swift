@@ -37,9 +37,7 @@ extension FirestoreService {
         let gate = gate(database)
         let (results, commitTime) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
             if let entry { try Self.validateReads(entry, buffer.view, database: database) }
-            var results: [WriteResult] = []
-            results.reserveCapacity(writes.count)
-            for w in writes { results.append(try Self.apply(w, &buffer, gate: gate, caller: caller, database: database)) }
+            let results = try applyAll(writes, &buffer, gate: gate, caller: caller, database: database)
             return (results, try readBack.flatMap { p throws(EmulatorError) in try buffer.document(p) })
         }
         return (CommitResult(writeResults: results.0, commitTime: commitTime), results.1)
@@ -60,28 +58,44 @@ extension FirestoreService {
         return writes.map { w in
             Result { () throws(EmulatorError) -> WriteResult in
                 try WriteApplier.validate(w, database: database)
-                return try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
-                    try Self.apply(w, &buffer, gate: gate, caller: caller, database: database)
-                }.result
+                let (results, _) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
+                    try applyAll([w], &buffer, gate: gate, caller: caller, database: database)
+                }
+                return results.first ?? WriteResult(updateTime: nil)
             }
         }
     }
 
-    /// Applies one write, asking the rules gate with the document before and after.
-    static func apply(
-        _ write: Write, _ buffer: inout CommitBuffer, gate: FirestoreRulesGate, caller: FirestoreCaller,
+    /// Applies writes in order. With rules in force, every write's access (document before and
+    /// after) is collected and the batch is checked once at the end, so `get()` sees the state
+    /// before the commit and `getAfter()` the state with every write applied; a denial writes nothing.
+    func applyAll(
+        _ writes: [Write], _ buffer: inout CommitBuffer, gate: FirestoreRulesGate, caller: FirestoreCaller,
         database: DatabaseID
-    ) throws(EmulatorError) -> WriteResult {
-        if caller == .owner || gate.allowsEverything { return try WriteApplier.apply(write, to: &buffer, authorize: nil) }
-        // The view is passed per call and dropped before the write: holding a copy of the commit
-        // builder across writes would make every write copy its trees and change log.
-        return try WriteApplier.apply(write, to: &buffer) { (method, before, after, view) throws(EmulatorError) in
-            try gate.check(
-                FirestoreAccess(
-                    method: method, database: database, path: write.name.path, caller: caller, resource: before,
-                    requestResource: after, time: view.source.commitTime),
-                lookup: { try? view.document($0) })
+    ) throws(EmulatorError) -> [WriteResult] {
+        var results: [WriteResult] = []
+        results.reserveCapacity(writes.count)
+        if caller == .owner || gate.allowsEverything {
+            for w in writes { results.append(try WriteApplier.apply(w, to: &buffer, authorize: nil)) }
+            return results
         }
+        // The head is exactly the state this commit started from (commits are serialized).
+        let before = try store.view(database, at: nil).0
+        let commitTime = buffer.commitTime
+        var accesses: [FirestoreAccess] = []
+        for w in writes {
+            let path = w.name.path
+            results.append(
+                try WriteApplier.apply(w, to: &buffer) { (method, old, new, _) throws(EmulatorError) in
+                    accesses.append(
+                        FirestoreAccess(
+                            method: method, database: database, path: path, caller: caller, resource: old,
+                            requestResource: new, time: commitTime))
+                })
+        }
+        try gate.checkBatch(
+            accesses, before: { try? before.document($0) }, after: { try? buffer.view.document($0) })
+        return results
     }
 
     /// Checks that nothing a read-write transaction read has changed; ABORTED otherwise.

@@ -93,9 +93,10 @@ package final class DocumentStore: Sendable {
 
     /// Asks the engine for an index once per id (the engine takes its commit lock to check).
     func ensureIndex(_ ns: NamespaceID, id: String, _ definition: () -> IndexDefinition) {
-        if ensuredIndexes.withLock({ $0.contains(id) }) { return }
+        let key = ns.name + "\u{0}" + id
+        if ensuredIndexes.withLock({ $0.contains(key) }) { return }
         engine.ensureIndex(ns, definition())
-        ensuredIndexes.withLock { _ = $0.insert(id) }
+        ensuredIndexes.withLock { _ = $0.insert(key) }
     }
 
     /// Removes every document of `database` at or below `path` (all history too).
