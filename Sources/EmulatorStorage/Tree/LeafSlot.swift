@@ -56,6 +56,12 @@ extension TreeNode {
         slots.insert(makeSlot(entry), at: index)
     }
 
+    /// Removes a run of slots at once.
+    func removeSlots(_ range: Range<Int>) {
+        for index in range { release(slots[index], keepingKey: false) }
+        slots.removeSubrange(range)
+    }
+
     func remove(at index: Int) {
         release(slots[index], keepingKey: false)
         slots.remove(at: index)
