@@ -1,4 +1,3 @@
-import Glibc
 /// A node of the copy-on-write B+tree.
 ///
 /// Leaves are packed so that copying one (which every commit does for each leaf it touches)
@@ -63,8 +62,8 @@ final class TreeNode: @unchecked Sendable {
         self.isLeaf = false
     }
 
-    static let maxLeafEntries = Int(String(cString: getenv("SB_LEAF") ?? strdup("64"))) ?? 64
-    static let maxChildren = Int(String(cString: getenv("SB_FAN") ?? strdup("64"))) ?? 64
+    static let maxLeafEntries = 64
+    static let maxChildren = 64
     /// Values up to this size are copied into the leaf arena; larger ones are shared arrays.
     static let inlineValueLimit = 256
 
