@@ -19,9 +19,15 @@ struct VersionedTree: Sendable {
     /// The leaf that holds or would hold `key`.
     @inline(__always)
     func leaf(for key: [UInt8]) -> TreeNode {
-        var node = root
-        while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
-        return node
+        // `self` holds the root for the whole descent and nodes below a held root are never
+        // mutated or freed (commits copy them), so the descent need not retain each node.
+        var node = Unmanaged.passUnretained(root)
+        while let child = node._withUnsafeGuaranteedRef({ node in
+            node.isLeaf ? nil : node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[node.childIndex(for: key)]) }
+        }) {
+            node = child
+        }
+        return node.takeUnretainedValue()
     }
 
     /// Runs `body` on the entry for `key` (an absent placeholder if none) and stores the result:
@@ -183,6 +189,7 @@ extension TreeNode {
         let shift = UInt32(byteEnd - byteStart)
         for position in separators.lowerBound..<separatorEnds.count { separatorEnds[position] -= shift }
         children.removeSubrange(range)
+        rebuildSeparatorHints()
     }
 
     func splitInternal() -> (separator: [UInt8], right: TreeNode) {
@@ -192,6 +199,7 @@ extension TreeNode {
         children.removeSubrange(mid...)
         arena.removeSubrange((mid - 1 == 0 ? 0 : Int(separatorEnds[mid - 2]))...)
         separatorEnds.removeSubrange((mid - 1)...)
+        rebuildSeparatorHints()
         return (up, right)
     }
 }
