@@ -8,28 +8,31 @@
 /// any snapshot) is never mutated. Commits mutate a node only after `isKnownUniquelyReferenced`
 /// proves the commit's working tree is its sole owner, and copy it otherwise (path copying).
 final class TreeNode: @unchecked Sendable {
+    // Dynamic exclusivity checks are off for these fields (they cost a runtime call per access,
+    // over 15% of commit and read time): no two accesses to one node's field can overlap, since
+    // a node is either published and only read, or private to the one committing thread.
     // Fields a search reads come first, so a descent touches few cache lines per node.
     let isLeaf: Bool
     // Internal payload (empty for leaves).
-    var children: [TreeNode]
+    @exclusivity(unchecked) var children: [TreeNode]
     /// End offsets in `arena` of the separators: separator `i` ≤ every key in `children[i + 1]`
     /// and > every key in `children[i]`. Packed for the same reason as leaves.
-    var separatorEnds: [UInt32]
-    var arena: [UInt8]
+    @exclusivity(unchecked) var separatorEnds: [UInt32]
+    @exclusivity(unchecked) var arena: [UInt8]
 
     // Leaf payload (empty for internal nodes).
     /// Per slot, the 8 key bytes after `hintOffset` (see `TreeNode+Hints`): a leaf search
     /// compares these and reads the arena only on a tie.
-    var hints: [UInt64]
+    @exclusivity(unchecked) var hints: [UInt64]
     /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
-    var hintOffset: Int
-    var slots: [LeafSlot]
+    @exclusivity(unchecked) var hintOffset: Int
+    @exclusivity(unchecked) var slots: [LeafSlot]
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
-    var externals: [[UInt8]]
+    @exclusivity(unchecked) var externals: [[UInt8]]
     /// Older versions, oldest first, referenced by `LeafSlot.history`.
-    var histories: [[EntryVersion]]
+    @exclusivity(unchecked) var histories: [[EntryVersion]]
     /// Arena bytes no slot refers to any more.
-    var garbage: Int
+    @exclusivity(unchecked) var garbage: Int
 
     init(
         leafSlots: [LeafSlot] = [], hints: [UInt64] = [], hintOffset: Int = 0, arena: [UInt8] = [],
