@@ -54,4 +54,31 @@ import Testing
         #expect(!hits.contains { key("m").contains($0) })
         #expect(engine.invariantViolations() == [])
     }
+
+    /// Later commits (inserts that split leaves and internal nodes, deletes, overwrites) never
+    /// change what a snapshot taken earlier reads, by point reads or scans.
+    @Test func snapshotsHeldAcrossManyCommitsOnABigTreeNeverChange() throws {
+        let (engine, keys) = try LargeTreeTests.filled(perCollection: 4_000)
+        let held = try engine.snapshot()
+        let before = held.scan(testNamespace).map { ($0.key, $0.value, $0.updateTime) }
+        var rng = SeededGenerator(seed: 5)
+        for round in 0..<20 {
+            try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+                for _ in 0..<300 {
+                    let target = keys[Int.random(in: 0..<keys.count, using: &rng)]
+                    switch Int.random(in: 0..<3, using: &rng) {
+                    case 0: try txn.delete(testNamespace, target)
+                    case 1: try txn.put(testNamespace, target, [UInt8(round)])
+                    default: try txn.put(testNamespace, target.appending("n\(round)"), [1])
+                    }
+                }
+            }
+        }
+        let after = held.scan(testNamespace).map { ($0.key, $0.value, $0.updateTime) }
+        #expect(after.elementsEqual(before) { $0 == $1 })
+        for key in keys {
+            #expect(held.get(testNamespace, key)?.value == Array(key.description.utf8))
+        }
+        #expect(engine.invariantViolations() == [])
+    }
 }
