@@ -7,6 +7,8 @@ if arguments.count >= 2, arguments[1] == "http-serve" {
 } else if arguments.count >= 2, arguments[1] == "storage" {
     // `storage [quick]`: 1M documents (100k with `quick`).
     runStorageBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
+} else if arguments.count >= 2, arguments[1] == "firestore" {
+    runFirestoreBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
 } else {
     print("benchmarks: none yet")
 }
