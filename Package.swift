@@ -82,7 +82,9 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorClientTests",
-            dependencies: ["EmulatorClient", "EmulatorSuite", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "EmulatorClient", "EmulatorSuite", "FirestoreEmulator", "EmulatorStorage", "EmulatorModel", "EmulatorSupport",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSuiteTests",
