@@ -208,3 +208,20 @@ func withDatabase(_ body: (Database) async throws -> Void) async throws {
         }
     }
 }
+
+@Suite(.serialized) struct DatabaseQueryObserverTests {
+    @Test func observingAQueryKeepsItsWindow() async throws {
+        try await withDatabase { db in
+            let scores = db.reference().child("scores")
+            try await scores.setValue(["a": 1, "b": 5, "c": 3])
+            let seen = Mutex<[[String]]>([])
+            let handle = scores.queryOrderedByValue().queryLimited(toLast: 2).observe(.value) { s in
+                seen.withLock { $0.append(s.children.map { $0.key ?? "" }) }
+            }
+            try await waitUntil { seen.withLock { $0.last == ["c", "b"] } }
+            try await scores.child("d").setValue(4)
+            try await waitUntil { seen.withLock { $0.last == ["d", "b"] } }
+            scores.removeObserver(withHandle: handle)
+        }
+    }
+}
