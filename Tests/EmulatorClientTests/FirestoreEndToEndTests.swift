@@ -210,3 +210,23 @@ func waitUntil(_ condition: @Sendable () -> Bool) async throws {
     }
     Issue.record("condition not met within 5 s")
 }
+
+@Suite(.serialized) struct FirestoreCompletionTests {
+    @Test func synchronousSetDataFromAndAddDocumentFromReportCompletion() async throws {
+        try await withFirestore { db in
+            let done = Mutex(0)
+            try db.document("books/sync").setData(
+                from: Book(title: "Sync", numberOfPages: 1, author: "a"),
+                completion: { error in if error == nil { done.withLock { $0 += 1 } } })
+            let added = try db.collection("books").addDocument(
+                from: Book(title: "Added", numberOfPages: 2, author: "b"),
+                completion: { error in if error == nil { done.withLock { $0 += 1 } } })
+            try await waitUntil { done.withLock { $0 == 2 } }
+            #expect(try await added.getDocument(as: Book.self).title == "Added")
+            let snapshot: QuerySnapshot? = await withCheckedContinuation { c in
+                db.collection("books").getDocuments { snapshot, _ in c.resume(returning: snapshot) }
+            }
+            #expect(snapshot?.count == 2)
+        }
+    }
+}
