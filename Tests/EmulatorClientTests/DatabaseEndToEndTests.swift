@@ -225,3 +225,29 @@ func withDatabase(_ body: (Database) async throws -> Void) async throws {
         }
     }
 }
+
+@Suite(.serialized) struct DatabaseCompletionTests {
+    @Test func completionBlocksAndTheSnapshotSequence() async throws {
+        try await withDatabase { db in
+            let ref = db.reference().child("messages/m1")
+            let error: String? = await withCheckedContinuation { c in
+                ref.setValue(["text": "hi"]) { error, _ in c.resume(returning: error.map { "\($0)" }) }
+            }
+            #expect(error == nil)
+            for await snapshot in ref.snapshots(of: .value) {
+                #expect(snapshot.childSnapshot(forPath: "text").value as? String == "hi")
+                break
+            }
+            let text: String? = await withCheckedContinuation { c in
+                ref.child("text").getData { _, snapshot in c.resume(returning: snapshot?.value as? String) }
+            }
+            #expect(text == "hi")
+        }
+    }
+
+    @Test func aNonNumberCannotBeStored() async throws {
+        try await withDatabase { db in
+            await #expect(throws: DatabaseError.self) { try await db.reference().child("x").setValue(Double.nan) }
+        }
+    }
+}

@@ -41,10 +41,10 @@ final class EventStream: Sendable {
             var events = ServerSentEventParser()
             while !isCancelled {
                 let open: Bool
-                do {
+                do throws(ClientTransportError) {
                     open = try connection.receive(into: &parser, scratch: &scratch)
                 } catch {
-                    if errno == EAGAIN || errno == EWOULDBLOCK { continue }
+                    if error.isTimeout { continue }
                     throw error
                 }
                 if parser.hasHead && parser.response.status != 200 {

@@ -73,7 +73,12 @@ final class HTTPConnection {
         while true {
             let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw ClientTransportError("receive failed (errno \(errno))") }
+            if n < 0 {
+                let code = errno
+                var failure = ClientTransportError("receive failed (errno \(code))")
+                failure.isTimeout = code == EAGAIN || code == EWOULDBLOCK
+                throw failure
+            }
             if n == 0 {
                 parser.finishAtClose()
                 return false
@@ -91,5 +96,7 @@ final class HTTPConnection {
 /// A transport failure: the connection could not be made or broke.
 public struct ClientTransportError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// True when a read gave up after the socket's receive timeout.
+    public var isTimeout = false
     init(_ description: String) { self.description = description }
 }
