@@ -230,3 +230,42 @@ func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         }
     }
 }
+
+@Suite(.serialized) struct FirestoreAggregateAndMergeFieldsTests {
+    @Test func sumAndAverageOverAQuery() async throws {
+        try await withFirestore { db in
+            let cities = db.collection("cities")
+            for (id, pop) in [("a", 100), ("b", 300)] { try await cities.document(id).setData(["population": pop]) }
+            let s = try await cities.aggregate([.count(), .sum("population"), .average("population")]).getAggregation()
+            #expect(s.count == 2)
+            #expect(s.get(.sum("population")) as? Int == 400)
+            #expect(s.get(.average("population")) as? Double == 200)
+        }
+    }
+
+    @Test func mergeFieldsWritesOnlyTheNamedFields() async throws {
+        try await withFirestore { db in
+            let ref = db.document("x/y")
+            try await ref.setData(["a": 1, "b": 2, "c": 3])
+            try await ref.setData(["a": 10, "b": 20, "n": ["m": 5]], mergeFields: ["a", "n.m"])
+            let data = try #require(try await ref.getDocument().data())
+            #expect(data["a"] as? Int == 10 && data["b"] as? Int == 2 && data["c"] as? Int == 3)
+            #expect((data["n"] as? [String: Any])?["m"] as? Int == 5)
+        }
+    }
+}
+
+@Suite(.serialized) struct FirestoreCursorTests {
+    @Test func documentCursorWithAnImplicitInequalityOrder() async throws {
+        try await withFirestore { db in
+            let cities = db.collection("cities")
+            for (id, pop) in [("a", 100), ("b", 300), ("c", 200), ("d", 400)] { try await cities.document(id).setData(["population": pop]) }
+            let big = cities.whereField("population", isGreaterThan: 150)
+            let first = try await big.limit(to: 1).getDocuments()
+            #expect(first.documents.map(\.documentID) == ["c"])
+            let anchor = try #require(first.documents.first)
+            let rest = try await big.start(afterDocument: anchor).getDocuments()
+            #expect(rest.documents.map(\.documentID) == ["b", "d"])
+        }
+    }
+}

@@ -43,6 +43,12 @@ public struct DocumentReference: Sendable, Hashable, CustomStringConvertible {
         try await firestore.commit([write])
     }
 
+    /// Writes only `mergeFields` (dotted paths) from `data`, keeping every other field.
+    public func setData(_ data: [String: Any], mergeFields: [String]) async throws {
+        let write = try WriteOperation.set(self, try FieldData.fields(data), mergeFields: mergeFields.map(FieldPath.dotted))
+        try await firestore.commit([write])
+    }
+
     /// Encodes `value` with `encoder` and writes it (see `setData(_:merge:)`).
     public func setData<T: Encodable>(from value: T, merge: Bool = false, encoder: Firestore.Encoder = .init()) async throws {
         let write = try WriteOperation.set(self, try encoder.encodeFields(value), merge: merge)

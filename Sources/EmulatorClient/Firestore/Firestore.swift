@@ -32,6 +32,11 @@ public final class Firestore: Sendable, Hashable {
         endpoint = Mutex((host, port))
     }
 
+    /// The same as `Firestore(projectID:database:)`.
+    public static func firestore(projectID: String, database: String = "(default)") -> Firestore {
+        Firestore(projectID: projectID, database: database)
+    }
+
     /// Points this instance at an emulator.
     public func useEmulator(withHost host: String, port: Int) {
         endpoint.withLock { $0 = (host, port) }

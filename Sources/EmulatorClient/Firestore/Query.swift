@@ -141,7 +141,8 @@ public class Query: @unchecked Sendable {
             let node = d.filters.count == 1 ? d.filters[0] : .composite("AND", d.filters)
             members.append(JSONMember("where", node.json(documentsName: firestore.documentsName, collectionPath: collectionPath)))
         }
-        var orders = d.limitToLast ? effectiveOrders : d.orders
+        // Cursors and limitToLast need the implicit orders (inequality field, `__name__`) spelled out.
+        var orders = d.limitToLast || d.startAt != nil || d.endAt != nil ? effectiveOrders : d.orders
         var start = d.startAt
         var end = d.endAt
         if d.limitToLast {
@@ -196,40 +197,10 @@ public class Query: @unchecked Sendable {
     }
 
     /// The number of matching documents, counted by the server.
-    public var count: AggregateQuery { AggregateQuery(query: self) }
-}
+    public var count: AggregateQuery { AggregateQuery(query: self, fields: [.count()]) }
 
-/// A count over a query's results.
-public struct AggregateQuery: Sendable {
-    public let query: Query
-
-    public func getAggregation() async throws -> AggregateQuerySnapshot {
-        let body: JSONValue = .object([
-            JSONMember(
-                "structuredAggregationQuery",
-                .object([
-                    JSONMember("structuredQuery", query.structuredQuery),
-                    JSONMember(
-                        "aggregations",
-                        .array([.object([JSONMember("alias", .string("count")), JSONMember("count", .object([]))])])),
-                ]))
-        ])
-        let json = try query.firestore.call("POST", query.parentTarget + ":runAggregationQuery", body: body)
-        guard case .array(let items) = json else { throw FirestoreError(.internal, "runAggregationQuery did not return an array") }
-        for item in items {
-            if let fields = item[member: "result"]?[member: "aggregateFields"], let c = fields[member: "count"],
-                case .integer(let n)? = try? Value(firestoreJSON: c)
-            {
-                return AggregateQuerySnapshot(count: Int(n))
-            }
-        }
-        throw FirestoreError(.internal, "runAggregationQuery returned no count")
-    }
-}
-
-/// The result of a count.
-public struct AggregateQuerySnapshot: Sendable {
-    public let count: Int
+    /// Counts, sums and averages over the matching documents, computed by the server.
+    public func aggregate(_ fields: [AggregateField]) -> AggregateQuery { AggregateQuery(query: self, fields: fields) }
 }
 
 /// A collection: a query over its documents that can also add documents.

@@ -19,6 +19,15 @@ struct WriteOperation: Sendable {
         return build(ref, parts, mask: merge ? parts.mask : nil, exists: nil)
     }
 
+    /// A merge limited to `paths`: fields and transforms outside them are not written.
+    static func set(_ ref: DocumentReference, _ data: [String: FieldData], mergeFields paths: [ModelFieldPath]) throws(FirestoreError)
+        -> WriteOperation
+    {
+        var parts = try WriteFields(set: data, merge: true)
+        parts.transforms = parts.transforms.filter { t in paths.contains { $0.isPrefix(of: t.path) } }
+        return build(ref, parts, mask: paths.filter { p in !parts.transforms.contains { $0.path == p } }, exists: nil)
+    }
+
     static func create(_ ref: DocumentReference, _ data: [String: FieldData]) throws(FirestoreError) -> WriteOperation {
         build(ref, try WriteFields(set: data, merge: false), mask: nil, exists: false)
     }
