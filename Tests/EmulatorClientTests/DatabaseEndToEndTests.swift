@@ -251,3 +251,20 @@ func withDatabase(_ body: (Database) async throws -> Void) async throws {
         }
     }
 }
+
+@Suite(.serialized) struct DatabasePreviousSiblingTests {
+    @Test func childAddedCarriesThePreviousSiblingKeyInQueryOrder() async throws {
+        try await withDatabase { db in
+            let scores = db.reference().child("ranked")
+            try await scores.setValue(["x": 3, "y": 1])
+            let log = Mutex<[String]>([])
+            let handle = scores.queryOrderedByValue().observe(.childAdded, andPreviousSiblingKeyWith: { s, previous in
+                log.withLock { $0.append("\(s.key ?? "")<\(previous ?? "nil")") }
+            })
+            try await waitUntil { log.withLock { $0 == ["y<nil", "x<y"] } }
+            try await scores.child("z").setValue(2)
+            try await waitUntil { log.withLock { $0.last == "z<y" } }
+            scores.removeObserver(withHandle: handle)
+        }
+    }
+}

@@ -133,9 +133,7 @@ struct WriteFields: Sendable {
                 transforms.append((path, s))
                 continue
             }
-            let before = transforms.count
             try add(v, at: path, merge: false, allowDelete: false, collectMask: false)
-            _ = before
             if hasValue(at: path) { mask.append(path) }
         }
     }

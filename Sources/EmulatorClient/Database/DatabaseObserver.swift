@@ -7,7 +7,7 @@ import Synchronization
 final class DatabaseObserver: Sendable {
     let query: DatabaseQuery
     let eventType: DataEventType
-    private let block: @Sendable (DataSnapshot) -> Void
+    private let block: @Sendable (DataSnapshot, String?) -> Void
     private let cancel: (@Sendable (any Error) -> Void)?
     private let stream = Mutex<EventStream?>(nil)
     private let stopped = Atomic<Bool>(false)
@@ -21,7 +21,7 @@ final class DatabaseObserver: Sendable {
     private let cache = Mutex(Cache())
 
     init(
-        query: DatabaseQuery, eventType: DataEventType, block: @escaping @Sendable (DataSnapshot) -> Void,
+        query: DatabaseQuery, eventType: DataEventType, block: @escaping @Sendable (DataSnapshot, String?) -> Void,
         cancel: (@Sendable (any Error) -> Void)?
     ) {
         self.query = query
@@ -61,7 +61,7 @@ final class DatabaseObserver: Sendable {
             let payload = json[member: "data"]
         else { return }
         let base = DatabaseReference.split(pathText)
-        let events: [(DataEventType, DataSnapshot)] = cache.withLock { c in
+        let events: [(DataEventType, DataSnapshot, String?)] = cache.withLock { c in
             if name == "put" {
                 c.node.set((try? DatabaseNode(json: payload)) ?? .empty, at: DatabasePath(keys: base))
             } else if case .object(let members) = payload {
@@ -74,15 +74,16 @@ final class DatabaseObserver: Sendable {
             defer { c.view = view }
             return derive(old: c.view, new: view)
         }
-        for (type, snapshot) in events where type == eventType && !stopped.load(ordering: .acquiring) {
-            block(snapshot)
+        for (type, snapshot, previous) in events where type == eventType && !stopped.load(ordering: .acquiring) {
+            block(snapshot, previous)
         }
     }
 
     /// The events between two views: child removals, additions, changes, then the value.
-    private func derive(old: DatabaseNode?, new: DatabaseNode) -> [(DataEventType, DataSnapshot)] {
+    /// Child events carry the key of the previous sibling in query order (nil for the first).
+    private func derive(old: DatabaseNode?, new: DatabaseNode) -> [(DataEventType, DataSnapshot, String?)] {
         let ref = query.ref
-        var events: [(DataEventType, DataSnapshot)] = []
+        var events: [(DataEventType, DataSnapshot, String?)] = []
         let before = old?.children ?? []
         var beforeByKey: [String: DatabaseNode] = [:]
         for c in before { beforeByKey[c.key] = c.node }
@@ -90,17 +91,18 @@ final class DatabaseObserver: Sendable {
         var afterKeys = Set<String>()
         for c in after { afterKeys.insert(c.key) }
         for c in before where !afterKeys.contains(c.key) {
-            events.append((.childRemoved, DataSnapshot(ref: ref.child(c.key), node: c.node)))
+            events.append((.childRemoved, DataSnapshot(ref: ref.child(c.key), node: c.node), nil))
         }
-        for c in after {
+        for (i, c) in after.enumerated() {
+            let sibling = i > 0 ? after[i - 1].key : nil
             if let previous = beforeByKey[c.key] {
-                if previous != c.node { events.append((.childChanged, DataSnapshot(ref: ref.child(c.key), node: c.node))) }
+                if previous != c.node { events.append((.childChanged, DataSnapshot(ref: ref.child(c.key), node: c.node), sibling)) }
             } else {
-                events.append((.childAdded, DataSnapshot(ref: ref.child(c.key), node: c.node)))
+                events.append((.childAdded, DataSnapshot(ref: ref.child(c.key), node: c.node), sibling))
             }
         }
         if old == nil || old != new {
-            events.append((.value, DataSnapshot(ref: ref, node: new, params: query.params)))
+            events.append((.value, DataSnapshot(ref: ref, node: new, params: query.params), nil))
         }
         return events
     }

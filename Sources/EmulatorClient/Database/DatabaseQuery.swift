@@ -101,6 +101,16 @@ public class DatabaseQuery: @unchecked Sendable {
         _ eventType: DataEventType, with block: @escaping @Sendable (DataSnapshot) -> Void,
         withCancel cancel: (@Sendable (any Error) -> Void)? = nil
     ) -> DatabaseHandle {
+        observe(eventType, andPreviousSiblingKeyWith: { snapshot, _ in block(snapshot) }, withCancel: cancel)
+    }
+
+    /// Like ``observe(_:with:withCancel:)``; child events also get the key of the previous
+    /// sibling in query order (nil for the first child).
+    @discardableResult
+    public func observe(
+        _ eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping @Sendable (DataSnapshot, String?) -> Void,
+        withCancel cancel: (@Sendable (any Error) -> Void)? = nil
+    ) -> DatabaseHandle {
         let handle = database.nextHandle.add(1, ordering: .relaxed).oldValue
         let observer = DatabaseObserver(query: self, eventType: eventType, block: block, cancel: cancel)
         database.observers.withLock { $0[handle] = observer }

@@ -24,6 +24,8 @@ public struct DocumentSnapshot: Sendable {
     }
 
     public var exists: Bool { fields != nil }
+    /// Always from the server with no pending writes: this client has no cache.
+    public var metadata: SnapshotMetadata { SnapshotMetadata() }
     public var documentID: String { reference.documentID }
 
     /// The fields (`Int`, `Double`, `String`, `Bool`, `NSNull`, `Timestamp`, `Data`, `GeoPoint`,
@@ -64,3 +66,9 @@ public struct DocumentSnapshot: Sendable {
 
 /// A document returned by a query (always exists).
 public typealias QueryDocumentSnapshot = DocumentSnapshot
+
+/// Where a snapshot came from. This client reads the server directly, so both are always false.
+public struct SnapshotMetadata: Sendable, Hashable {
+    public let hasPendingWrites = false
+    public let isFromCache = false
+}

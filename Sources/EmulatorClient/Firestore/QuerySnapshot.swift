@@ -11,6 +11,7 @@ public struct QuerySnapshot: Sendable {
     }
 
     public var isEmpty: Bool { documents.isEmpty }
+    public var metadata: SnapshotMetadata { SnapshotMetadata() }
     public var count: Int { documents.count }
 }
 
