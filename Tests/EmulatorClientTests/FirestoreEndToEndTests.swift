@@ -269,3 +269,26 @@ func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         }
     }
 }
+
+@Suite(.serialized) struct FirestoreNamesTests {
+    @Test func documentIDsWithSpacesAndNonASCIIRoundTrip() async throws {
+        try await withFirestore { db in
+            let ref = db.collection("things").document("hello wörld?&#")
+            try await ref.setData(["ok": true])
+            let snapshot = try await ref.getDocument()
+            #expect(snapshot.exists && snapshot.documentID == "hello wörld?&#")
+            let all = try await db.collection("things").getDocuments()
+            #expect(all.documents.map(\.documentID) == ["hello wörld?&#"])
+        }
+    }
+
+    @Test func referencesRoundTripAsDocumentReferences() async throws {
+        try await withFirestore { db in
+            let author = db.document("authors/adams")
+            try await db.document("books/h").setData(["author": author, "when": Timestamp(seconds: 5, nanoseconds: 0)])
+            let data = try #require(try await db.document("books/h").getDocument().data())
+            #expect((data["author"] as? DocumentReference)?.path == "authors/adams")
+            #expect((data["when"] as? Timestamp)?.seconds == 5)
+        }
+    }
+}
