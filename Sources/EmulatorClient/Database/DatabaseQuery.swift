@@ -73,7 +73,10 @@ public class DatabaseQuery: @unchecked Sendable {
     }
 
     /// Reads the current value from the server.
-    public func getData() async throws -> DataSnapshot { try read() }
+    public func getData() async throws -> DataSnapshot {
+        let query = self
+        return try await blocking { try query.read() }
+    }
 
     func read() throws(DatabaseError) -> DataSnapshot {
         let response = try database.send("GET", path: path, query: params.restQuery + [("format", "export")])

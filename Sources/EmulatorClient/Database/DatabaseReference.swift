@@ -41,14 +41,14 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     /// Replaces the value here (nil deletes). Returns when the server has applied the write.
     @discardableResult
     public func setValue(_ value: Any?) async throws -> DatabaseReference {
-        _ = try database.send("PUT", path: path, query: [("print", "silent")], body: try DatabaseValue.json(value))
+        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: try DatabaseValue.json(value))
         return self
     }
 
     /// Replaces the value and sets its priority (`String`, number or nil).
     @discardableResult
     public func setValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
-        _ = try database.send("PUT", path: path, query: [("print", "silent")], body: try DatabaseReference.withPriority(value, priority))
+        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: try DatabaseReference.withPriority(value, priority))
         return self
     }
 
@@ -68,18 +68,18 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         let data = try encoder.encode(value)
         let json: JSONValue
         do { json = try JSONReader.parse([UInt8](data)) } catch { throw DatabaseError("Encoder produced invalid JSON") }
-        _ = try database.send("PUT", path: path, query: [("print", "silent")], body: json)
+        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: json)
         return self
     }
 
     public func setPriority(_ priority: Any?) async throws {
-        _ = try database.send("PUT", path: path + [".priority"], query: [("print", "silent")], body: try DatabaseValue.json(priority))
+        try await sendAsync("PUT", path: path + [".priority"], query: [("print", "silent")], body: try DatabaseValue.json(priority))
     }
 
     /// Writes each key (a relative path, `/` allowed) without touching siblings; all or nothing.
     @discardableResult
     public func updateChildValues(_ values: [String: Any]) async throws -> DatabaseReference {
-        _ = try database.send("PATCH", path: path, query: [("print", "silent")], body: try DatabaseReference.patchBody(values))
+        try await sendAsync("PATCH", path: path, query: [("print", "silent")], body: try DatabaseReference.patchBody(values))
         return self
     }
 
@@ -94,8 +94,15 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     @discardableResult
     public func removeValue() async throws -> DatabaseReference {
-        _ = try database.send("DELETE", path: path, query: [("print", "silent")])
+        try await sendAsync("DELETE", path: path, query: [("print", "silent")])
         return self
+    }
+
+    private func sendAsync(
+        _ method: String, path: [String], query: [(String, String)] = [], body: JSONValue? = nil
+    ) async throws {
+        let database = self.database
+        _ = try await blocking { try database.send(method, path: path, query: query, body: body) }
     }
 
     // MARK: transactions
@@ -106,8 +113,11 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     public func runTransactionBlock(
         _ block: (MutableData) -> TransactionResult
     ) async throws -> (Bool, DataSnapshot) {
-        var response = try database.send(
-            "GET", path: path, query: [("format", "export")], headers: [("X-Firebase-ETag", "true")])
+        let database = self.database
+        let path = self.path
+        var response = try await blocking {
+            try database.send("GET", path: path, query: [("format", "export")], headers: [("X-Firebase-ETag", "true")])
+        }
         for _ in 0..<25 {
             guard let etag = response.header("etag") else { throw DatabaseError("The server sent no ETag") }
             let current = try DatabaseQuery.node(response.body)
@@ -115,12 +125,13 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
             guard let result = block(data).data else {
                 return (false, DataSnapshot(ref: self, node: current))
             }
-            let proposed = result.storage.node
-            let put = try database.send(
-                "PUT", path: path, body: proposed.json(export: true),
-                headers: [("X-Firebase-ETag", "true"), ("if-match", etag)], accept: [412])
+            let proposed = result.storage.node.json(export: true)
+            let put = try await blocking {
+                try database.send(
+                    "PUT", path: path, body: proposed, headers: [("X-Firebase-ETag", "true"), ("if-match", etag)], accept: [412])
+            }
             if put.status != 412 {
-                return (true, try read())
+                return (true, try await getData())
             }
             response = put
         }

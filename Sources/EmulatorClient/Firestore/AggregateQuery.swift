@@ -41,7 +41,8 @@ public struct AggregateQuery: Sendable {
                     JSONMember("aggregations", .array(fields.map(\.json))),
                 ]))
         ])
-        let json = try query.firestore.call("POST", query.parentTarget + ":runAggregationQuery", body: body)
+        let query = self.query
+        let json = try await blocking { try query.firestore.call("POST", query.parentTarget + ":runAggregationQuery", body: body) }
         guard case .array(let items) = json else { throw FirestoreError(.internal, "runAggregationQuery did not return an array") }
         for item in items {
             guard let result = item[member: "result"]?[member: "aggregateFields"] else { continue }

@@ -68,7 +68,8 @@ public struct DocumentReference: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads the document from the server.
     public func getDocument() async throws -> DocumentSnapshot {
-        try fetch(transaction: nil)
+        let ref = self
+        return try await blocking { try ref.fetch(transaction: nil) }
     }
 
     /// Reads and decodes the document. A missing document throws `DecodingError.valueNotFound`

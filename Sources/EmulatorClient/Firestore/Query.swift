@@ -193,7 +193,8 @@ public class Query: @unchecked Sendable {
 
     /// Runs the query on the server.
     public func getDocuments() async throws -> QuerySnapshot {
-        QuerySnapshot(query: self, documents: try run(), previous: nil)
+        let query = self
+        return QuerySnapshot(query: self, documents: try await blocking { try query.run() }, previous: nil)
     }
 
     /// The number of matching documents, counted by the server.

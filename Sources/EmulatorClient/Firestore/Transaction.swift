@@ -63,7 +63,13 @@ extension Firestore {
     ///     return n + 1
     /// }
     /// ```
-    public func runTransaction<R: Sendable>(maxAttempts: Int = 5, _ body: @Sendable (Transaction) throws -> R) async throws -> R {
+    public func runTransaction<R: Sendable>(
+        maxAttempts: Int = 5, _ body: @escaping @Sendable (Transaction) throws -> R
+    ) async throws -> R {
+        try await blocking { try self.runTransactionNow(maxAttempts: maxAttempts, body) }
+    }
+
+    private func runTransactionNow<R: Sendable>(maxAttempts: Int, _ body: @Sendable (Transaction) throws -> R) throws -> R {
         var attempt = 0
         while true {
             attempt += 1

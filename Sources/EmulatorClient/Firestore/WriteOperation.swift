@@ -79,8 +79,8 @@ struct WriteOperation: Sendable {
 extension Firestore {
     /// Commits writes atomically (optionally inside a transaction).
     @discardableResult
-    func commit(_ writes: [WriteOperation], transaction: String? = nil) async throws(FirestoreError) -> JSONValue {
-        try commitNow(writes, transaction: transaction)
+    func commit(_ writes: [WriteOperation], transaction: String? = nil) async throws -> JSONValue {
+        try await blocking { try self.commitNow(writes, transaction: transaction) }
     }
 
     func commitNow(_ writes: [WriteOperation], transaction: String? = nil) throws(FirestoreError) -> JSONValue {

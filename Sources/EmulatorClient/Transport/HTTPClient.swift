@@ -2,8 +2,8 @@ import Synchronization
 
 /// A blocking HTTP/1.1 client with a keep-alive connection pool for one host and port.
 ///
-/// Requests block the calling thread; the async APIs of this library call it directly (the
-/// emulator answers from its own threads, so a blocked caller never waits on itself).
+/// Requests block the calling thread; the async APIs of this library run them through
+/// `blocking(_:)` on Dispatch's global threads, listeners on their own threads.
 final class HTTPClient: Sendable {
     let host: String
     let port: Int
