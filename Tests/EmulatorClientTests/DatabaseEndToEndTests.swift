@@ -268,3 +268,27 @@ func withDatabase(_ body: (Database) async throws -> Void) async throws {
         }
     }
 }
+
+@Suite(.serialized) struct DatabaseTransactionEdgeTests {
+    @Test func transactionOnAnAbsentLocationStartsFromNil() async throws {
+        try await withDatabase { db in
+            let ref = db.reference().child("fresh/counter")
+            let (committed, snapshot) = try await ref.runTransactionBlock { current in
+                #expect(current.value == nil)
+                current.value = 1
+                return .success(withValue: current)
+            }
+            #expect(committed && snapshot.value as? Int == 1)
+        }
+    }
+
+    @Test func arraysComeBackAsArrays() async throws {
+        try await withDatabase { db in
+            let ref = db.reference().child("list")
+            try await ref.setValue(["a", "b", "c"])
+            let snapshot = try await ref.getData()
+            #expect(snapshot.value as? [String] == ["a", "b", "c"])
+            #expect(snapshot.children.map { $0.key ?? "" } == ["0", "1", "2"])
+        }
+    }
+}
