@@ -1,27 +1,22 @@
-import EmulatorHTTP
 import FirestoreEmulator
 
 extension EmulatorRegistry {
-    /// The Firestore emulator's router over the suite's shared engine, with firebase.json's
-    /// `firestore.rules` compiled (open rules when none is configured or it does not compile)
-    /// and `:securityRules` uploads compiled by the rules engine.
-    static func firestoreRouter(_ context: EmulatorContext) -> Router {
-        var gate = FirestoreRulesGate.allowAll
-        if let rules = context.firestoreRules {
-            let compiled = FirestoreRulesEngine.compile(rules.text, fileName: rules.path)
-            if let compiledGate = compiled.gate {
-                gate = compiledGate
-            } else {
-                for issue in compiled.issues {
-                    context.console.warning("firestore", "\(rules.path):\(issue.line):\(issue.column) - \(issue.severity) \(issue.description)")
-                }
-            }
+    /// Firestore: REST on HTTP/1.1 and gRPC (h2c, prior knowledge) on the same port, both over
+    /// one `FirestoreService`. An unparsable firestore.rules leaves the rules open (the loader
+    /// reports issues when rules are uploaded).
+    static func firestoreEndpoint(_ context: EmulatorContext) -> EmulatorEndpoint {
+        var rules = FirestoreRulesGate.allowAll
+        if let source = context.firestoreRules {
+            let (gate, issues) = FirestoreRulesEngine.compile(source.text)
+            if let gate { rules = gate }
+            for issue in issues { context.console.warning("firestore", "rules \(source.path):\(issue.line):\(issue.column): \(issue.description)") }
         }
-        let firestore = FirestoreEmulator(
+        // The suite's shared engine: one consistent cut for exports, one journal for --data-dir.
+        let emulator = FirestoreEmulator(
             storage: context.storage,
             configuration: FirestoreEmulatorConfiguration(
-                projectID: context.projectId, singleProjectMode: context.singleProjectMode, rules: gate,
+                projectID: context.projectId, singleProjectMode: context.singleProjectMode, rules: rules,
                 rulesLoader: FirestoreRulesEngine.loader))
-        return firestore.router
+        return EmulatorEndpoint(router: emulator.router, http2Handler: FirestoreGRPC(service: emulator.service).connectionFactory)
     }
 }
