@@ -16,6 +16,7 @@ let package = Package(
     name: "emulators",
     products: [
         .executable(name: "emulators", targets: ["emulators"]),
+        .library(name: "EmulatorClient", targets: ["EmulatorClient"]),
     ],
     targets: [
         // L0
@@ -27,6 +28,8 @@ let package = Package(
         .target(name: "EmulatorStorage", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "SecurityRules", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         // L3
         .target(name: "EmulatorPosix", dependencies: ["EmulatorHTTP", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
         .target(
@@ -35,10 +38,17 @@ let package = Package(
             swiftSettings: settings),
         .target(
             name: "FirestoreEmulator",
-            dependencies: ["EmulatorStorage", "SecurityRules", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "EmulatorStorage", "SecurityRules", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
         .target(
             name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
+            swiftSettings: settings),
+        .target(
+            name: "EmulatorClient",
+            dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
             swiftSettings: settings),
         // L4
         .target(
@@ -64,6 +74,8 @@ let package = Package(
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "SecurityRulesTests", dependencies: ["SecurityRules", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorHTTP2Tests", dependencies: ["EmulatorHTTP2", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(
             name: "DatabaseEmulatorTests",
@@ -71,15 +83,27 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "FirestoreEmulatorTests",
-            dependencies: ["FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSnapshotTests",
             dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport"],
             swiftSettings: settings),
         .testTarget(
+            name: "EmulatorClientTests",
+            dependencies: [
+                "EmulatorClient", "EmulatorSuite", "FirestoreEmulator", "EmulatorStorage", "EmulatorModel", "EmulatorSupport",
+            ],
+            swiftSettings: settings),
+        .testTarget(
             name: "EmulatorSuiteTests",
-            dependencies: ["EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
     ]
 )

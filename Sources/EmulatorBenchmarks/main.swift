@@ -4,6 +4,9 @@ if arguments.count >= 2, arguments[1] == "http-serve" {
     runHTTPServeBenchmark(port: arguments.count >= 3 ? Int(arguments[2]) ?? 8080 : 8080)
 } else if arguments.count >= 2, arguments[1] == "sse-fanout" {
     runSSEFanOutBenchmark(streams: arguments.count >= 3 ? Int(arguments[2]) ?? 1000 : 1000)
+} else if arguments.count >= 2, arguments[1] == "storage" {
+    // `storage [quick]`: 1M documents (100k with `quick`).
+    runStorageBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
 } else if arguments.count >= 2, arguments[1] == "firestore" {
     runFirestoreBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
 } else if arguments.count >= 2, arguments[1] == "snapshot" {

@@ -27,11 +27,12 @@ struct SuiteLifecycleTests {
             #expect(emulators[member: "firestore"]?[member: "port"] == .int(Int64(firestore)))
             #expect(emulators[member: "database"]?[member: "port"] == .int(Int64(database)))
 
-            // Both emulators answer over the shared engine: a missing document, an empty location.
-            #expect(try get(firestore, "/v1/projects/demo-loop/databases/(default)/documents/a/b").status == 404)
-            let empty = try get(database, "/a.json?ns=demo-loop")
-            #expect(empty.status == 200)
-            #expect(empty.body == Array("null".utf8))
+            let missing = try get(firestore, "/v1/projects/demo-loop/databases/(default)/documents/a/b")
+            #expect(missing.status == 404)
+            #expect(try JSONReader.parse(missing.body)[member: "error"]?[member: "status"] == .string("NOT_FOUND"))
+            let data = try get(database, "/a.json?ns=demo-loop")
+            #expect(data.status == 200)
+            #expect(data.body == Array("null".utf8))
         }
     }
 

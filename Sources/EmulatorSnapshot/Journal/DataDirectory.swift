@@ -33,6 +33,9 @@ package final class DataDirectory: Sendable {
     private let journal: Journal
     private let fileSystem: SnapshotFileSystem
     private let checkpointing = Mutex(false)
+    /// The thread of the last background checkpoint (joined before the next one and at close),
+    /// and whether it is still running.
+    private let worker = Mutex<(thread: pthread_t?, running: Bool)>((nil, false))
     /// What recovery loaded: (entries from the checkpoint, commits replayed from journals).
     package let recovered: (entries: Int, commits: Int)
 
@@ -108,11 +111,38 @@ package final class DataDirectory: Sendable {
         try writeCheckpoint(firstJournal: next)
     }
 
+    /// Starts a checkpoint on its own thread (the commit that crossed the threshold returns at
+    /// once); does nothing while one is running.
     private func checkpointInBackground() {
-        // Runs on the committing thread that crossed the threshold; other commits continue.
+        worker.withLock { state in
+            guard !state.running else { return }
+            if let previous = state.thread {
+                // Finished (not running), so this returns at once.
+                pthread_join(previous, nil)
+                state.thread = nil
+            }
+            var thread = pthread_t()
+            let started = pthread_create(&thread, nil, { raw in
+                guard let raw else { return nil }
+                Unmanaged<DataDirectory>.fromOpaque(raw).takeRetainedValue().runCheckpoint()
+                return nil
+            }, Unmanaged.passRetained(self).toOpaque())
+            if started == 0 { state = (thread, true) }
+        }
+    }
+
+    private func runCheckpoint() {
+        defer { worker.withLock { $0.running = false } }
         do throws(SnapshotError) { try checkpoint() } catch {
             let text = "emulators: checkpoint of \(path) failed: \(error)\n"
-            var line = Array(text.utf8); _ = Glibc.write(2, &line, line.count)
+            var line = Array(text.utf8)
+            _ = Glibc.write(2, &line, line.count)
+        }
+    }
+
+    private func joinWorker() {
+        if let thread = worker.withLock({ state -> pthread_t? in defer { state.thread = nil }; return state.thread }) {
+            pthread_join(thread, nil)
         }
     }
 
@@ -162,12 +192,14 @@ package final class DataDirectory: Sendable {
     /// What a crash leaves: the lock released, nothing flushed beyond what commits already wrote.
     func abandonForTesting() {
         engine.setCommitLog(nil)
+        joinWorker()
         Glibc.close(lockFD)
     }
 
     /// Flushes the journal (clean shutdown). Commits after this are not journaled.
     package func close() {
         engine.setCommitLog(nil)
+        joinWorker()
         journal.close()
         Glibc.close(lockFD)
     }

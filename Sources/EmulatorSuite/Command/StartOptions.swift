@@ -14,6 +14,8 @@ package struct StartOptions: Sendable, Equatable {
     package var exportOnExit: String??
     /// `--data-dir <dir>`: keep all data live in this directory (journal + checkpoints).
     package var dataDirectory: String?
+    /// False with `--data-dir-no-fsync`: journal with `write` only (survives kill -9, not power loss).
+    package var dataDirectoryFsync = true
 
     package init() {}
 }

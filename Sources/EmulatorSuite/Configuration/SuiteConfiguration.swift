@@ -22,6 +22,8 @@ package struct SuiteConfiguration: Sendable {
     package var exportOnExit: String?
     /// `--data-dir`: the absolute live data directory (every commit journaled before it is acknowledged).
     package var dataDirectory: String?
+    /// Whether the journal `fdatasync`s before acknowledging (`--data-dir-no-fsync` turns it off).
+    package var dataDirectoryFsync = true
     /// Lines to print before starting (warnings found while loading).
     package var notices: [SuiteNotice]
     /// Where the hub locator file goes (`$TMPDIR` or `/tmp`); nil writes none.

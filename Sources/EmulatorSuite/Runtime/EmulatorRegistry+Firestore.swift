@@ -1,18 +1,20 @@
-import EmulatorHTTP
 import FirestoreEmulator
 
 extension EmulatorRegistry {
-    /// The Firestore emulator's router over the suite's shared engine, with firebase.json's
-    /// `firestore.rules` compiled (open rules when none is configured or it does not compile),
-    /// `:securityRules` uploads compiled by the rules engine, and the rules file hot-reloaded.
-    static func firestoreRouter(_ context: EmulatorContext) -> Router {
-        let firestore = FirestoreEmulator(
+    /// Firestore: REST on HTTP/1.1 and gRPC (h2c, prior knowledge) on the same port, both over
+    /// one `FirestoreService` and so one rules check. firebase.json's `firestore.rules` is
+    /// compiled at start (open rules when none is configured or it does not compile: its problems
+    /// are printed as `path:line:col - ERROR …`), `:securityRules` uploads are compiled by the
+    /// rules engine, and the file is hot-reloaded (``LiveRules``).
+    static func firestoreEndpoint(_ context: EmulatorContext) -> EmulatorEndpoint {
+        // The suite's shared engine: one consistent cut for exports, one journal for --data-dir.
+        let emulator = FirestoreEmulator(
             storage: context.storage,
             configuration: FirestoreEmulatorConfiguration(
                 projectID: context.projectId, singleProjectMode: context.singleProjectMode,
                 rules: RulesLoading.firestoreStartGate(context),
                 rulesLoader: FirestoreRulesEngine.loader(logger: RulesLoading.logger("firestore", context))))
-        context.liveRules.attach(firestore)
-        return firestore.router
+        context.liveRules.attach(emulator)
+        return EmulatorEndpoint(router: emulator.router, http2Handler: FirestoreGRPC(service: emulator.service).connectionFactory)
     }
 }

@@ -11,6 +11,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from conftest import free_ports, run_cli, wait_for_line
 
 READY = "All emulators ready"
@@ -225,10 +227,11 @@ def test_an_official_layout_export_written_by_another_tool_imports(suite, tmp_pa
         running.stop()
 
 
-def test_live_data_directory_survives_kill_9_under_load(suite, tmp_path):
+@pytest.mark.parametrize("flags", [["--data-dir", "live"], ["--data-dir", "live", "--data-dir-no-fsync"]])
+def test_live_data_directory_survives_kill_9_under_load(suite, tmp_path, flags):
     """Writers hammer both emulators; the process is killed with SIGKILL mid-load; every write
     that was acknowledged (a 200 came back) is present after a restart with the same --data-dir."""
-    running = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    running = Suite(suite.binary, tmp_path, *flags)
     running.wait_ready()
     acknowledged: list[tuple[str, str]] = []
     lock = threading.Lock()

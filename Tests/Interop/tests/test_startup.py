@@ -34,11 +34,14 @@ def test_every_port_accepts_connections(suite, port_name):
         pass
 
 
-def test_firestore_is_served_over_the_shared_engine(suite):
-    url = f"http://{suite.firestore}/v1/projects/demo-interop/databases/(default)/documents/users/nobody-here"
-    response = requests.get(url, timeout=5)
-    assert response.status_code == 404
-    assert response.json()["error"]["status"] == "NOT_FOUND"
+def test_both_emulators_answer_on_their_ports(suite):
+    # Firestore (REST here; gRPC in test_firestore_grpc.py) and the Realtime Database are wired.
+    firestore = requests.get(
+        f"http://{suite.firestore}/v1/projects/demo-interop/databases/(default)/documents/users/ada", timeout=5)
+    assert firestore.status_code == 404
+    assert firestore.json()["error"]["status"] == "NOT_FOUND"
+    database = requests.get(f"http://{suite.database}/users/ada.json?ns=demo-interop", timeout=5)
+    assert database.status_code == 200
 
 
 def test_keep_alive_connections_serve_several_requests(suite):
