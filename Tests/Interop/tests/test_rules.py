@@ -205,3 +205,17 @@ def test_the_shared_suite_reads_tokens_under_the_repository_rules(suite):
     assert malformed.json()["error"]["message"] == "invalid jwt"
     assert requests.post(url, json=body, headers={"Authorization": f"Bearer {unsigned_token('ada')}"}, timeout=10).status_code == 200
     assert requests.get(url.split("?")[0] + "/missing", headers={"Authorization": "Bearer owner"}, timeout=10).status_code == 404
+
+
+def test_the_python_client_over_grpc_is_the_owner(rules_suite, monkeypatch):
+    """google-cloud-firestore talks gRPC to the emulator with `Bearer owner`: rules do not apply."""
+    from google.cloud import firestore
+
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", f"127.0.0.1:{rules_suite.firestore}")
+    client = firestore.Client(project=PROJECT)
+    assert rules_suite.patch("once/a").status_code == 200
+    assert rules_suite.patch("once/a").status_code == 403
+    client.document("once/a").set({"n": 2})
+    client.document("users/bob").set({"n": 3})
+    assert client.document("once/a").get().to_dict() == {"n": 2}
+    assert [d.id for d in client.collection("users").stream()] == ["bob"]
