@@ -1,0 +1,176 @@
+import EmulatorStorage
+import Glibc
+import Synchronization
+
+/// Storage engine figures: bulk insert (with and without a subscriber), point reads, memory
+/// per 100k documents and clearing 100k documents. Run from a release build.
+func runStorageBenchmark(quick: Bool) {
+    let total = quick ? 100_000 : 1_000_000
+    let batchSize = 500
+    print("== storage: \(total) docs of 80 B in \(batchSize)-doc commits ==")
+
+    var generator = BenchmarkRandom(seed: 42)
+    let ids = (0..<total).map { _ in generator.autoID() }
+    var values: [[UInt8]] = []
+    for _ in 0..<64 {
+        var value: [UInt8] = []
+        for _ in 0..<80 { value.append(UInt8(truncatingIfNeeded: generator.next())) }
+        values.append(value)
+    }
+    let namespace: NamespaceID = "firestore/bench/(default)"
+    let collection = StorageKey("docs")
+    let keys = ids.map { collection.appending($0) }
+
+    let rssBefore = residentBytes()
+    let engine = StorageEngine()
+    let plain = bulkInsert(engine, namespace, keys, values, batchSize: batchSize)
+    let rssAfter = residentBytes()
+    print(plain.report(label: "bulk insert"))
+    let perHundredK = Double(rssAfter - rssBefore) / Double(total) * 100_000 / 1_048_576
+    print("memory: \(fixed(perHundredK, 1)) MiB per 100k docs (RSS \(rssBefore >> 20) → \(rssAfter >> 20) MiB)")
+
+    // Point reads on a held snapshot and with a fresh snapshot each time.
+    var order = Array(keys.indices)
+    order.shuffle(using: &generator)
+    let reads = min(200_000, total)
+    var held: [Int64] = []
+    var fresh: [Int64] = []
+    held.reserveCapacity(reads)
+    fresh.reserveCapacity(reads)
+    var found = 0
+    if let snapshot = try? engine.snapshot() {
+        for index in order.prefix(reads) {
+            let start = monotonicNanos()
+            if snapshot.get(namespace, keys[index]) != nil { found += 1 }
+            held.append(monotonicNanos() - start)
+        }
+    }
+    for index in order.prefix(reads) {
+        let start = monotonicNanos()
+        if (try? engine.snapshot())?.get(namespace, keys[index]) != nil { found += 1 }
+        fresh.append(monotonicNanos() - start)
+    }
+    print("point read (held snapshot): p50 \(percentile(held, 0.5)) ns, p99 \(percentile(held, 0.99)) ns")
+    print("point read (snapshot + get): p50 \(percentile(fresh, 0.5)) ns, p99 \(percentile(fresh, 0.99)) ns (\(found) found)")
+
+    // Clearing 100k documents in their own namespace.
+    let small: NamespaceID = "firestore/bench-clear/(default)"
+    _ = bulkInsert(engine, small, Array(keys.prefix(100_000)), values, batchSize: batchSize)
+    let clearStart = monotonicNanos()
+    engine.clear(small)
+    let clearNanos = monotonicNanos() - clearStart
+    print("clear 100k docs (namespace): \(fixed(Double(clearNanos) / 1e6, 3)) ms")
+    _ = bulkInsert(engine, small, Array(keys.prefix(100_000)), values, batchSize: batchSize)
+    let subtreeStart = monotonicNanos()
+    engine.clear(small, subtree: collection)
+    print("clear 100k docs (subtree): \(fixed(Double(monotonicNanos() - subtreeStart) / 1e6, 3)) ms")
+
+    // The same bulk insert with one subscriber watching the whole collection.
+    engine.clear(namespace)
+    let watcher = StorageEngine()
+    let heard = Mutex(0)
+    let subscription = watcher.subscribe(namespace, prefix: collection) { batch in
+        heard.withLock { $0 += batch.changes.count }
+    }
+    let watched = bulkInsert(watcher, namespace, keys, values, batchSize: batchSize)
+    print(watched.report(label: "bulk insert, 1 subscriber"))
+    print("subscriber heard \(heard.withLock { $0 }) changes")
+    subscription.cancel()
+}
+
+private struct InsertFigures {
+    var total: Int
+    var seconds: Double
+    var firstTenth: Double
+    var lastTenth: Double
+
+    func report(label: String) -> String {
+        let overall = Double(total) / seconds
+        return "\(label): \(Int(overall)) docs/s overall; first tenth \(Int(firstTenth)) docs/s, "
+            + "last tenth \(Int(lastTenth)) docs/s (last/first \(fixed(lastTenth / firstTenth, 2)))"
+    }
+}
+
+private func bulkInsert(
+    _ engine: StorageEngine, _ namespace: NamespaceID, _ keys: [StorageKey], _ values: [[UInt8]], batchSize: Int
+) -> InsertFigures {
+    let batches = (keys.count + batchSize - 1) / batchSize
+    var durations: [Int64] = []
+    durations.reserveCapacity(batches)
+    let start = monotonicNanos()
+    var offset = 0
+    while offset < keys.count {
+        let end = min(offset + batchSize, keys.count)
+        let batchStart = monotonicNanos()
+        _ = try? engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            for index in offset..<end { try txn.put(namespace, keys[index], values[index & 63]) }
+        }
+        durations.append(monotonicNanos() - batchStart)
+        offset = end
+    }
+    let seconds = Double(monotonicNanos() - start) / 1e9
+    let tenth = max(1, batches / 10)
+    let firstNanos = durations.prefix(tenth).reduce(0, +)
+    let lastNanos = durations.suffix(tenth).reduce(0, +)
+    let docsPerTenth = Double(tenth * batchSize)
+    return InsertFigures(
+        total: keys.count, seconds: seconds, firstTenth: docsPerTenth / (Double(firstNanos) / 1e9),
+        lastTenth: docsPerTenth / (Double(lastNanos) / 1e9))
+}
+
+/// `value` with `digits` decimals (no Foundation).
+private func fixed(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = Int((value * scale).rounded())
+    let whole = scaled / Int(scale)
+    let fraction = String(abs(scaled % Int(scale)))
+    guard digits > 0 else { return String(whole) }
+    return "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
+}
+
+private func percentile(_ samples: [Int64], _ fraction: Double) -> Int64 {
+    guard !samples.isEmpty else { return 0 }
+    let sorted = samples.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+private func monotonicNanos() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+}
+
+/// VmRSS from /proc/self/status, in bytes.
+private func residentBytes() -> Int {
+    guard let file = fopen("/proc/self/status", "r") else { return 0 }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, Int32(line.count), file) != nil {
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if text.hasPrefix("VmRSS:") {
+            let digits = text.filter(\.isNumber)
+            return (Int(digits) ?? 0) * 1024
+        }
+    }
+    return 0
+}
+
+/// SplitMix64, seeded, for reproducible document ids and values.
+private struct BenchmarkRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A 20-character alphanumeric id like a Firestore auto-id.
+    mutating func autoID() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        return String(decoding: (0..<20).map { _ in alphabet[Int(next() % 62)] }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,88 @@
+extension StorageEngine {
+    /// Checks the head state's structure and returns every violation found (empty when sound):
+    /// tree order and shape, version chains, live counts and index contents. For tests; O(data).
+    package func invariantViolations() -> [String] {
+        (try? snapshot())?.state.invariantViolations() ?? ["snapshot failed"]
+    }
+}
+
+extension EngineState {
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        for (namespace, space) in namespaces {
+            var live = 0
+            var previous: [UInt8]?
+            var leafDepth: Int?
+            var entryProblems: [String] = []
+            space.tree.root.check(
+                depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems
+            ) { entry in
+                if let previous, !ByteOrder.less(previous, entry.key) {
+                    entryProblems.append("\(namespace): keys out of order at \(StorageKey(trustedEncoding: entry.key))")
+                }
+                previous = entry.key
+                if entry.isLive { live += 1 }
+                entryProblems.append(contentsOf: entry.violations(lastCommit: lastCommitTime).map { "\(namespace): \($0)" })
+            }
+            problems.append(contentsOf: entryProblems)
+            if live != space.liveCount {
+                problems.append("\(namespace): liveCount \(space.liveCount) but \(live) live entries")
+            }
+            for (id, index) in space.indexes {
+                var expected = SecondaryIndex(definition: index.definition)
+                expected.build(from: space.tree)
+                let want = EntrySequence(root: expected.tree.root, range: .all, readTime: .max, reverse: false).map(\.key)
+                let have = EntrySequence(root: index.tree.root, range: .all, readTime: .max, reverse: false).map(\.key)
+                if want != have { problems.append("\(namespace): index \(id) has \(have.count) hits, expected \(want.count)") }
+            }
+        }
+        return problems
+    }
+}
+
+extension VersionedEntry {
+    func violations(lastCommit: CommitTime) -> [String] {
+        var problems: [String] = []
+        let name = StorageKey(trustedEncoding: key).description
+        if !isRetained { problems.append("\(name): dead entry kept") }
+        if updateTime > lastCommit { problems.append("\(name): update time after last commit") }
+        if value != nil && createTime > updateTime { problems.append("\(name): create time after update time") }
+        var time = CommitTime.min
+        for version in history {
+            if version.time <= time { problems.append("\(name): history out of order") }
+            time = version.time
+        }
+        if let last = history.last, last.time >= updateTime { problems.append("\(name): history not before current") }
+        return problems
+    }
+}
+
+extension TreeNode {
+    func check(
+        depth: Int, lower: [UInt8]?, upper: [UInt8]?, isRoot: Bool, leafDepth: inout Int?,
+        problems: inout [String], visit: (VersionedEntry) -> Void
+    ) {
+        if isLeaf {
+            if leafDepth == nil { leafDepth = depth }
+            if leafDepth != depth { problems.append("leaves at depths \(leafDepth ?? -1) and \(depth)") }
+            if entries.isEmpty && !isRoot { problems.append("empty non-root leaf") }
+            if entries.count > TreeNode.maxLeafEntries { problems.append("overfull leaf") }
+            for entry in entries {
+                if let lower, ByteOrder.less(entry.key, lower) { problems.append("key below its separator") }
+                if let upper, !ByteOrder.less(entry.key, upper) { problems.append("key at or above its separator") }
+                visit(entry)
+            }
+            return
+        }
+        if separators.count != children.count - 1 { problems.append("separator count mismatch") }
+        if children.count < (isRoot ? 2 : 1) { problems.append("internal node with \(children.count) children") }
+        if children.count > TreeNode.maxChildren { problems.append("overfull internal node") }
+        for (index, child) in children.enumerated() {
+            let childLower = index > 0 ? separators[index - 1] : lower
+            let childUpper = index < separators.count ? separators[index] : upper
+            child.check(
+                depth: depth + 1, lower: childLower, upper: childUpper, isRoot: false, leafDepth: &leafDepth,
+                problems: &problems, visit: visit)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Synchronization
+
+/// The ordered, path-keyed, multi-version store both emulators sit on.
+///
+/// - Commits are serialized and atomic; each gets a strictly increasing microsecond commit time.
+/// - Readers take immutable snapshots and never wait for a commit in progress.
+/// - Subscribers hear exactly what each commit changed under their prefix, in commit order, on
+///   the committing thread, after the new state is visible. A handler must not commit
+///   synchronously (it runs inside the commit serialization).
+///
+/// ```swift
+/// let engine = StorageEngine()
+/// let ns: NamespaceID = "database/demo"
+/// let result = try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+///     try txn.put(ns, StorageKey("rooms/a/name"), Array("lobby".utf8), precondition: .missing)
+/// }
+/// let snapshot = try engine.snapshot()
+/// snapshot.get(ns, StorageKey("rooms/a/name"))?.updateTime == result.commitTime  // true
+/// ```
+package final class StorageEngine: Sendable {
+    /// The published state; held only long enough to copy or replace it.
+    private let head: Mutex<EngineState>
+    /// Serializes commits, index builds and clears (and change delivery, which keeps order).
+    private let commitLock = Mutex(())
+    private let feed = ChangeFeed()
+    private let clock: StorageClock
+    /// How long superseded versions stay readable, in microseconds.
+    package let retention: CommitTime
+
+    /// - Parameters:
+    ///   - retention: history kept readable, in microseconds (default one hour).
+    ///   - clock: the time source (inject one in tests).
+    package init(retention: CommitTime = 3_600_000_000, clock: StorageClock = .system) {
+        self.retention = retention
+        self.clock = clock
+        self.head = Mutex(EngineState())
+    }
+
+    /// The time of the latest commit (0 before the first).
+    package var lastCommitTime: CommitTime { head.withLock { $0.lastCommitTime } }
+
+    /// The oldest read time `snapshot(at:)` still accepts.
+    package var retainedSince: CommitTime { head.withLock { $0.retainedSince } }
+
+    // MARK: Reading
+
+    /// A snapshot at `readTime`, or at head when nil (or when `readTime` is at or after the last commit).
+    /// Throws `.historyExpired` when `readTime` is older than the retained history.
+    package func snapshot(at readTime: CommitTime? = nil) throws(StorageError) -> StorageSnapshot {
+        let state = head.withLock { $0 }
+        guard let readTime, readTime < state.lastCommitTime else {
+            return StorageSnapshot(state: state, readTime: state.lastCommitTime, isHead: true)
+        }
+        guard readTime >= state.retainedSince else {
+            throw StorageError(.historyExpired, "read time \(readTime) is older than retained history (\(state.retainedSince))")
+        }
+        return StorageSnapshot(state: state, readTime: readTime, isHead: false)
+    }
+
+    // MARK: Writing
+
+    /// Runs `body` inside the commit serialization and applies its writes atomically.
+    /// If `body` throws, nothing is applied and the error is rethrown.
+    @discardableResult
+    package func commit<Value, Failure: Error>(
+        _ body: (inout CommitBuilder) throws(Failure) -> Value
+    ) throws(Failure) -> CommitResult<Value> {
+        var outcome: CommitResult<Value>?
+        try commitLock.withLock { _ throws(Failure) in
+            let before = head.withLock { $0 }
+            let time = max(clock.now(), before.lastCommitTime + 1)
+            let horizon = max(before.retainedSince, time - retention)
+            var builder = CommitBuilder(state: before, commitTime: time, horizon: horizon)
+            let value = try body(&builder)
+            let changes = builder.finish()
+            var after = builder.state
+            after.lastCommitTime = time
+            after.retainedSince = horizon
+            publish(after)
+            if !changes.isEmpty && !feed.isEmpty {
+                feed.deliver(
+                    changes, commitTime: time,
+                    before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
+                    after: StorageSnapshot(state: after, readTime: time, isHead: true))
+            }
+            outcome = CommitResult(commitTime: time, changes: changes, value: value)
+        }
+        // Set on every path that does not throw.
+        return outcome.unsafelyUnwrapped
+    }
+
+    private func publish(_ state: consuming EngineState) {
+        head.withLock { $0 = state }
+    }
+
+    /// Drops everything in a namespace (or one subtree of it) at once: O(1) for a whole
+    /// namespace. History of the dropped entries goes too (older read times see them as absent),
+    /// and subscribers get one batch with `clearedSubtree` set instead of per-key changes.
+    /// Limits and index definitions stay.
+    @discardableResult
+    package func clear(_ namespace: NamespaceID, subtree: StorageKey = .root) -> CommitTime {
+        commitLock.withLock { _ in
+            let before = head.withLock { $0 }
+            let time = max(clock.now(), before.lastCommitTime + 1)
+            var after = before
+            after.lastCommitTime = time
+            if var space = after.namespaces[namespace] {
+                if subtree.isRoot {
+                    space.tree = VersionedTree()
+                    space.liveCount = 0
+                    for id in space.indexes.keys { space.indexes[id]?.tree = VersionedTree() }
+                } else {
+                    after.namespaces[namespace] = nil  // keep `space` uniquely owned while cutting
+                    let removed = space.tree.removeAll(in: .subtree(of: subtree))
+                    space.liveCount -= removed.count
+                    for entry in removed {
+                        for id in space.indexes.keys {
+                            space.indexes[id]?.apply(key: StorageKey(trustedEncoding: entry.key), old: entry.value, new: nil)
+                        }
+                    }
+                }
+                after.namespaces[namespace] = space
+            }
+            publish(after)
+            if !feed.isEmpty {
+                feed.deliverClear(
+                    namespace, subtree, commitTime: time,
+                    before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
+                    after: StorageSnapshot(state: after, readTime: time, isHead: true))
+            }
+            return time
+        }
+    }
+
+    // MARK: Configuration
+
+    /// Sets the limits every later write into `namespace` must respect.
+    package func configure(_ namespace: NamespaceID, limits: NamespaceLimits) {
+        commitLock.withLock { _ in
+            var state = head.withLock { $0 }
+            state.namespaces[namespace, default: NamespaceState()].limits = limits
+            publish(state)
+        }
+    }
+
+    /// Builds (from existing data) and from now on maintains a secondary index. A second call
+    /// with the same id does nothing.
+    package func ensureIndex(_ namespace: NamespaceID, _ definition: IndexDefinition) {
+        commitLock.withLock { _ in
+            var state = head.withLock { $0 }
+            guard state.namespaces[namespace]?.indexes[definition.id] == nil else { return }
+            var index = SecondaryIndex(definition: definition)
+            index.build(from: state.namespaces[namespace]?.tree ?? VersionedTree())
+            state.namespaces[namespace, default: NamespaceState()].indexes[definition.id] = index
+            publish(state)
+        }
+    }
+
+    /// Removes a secondary index.
+    package func dropIndex(_ namespace: NamespaceID, id: String) {
+        commitLock.withLock { _ in
+            var state = head.withLock { $0 }
+            state.namespaces[namespace]?.indexes[id] = nil
+            publish(state)
+        }
+    }
+
+    // MARK: Change feed
+
+    /// Calls `handler` with what each later commit changes at or below `prefix` in `namespace`
+    /// (and when a clear covers or falls inside it), until the subscription is cancelled or released.
+    package func subscribe(
+        _ namespace: NamespaceID, prefix: StorageKey = .root, handler: @escaping @Sendable (ChangeBatch) -> Void
+    ) -> Subscription {
+        let id = feed.add(namespace, prefix, handler)
+        return Subscription(feed: feed, namespace: namespace, prefix: prefix, id: id)
+    }
+}

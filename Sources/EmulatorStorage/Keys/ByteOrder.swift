@@ -1,0 +1,34 @@
+import Glibc
+
+/// Bytewise (memcmp) ordering of byte strings.
+enum ByteOrder {
+    @inline(__always)
+    static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
+        lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in
+                let common = min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let result = memcmp(l, r, common)
+                    if result != 0 { return result < 0 ? -1 : 1 }
+                }
+                return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func less(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool { compare(lhs, rhs) < 0 }
+
+    /// The smallest byte string greater than every string that starts with `prefix`, or nil if none.
+    static func prefixSuccessor(_ prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
+    }
+}

@@ -1,0 +1,96 @@
+@testable import EmulatorStorage
+
+/// A deliberately simple model of the engine: a dictionary per commit.
+struct ReferenceModel {
+    struct Entry: Equatable {
+        var value: [UInt8]
+        var createTime: CommitTime
+        var updateTime: CommitTime
+    }
+
+    typealias State = [StorageKey: Entry]
+
+    var head: State = [:]
+    /// The state after each commit, oldest first.
+    var history: [(time: CommitTime, state: State)] = [(0, [:])]
+
+    func state(at time: CommitTime) -> State {
+        history.last { $0.time <= time }?.state ?? [:]
+    }
+
+    /// Applies one commit's operations; returns the net changes, or the error the engine must throw.
+    mutating func commit(_ operations: [Operation], at time: CommitTime) -> Result<[StorageKey: (Entry?, Entry?)], StorageError> {
+        var working = head
+        for operation in operations {
+            switch operation {
+            case .put(let key, let value, let precondition):
+                if let error = check(precondition, working[key], key) { return .failure(error) }
+                if let current = working[key] {
+                    if current.value != value { working[key] = Entry(value: value, createTime: current.createTime, updateTime: time) }
+                } else {
+                    working[key] = Entry(value: value, createTime: time, updateTime: time)
+                }
+            case .delete(let key, let precondition):
+                if let error = check(precondition, working[key], key) { return .failure(error) }
+                working[key] = nil
+            case .deleteSubtree(let key):
+                for existing in working.keys where key.contains(existing) { working[existing] = nil }
+            case .abort:
+                return .failure(StorageError(.aborted, "abort"))
+            }
+        }
+        var changes: [StorageKey: (Entry?, Entry?)] = [:]
+        for key in Set(head.keys).union(working.keys) {
+            let before = head[key]
+            if before?.value == working[key]?.value {
+                working[key] = before
+            } else {
+                changes[key] = (before, working[key])
+            }
+        }
+        head = working
+        history.append((time, head))
+        return .success(changes)
+    }
+
+    mutating func clear(_ subtree: StorageKey, at time: CommitTime) {
+        for index in history.indices {
+            for key in history[index].state.keys where subtree.contains(key) { history[index].state[key] = nil }
+        }
+        for key in head.keys where subtree.contains(key) { head[key] = nil }
+        history.append((time, head))
+    }
+
+    private func check(_ precondition: Precondition, _ entry: Entry?, _ key: StorageKey) -> StorageError? {
+        switch precondition {
+        case .none: return nil
+        case .exists: return entry == nil ? StorageError(.notFound, "", key: key) : nil
+        case .missing: return entry != nil ? StorageError(.alreadyExists, "", key: key) : nil
+        case .updateTime(let time):
+            guard let entry else { return StorageError(.notFound, "", key: key) }
+            return entry.updateTime == time ? nil : StorageError(.failedPrecondition, "", key: key)
+        case .value(let bytes):
+            return entry?.value == bytes ? nil : StorageError(.failedPrecondition, "", key: key)
+        }
+    }
+
+    enum Operation {
+        case put(StorageKey, [UInt8], Precondition)
+        case delete(StorageKey, Precondition)
+        case deleteSubtree(StorageKey)
+        case abort
+    }
+}
+
+/// SplitMix64: a small seeded generator so failures reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
