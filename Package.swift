@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "emulators", dependencies: ["EmulatorSuite", "EmulatorSupport"], swiftSettings: settings),
         .executableTarget(
             name: "EmulatorBenchmarks",
-            dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorSupport"],
+            dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
             swiftSettings: settings),
 
         // Tests

@@ -1,1 +1,76 @@
+#define _GNU_SOURCE
 #include "CEmulatorLinux.h"
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+const uint32_t CEMU_EPOLLIN = EPOLLIN;
+const uint32_t CEMU_EPOLLOUT = EPOLLOUT;
+const uint32_t CEMU_EPOLLERR = EPOLLERR;
+const uint32_t CEMU_EPOLLHUP = EPOLLHUP;
+const uint32_t CEMU_EPOLLRDHUP = EPOLLRDHUP;
+const uint32_t CEMU_EPOLLET = EPOLLET;
+const int CEMU_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
+const int CEMU_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
+const int CEMU_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+
+int cemu_accept_nonblocking(int fd) {
+    return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int cemu_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int cemu_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event event;
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int cemu_epoll_wait(int epfd, cemu_event *out, int capacity, int timeout_ms) {
+    struct epoll_event events[256];
+    if (capacity > 256) capacity = 256;
+    int n = epoll_wait(epfd, events, capacity, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        out[i].events = events[i].events;
+        out[i].token = events[i].data.u64;
+    }
+    return n;
+}
+
+int cemu_eventfd(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int cemu_socket_nonblocking(int domain) {
+    return socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+static int set_int_option(int fd, int level, int name, int value) {
+    return setsockopt(fd, level, name, &value, sizeof(value));
+}
+
+int cemu_set_nodelay(int fd) {
+    return set_int_option(fd, IPPROTO_TCP, TCP_NODELAY, 1);
+}
+
+int cemu_set_reuseaddr(int fd) {
+    return set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+}
+
+int cemu_set_v6only(int fd) {
+    return set_int_option(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+}
+
+long cemu_send(int fd, const void *bytes, unsigned long count) {
+    return send(fd, bytes, count, MSG_NOSIGNAL);
+}
+
+int cemu_errno(void) {
+    return errno;
+}

@@ -1,14 +1,43 @@
 #ifndef C_EMULATOR_LINUX_H
 #define C_EMULATOR_LINUX_H
-// What Glibc's Swift overlay does not export: epoll, eventfd, accept4.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
+// What Glibc's Swift overlay does not export: epoll, eventfd, accept4, MSG_NOSIGNAL, TCP_NODELAY.
+// The header only uses <stdint.h> types so it never redefines what SwiftGlibc already imports;
+// the system headers are included in shim.c. `struct epoll_event` is packed on x86_64, so events
+// cross into Swift as the plain `cemu_event` below.
+#include <stdint.h>
 
-static inline int cemu_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
-    return accept4(fd, addr, len, flags);
-}
+/// One readiness report: the epoll event bits and the 64-bit token registered with the fd.
+typedef struct {
+    uint32_t events;
+    uint64_t token;
+} cemu_event;
+
+extern const uint32_t CEMU_EPOLLIN;
+extern const uint32_t CEMU_EPOLLOUT;
+extern const uint32_t CEMU_EPOLLERR;
+extern const uint32_t CEMU_EPOLLHUP;
+extern const uint32_t CEMU_EPOLLRDHUP;
+extern const uint32_t CEMU_EPOLLET;
+extern const int CEMU_EPOLL_CTL_ADD;
+extern const int CEMU_EPOLL_CTL_MOD;
+extern const int CEMU_EPOLL_CTL_DEL;
+
+/// Accepts one connection as non-blocking and close-on-exec (accept4); -1 and errno on failure.
+int cemu_accept_nonblocking(int fd);
+/// epoll_create1(EPOLL_CLOEXEC).
+int cemu_epoll_create(void);
+/// epoll_ctl with the token stored in `data.u64`.
+int cemu_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
+/// Waits for up to `capacity` events (at most 256 per call) and copies them into `out`.
+int cemu_epoll_wait(int epfd, cemu_event *out, int capacity, int timeout_ms);
+/// A non-blocking, close-on-exec eventfd.
+int cemu_eventfd(void);
+/// A non-blocking, close-on-exec TCP socket for AF_INET or AF_INET6.
+int cemu_socket_nonblocking(int domain);
+int cemu_set_nodelay(int fd);
+int cemu_set_reuseaddr(int fd);
+int cemu_set_v6only(int fd);
+/// `send` with MSG_NOSIGNAL: never raises SIGPIPE when the peer has gone.
+long cemu_send(int fd, const void *bytes, unsigned long count);
+int cemu_errno(void);
 #endif

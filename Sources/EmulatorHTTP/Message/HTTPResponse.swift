@@ -12,6 +12,9 @@ package struct HTTPResponse: Sendable {
         case bytes([UInt8])
         /// A body written over time (Server-Sent Events); sent chunked.
         case stream(HTTPStreamBody)
+        /// Switch protocols (WebSocket): the transport sends the head with status 101 and hands the
+        /// connection to the upgrade's handler.
+        case upgrade(HTTPUpgrade)
     }
 
     package init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
@@ -24,6 +27,13 @@ package struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = .stream(stream)
+    }
+
+    /// A `101 Switching Protocols` response with `headers` (e.g. `Upgrade`, `Sec-WebSocket-Accept`).
+    package static func switchingProtocols(headers: HTTPHeaders, upgrade: HTTPUpgrade) -> HTTPResponse {
+        var response = HTTPResponse(status: .switchingProtocols, headers: headers)
+        response.body = .upgrade(upgrade)
+        return response
     }
 
     /// A JSON response from already-encoded bytes.

@@ -27,3 +27,13 @@ package struct HTTPStatus: Sendable, Hashable {
     package static let serviceUnavailable = HTTPStatus(503, "Service Unavailable")
     package static let gatewayTimeout = HTTPStatus(504, "Gateway Timeout")
 }
+
+extension HTTPStatus {
+    package static let `continue` = HTTPStatus(100, "Continue")
+    package static let notModified = HTTPStatus(304, "Not Modified")
+    package static let lengthRequired = HTTPStatus(411, "Length Required")
+    package static let uriTooLong = HTTPStatus(414, "URI Too Long")
+    package static let expectationFailed = HTTPStatus(417, "Expectation Failed")
+    package static let upgradeRequired = HTTPStatus(426, "Upgrade Required")
+    package static let httpVersionNotSupported = HTTPStatus(505, "HTTP Version Not Supported")
+}

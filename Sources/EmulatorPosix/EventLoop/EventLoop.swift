@@ -1,0 +1,214 @@
+import CEmulatorLinux
+import Glibc
+import Synchronization
+
+/// One epoll event loop on its own pthread.
+///
+/// Everything except the task inbox is confined to the loop's thread: listeners, connections and
+/// the read buffer are only touched from `run()`. Other threads reach the loop with
+/// ``execute(_:)``, which queues a closure and wakes the loop through an eventfd.
+final class EventLoop: @unchecked Sendable {
+    // @unchecked: the mutable fields below are only read or written on the loop's own thread
+    // (inside `run()` and the closures it runs); the only cross-thread entry, `inbox`, is a Mutex.
+
+    typealias Task = @Sendable (EventLoop) -> Void
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex<[Task]>([])
+    let index: Int
+
+    // Loop-confined state.
+    private var connections: [ConnectionDriver?] = []
+    private var listeners: [Int32: ServerContext] = [:]
+    private var connectionCount = 0
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private var sweepIntervalNanos: Int64 = 1_000_000_000
+    private var nextSweep: Int64 = 0
+    /// Outbound scratch shared by every connection on this loop (cleared after each use).
+    var scratch: [UInt8] = []
+
+    private static let wakeToken: UInt64 = 0
+    private static let listenerFlag: UInt64 = 1 << 40
+
+    init(index: Int) throws(ServerError) {
+        self.index = index
+        epollFD = cemu_epoll_create()
+        guard epollFD >= 0 else { throw .system(operation: "epoll_create1", errno: cemu_errno()) }
+        wakeFD = cemu_eventfd()
+        guard wakeFD >= 0 else { throw .system(operation: "eventfd", errno: cemu_errno()) }
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        scratch.reserveCapacity(64 * 1024)
+        _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, wakeFD, CEMU_EPOLLIN, Self.wakeToken)
+    }
+
+    /// Starts the loop's thread.
+    func start() {
+        PosixThread.spawn { [self] in run() }
+    }
+
+    /// Runs `task` on the loop's thread, soon. Safe from any thread, including the loop's own.
+    func execute(_ task: @escaping Task) {
+        let wasEmpty = inbox.withLock { inbox in
+            inbox.append(task)
+            return inbox.count == 1
+        }
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = withUnsafeBytes(of: &one) { Glibc.write(wakeFD, $0.baseAddress, 8) }
+        }
+    }
+
+    // MARK: - Registration (loop thread only)
+
+    func addListener(_ fd: Int32, server: ServerContext) {
+        listeners[fd] = server
+        _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, fd, CEMU_EPOLLIN, Self.listenerFlag | UInt64(fd))
+        adjustSweep(for: server)
+    }
+
+    func removeListener(_ fd: Int32) {
+        guard listeners.removeValue(forKey: fd) != nil else { return }
+        _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_DEL, fd, 0, 0)
+        Glibc.close(fd)
+    }
+
+    /// Takes ownership of an accepted socket.
+    func adopt(_ fd: Int32, server: ServerContext) {
+        let driver = ConnectionDriver(fd: fd, loop: self, server: server, now: Self.now())
+        let slot = Int(fd)
+        if slot >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: slot - connections.count + 1))
+        }
+        connections[slot] = driver
+        connectionCount += 1
+        adjustSweep(for: server)
+        if cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, fd, CEMU_EPOLLIN | CEMU_EPOLLRDHUP, UInt64(fd)) != 0
+            || server.draining.load(ordering: .acquiring)
+        {
+            driver.close()
+        }
+    }
+
+    /// Changes the readiness a connection waits for.
+    func setInterest(_ fd: Int32, read: Bool, write: Bool) {
+        // Peer half-close is only interesting while reading; otherwise level-triggered RDHUP would
+        // wake the loop again and again while a write waits for room.
+        var events: UInt32 = 0
+        if read { events |= CEMU_EPOLLIN | CEMU_EPOLLRDHUP }
+        if write { events |= CEMU_EPOLLOUT }
+        _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_MOD, fd, events, UInt64(fd))
+    }
+
+    /// Forgets a closed connection; the driver closes the descriptor itself afterwards.
+    func forget(_ fd: Int32) {
+        let slot = Int(fd)
+        guard slot < connections.count, connections[slot] != nil else { return }
+        connections[slot] = nil
+        connectionCount -= 1
+        _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_DEL, fd, 0, 0)
+    }
+
+    /// Every connection of `server` on this loop.
+    func connections(of server: ServerContext) -> [ConnectionDriver] {
+        connections.compactMap { driver in
+            guard let driver, driver.server === server else { return nil }
+            return driver
+        }
+    }
+
+    var readScratch: UnsafeMutableRawBufferPointer { readBuffer }
+
+    // MARK: - The loop
+
+    private func run() {
+        let capacity = 256
+        let events = UnsafeMutablePointer<cemu_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        nextSweep = Self.now() + sweepIntervalNanos
+        while true {
+            let now = Self.now()
+            let timeout = max(0, Int32(clamping: (nextSweep - now + 999_999) / 1_000_000))
+            let count = cemu_epoll_wait(epollFD, events, Int32(capacity), connectionCount > 0 ? timeout : -1)
+            if count < 0 {
+                if cemu_errno() == EINTR { continue }
+                return
+            }
+            for i in 0..<Int(count) {
+                let event = events[i]
+                if event.token == Self.wakeToken {
+                    drainInbox()
+                } else if event.token & Self.listenerFlag != 0 {
+                    accept(on: Int32(truncatingIfNeeded: event.token & 0xFFFF_FFFF))
+                } else {
+                    let slot = Int(event.token)
+                    guard slot < connections.count, let driver = connections[slot] else { continue }
+                    driver.handle(events: event.events)
+                }
+            }
+            let after = Self.now()
+            if after >= nextSweep {
+                sweep(now: after)
+                nextSweep = after + sweepIntervalNanos
+            }
+        }
+    }
+
+    private func drainInbox() {
+        var value: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &value) { Glibc.read(wakeFD, $0.baseAddress, 8) }
+        while true {
+            let tasks = inbox.withLock { inbox -> [Task] in
+                defer { inbox.removeAll(keepingCapacity: true) }
+                return inbox
+            }
+            if tasks.isEmpty { return }
+            for task in tasks { task(self) }
+        }
+    }
+
+    private func accept(on listenerFD: Int32) {
+        guard let server = listeners[listenerFD] else { return }
+        for _ in 0..<64 {
+            let fd = cemu_accept_nonblocking(listenerFD)
+            if fd < 0 { return }
+            _ = cemu_set_nodelay(fd)
+            let target = server.group.next()
+            if target === self {
+                adopt(fd, server: server)
+            } else {
+                target.execute { loop in loop.adopt(fd, server: server) }
+            }
+        }
+    }
+
+    private func sweep(now: Int64) {
+        for case let driver? in connections {
+            driver.checkTimeouts(now: now)
+        }
+    }
+
+    private func adjustSweep(for server: ServerContext) {
+        let shortest = min(server.configuration.headerReadTimeout, server.configuration.idleTimeout)
+        let nanos = Self.nanoseconds(shortest) / 4
+        let interval = min(max(nanos, 2_000_000), 1_000_000_000)
+        if interval < sweepIntervalNanos {
+            sweepIntervalNanos = interval
+            nextSweep = min(nextSweep, Self.now() + interval)
+        }
+    }
+
+    // MARK: - Time
+
+    /// Monotonic time in nanoseconds.
+    static func now() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,302 @@
+import CEmulatorLinux
+import EmulatorHTTP
+import Glibc
+import Synchronization
+
+/// Carries out what one connection's ``HTTP1Connection`` state machine asks for: reads, calls the
+/// handler, writes (one `send` per batch of responses), streams, upgrades, timeouts and closing.
+final class ConnectionDriver: @unchecked Sendable {
+    // @unchecked: a driver is confined to its event loop's thread. Other threads only reach it via
+    // `EventLoop.execute` (ConnectionWriter schedules `flushWriter` that way).
+
+    let fd: Int32
+    let loop: EventLoop
+    let server: ServerContext
+
+    private var connection: HTTP1Connection
+    private var outbound: [UInt8] = []
+    private var outboundOffset = 0
+    private var waitingForWritable = false
+    private var closeAfterFlush = false
+    private var closed = false
+    private var lingerDeadline: Int64?
+    private var lastActivity: Int64
+    private var requestStart: Int64
+    private var streamWriter: ConnectionWriter?
+    private var takeoverWriter: ConnectionWriter?
+    private var takeover: (any UpgradedConnectionHandler)?
+
+    private static let lingerNanos: Int64 = 500_000_000
+    private static let maxBufferedWhileStreaming = 1 << 20
+
+    init(fd: Int32, loop: EventLoop, server: ServerContext, now: Int64) {
+        self.fd = fd
+        self.loop = loop
+        self.server = server
+        self.connection = HTTP1Connection(limits: server.configuration.limits)
+        self.lastActivity = now
+        self.requestStart = now
+        server.connectionCount.add(1, ordering: .relaxed)
+    }
+
+    // MARK: - Readiness
+
+    func handle(events: UInt32) {
+        if events & CEMU_EPOLLOUT != 0 {
+            flush()
+            if closed { return }
+        }
+        if events & (CEMU_EPOLLIN | CEMU_EPOLLHUP | CEMU_EPOLLRDHUP | CEMU_EPOLLERR) != 0 {
+            readAvailable()
+        }
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readScratch
+        var peerClosed = false
+        // At most four reads per wake-up, each followed by parsing, so a fast sender cannot make
+        // the parser buffer without bound; level-triggered epoll reports the rest next time.
+        for _ in 0..<4 {
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n > 0 {
+                lastActivity = EventLoop.now()
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+                if lingerDeadline != nil {
+                    // Draining what the peer still sends after an error response; discard it.
+                } else if let takeover {
+                    takeover.received(Array(bytes))
+                } else if !closeAfterFlush {
+                    if connection.isIdle { requestStart = lastActivity }
+                    connection.received(bytes)
+                    process()
+                    if streamWriter != nil, connection.bufferedCount > Self.maxBufferedWhileStreaming {
+                        // Requests pipelined behind a stream wait; a peer that keeps sending is abusive.
+                        close()
+                        return
+                    }
+                }
+                if closed { return }
+                if n < buffer.count { break }
+            } else if n == 0 {
+                peerClosed = true
+                break
+            } else {
+                let error = cemu_errno()
+                if error == EINTR { continue }
+                if error == EAGAIN || error == EWOULDBLOCK { break }
+                close()
+                return
+            }
+        }
+        if lingerDeadline != nil {
+            if peerClosed { close() }
+            return
+        }
+        if peerClosed {
+            if outboundOffset < outbound.count, streamWriter == nil, takeover == nil {
+                closeAfterFlush = true
+                updateInterest()
+            } else {
+                close()
+                return
+            }
+        }
+        flush()
+    }
+
+    /// Pulls actions from the state machine until it needs more input.
+    private func process() {
+        while !closed, let action = connection.nextAction(into: &outbound) {
+            switch action {
+            case .handle(let request):
+                let response = server.handler(request)
+                switch connection.respond(response, into: &outbound) {
+                case .next:
+                    continue
+                case .close:
+                    beginClosing()
+                    return
+                case .stream(let body, let framing):
+                    startStream(body, framing: framing)
+                    return
+                case .upgrade(let upgrade, let buffered):
+                    startTakeover(upgrade.makeHandler, buffered: buffered)
+                    return
+                }
+            case .close:
+                beginClosing()
+                return
+            case .http2(let buffered):
+                if let factory = server.configuration.http2Handler {
+                    startTakeover(factory, buffered: buffered)
+                } else {
+                    beginClosing()
+                }
+                return
+            }
+        }
+    }
+
+    // MARK: - Streams and take-overs
+
+    private func startStream(_ body: HTTPStreamBody, framing: HTTP1ResponseEncoder.StreamFraming) {
+        let writer = ConnectionWriter(framing: framing, loop: loop, driver: self)
+        streamWriter = writer
+        flush()
+        if closed { return }
+        body.start(writer)
+    }
+
+    private func startTakeover(_ factory: UpgradedConnectionFactory, buffered: [UInt8]) {
+        let writer = ConnectionWriter(framing: .closeDelimited, loop: loop, driver: self)
+        takeoverWriter = writer
+        flush()
+        if closed { return }
+        let handler = factory(writer)
+        takeover = handler
+        if !buffered.isEmpty { handler.received(buffered) }
+    }
+
+    /// Moves what `writer` queued into the outbound buffer and sends it (loop thread).
+    func flushWriter(_ writer: ConnectionWriter) {
+        guard !closed else { return }
+        let taken = writer.take()
+        outbound.append(contentsOf: taken.bytes)
+        if writer === streamWriter {
+            if taken.finished {
+                streamWriter = nil
+                writer.markClosed()
+                if taken.closeConnection {
+                    beginClosing()
+                } else if connection.streamEnded(into: &outbound) {
+                    lastActivity = EventLoop.now()
+                    process()
+                } else {
+                    beginClosing()
+                }
+            }
+        } else if writer === takeoverWriter {
+            if taken.finished { beginClosing() }
+        } else {
+            return
+        }
+        flush()
+    }
+
+    // MARK: - Writing
+
+    private func flush() {
+        guard !closed else { return }
+        while outboundOffset < outbound.count {
+            let n = outbound.withUnsafeBytes { raw in
+                cemu_send(fd, raw.baseAddress.map { $0 + outboundOffset }, UInt(raw.count - outboundOffset))
+            }
+            if n > 0 {
+                outboundOffset += n
+            } else {
+                let error = cemu_errno()
+                if n < 0, error == EINTR { continue }
+                if n < 0, error == EAGAIN || error == EWOULDBLOCK {
+                    if !waitingForWritable {
+                        waitingForWritable = true
+                        updateInterest()
+                    }
+                    return
+                }
+                close()
+                return
+            }
+        }
+        if outbound.capacity > 1 << 20 {
+            outbound = []
+        } else {
+            outbound.removeAll(keepingCapacity: true)
+        }
+        outboundOffset = 0
+        if waitingForWritable {
+            waitingForWritable = false
+            updateInterest()
+        }
+        if closeAfterFlush, server.draining.load(ordering: .relaxed) {
+            close()
+        } else if closeAfterFlush, lingerDeadline == nil {
+            // Half-close and drain what the peer still sends, so our last response is not lost to
+            // a reset caused by unread input.
+            shutdown(fd, Int32(SHUT_WR))
+            lingerDeadline = EventLoop.now() + Self.lingerNanos
+            updateInterest()
+        }
+    }
+
+    private func beginClosing() {
+        closeAfterFlush = true
+        updateInterest()
+    }
+
+    private func updateInterest() {
+        guard !closed else { return }
+        let read = !waitingForWritable || takeover != nil || streamWriter != nil
+        loop.setInterest(fd, read: read || lingerDeadline != nil, write: waitingForWritable)
+    }
+
+    // MARK: - Timeouts and shutdown
+
+    func checkTimeouts(now: Int64) {
+        if closed { return }
+        if let lingerDeadline {
+            if now >= lingerDeadline { close() }
+            return
+        }
+        if takeover != nil || streamWriter != nil || closeAfterFlush { return }
+        let configuration = server.configuration
+        if connection.isReadingRequest,
+            now - requestStart >= EventLoop.nanoseconds(configuration.headerReadTimeout)
+        {
+            HTTP1ResponseEncoder.errorResponse(.requestTimeout, into: &outbound)
+            closeAfterFlush = true
+            flush()
+            return
+        }
+        if connection.isIdle, outboundOffset >= outbound.count,
+            now - lastActivity >= EventLoop.nanoseconds(configuration.idleTimeout)
+        {
+            close()
+        }
+    }
+
+    /// Graceful shutdown: idle connections close now, a request in progress gets its response with
+    /// `Connection: close`, streams end (last chunk) and take-overs close.
+    func drain() {
+        guard !closed else { return }
+        connection.drain()
+        if let streamWriter {
+            streamWriter.finish()
+        } else if let takeoverWriter {
+            takeoverWriter.close()
+        } else if connection.isIdle, outboundOffset >= outbound.count {
+            close()
+        } else {
+            process()
+            flush()
+        }
+    }
+
+    /// Closes the socket now and tells whoever holds a writer.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        loop.forget(fd)
+        Glibc.close(fd)
+        server.connectionCount.subtract(1, ordering: .relaxed)
+        let stream = streamWriter
+        let writer = takeoverWriter
+        let handler = takeover
+        streamWriter = nil
+        takeoverWriter = nil
+        takeover = nil
+        outbound = []
+        stream?.markClosed()
+        writer?.markClosed()
+        handler?.closed()
+    }
+}

@@ -1,0 +1,114 @@
+import EmulatorHTTP
+import Synchronization
+
+/// The thread-safe writing end of a streamed body or a taken-over connection.
+///
+/// `write` frames the bytes and queues them under a lock; the first write after a flush schedules
+/// one flush task on the connection's loop (an eventfd wake), so a burst of writes costs one wake
+/// and one `send`.
+final class ConnectionWriter: HTTPStreamWriter, UpgradedConnectionWriter {
+    private struct State {
+        var pending: [UInt8] = []
+        var finished = false
+        var closeConnection = false
+        var closed = false
+        var scheduled = false
+        var handlers: [@Sendable () -> Void] = []
+    }
+
+    /// What the loop takes from the writer when it flushes.
+    struct Taken {
+        var bytes: [UInt8]
+        var finished: Bool
+        var closeConnection: Bool
+    }
+
+    private let state = Mutex(State())
+    private let framing: HTTP1ResponseEncoder.StreamFraming
+    private let loop: EventLoop
+    private let driver: ConnectionDriver
+
+    init(framing: HTTP1ResponseEncoder.StreamFraming, loop: EventLoop, driver: ConnectionDriver) {
+        self.framing = framing
+        self.loop = loop
+        self.driver = driver
+    }
+
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool {
+        let (accepted, schedule) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed, !state.finished else { return (false, false) }
+            HTTP1ResponseEncoder.appendBodyPiece(bytes, framing: framing, into: &state.pending)
+            return (true, markScheduled(&state))
+        }
+        if schedule { scheduleFlush() }
+        return accepted
+    }
+
+    func finish() {
+        let schedule = state.withLock { state -> Bool in
+            guard !state.closed, !state.finished else { return false }
+            state.finished = true
+            return markScheduled(&state)
+        }
+        if schedule { scheduleFlush() }
+    }
+
+    func close() {
+        let schedule = state.withLock { state -> Bool in
+            guard !state.closed, !state.closeConnection else { return false }
+            state.finished = true
+            state.closeConnection = true
+            return markScheduled(&state)
+        }
+        if schedule { scheduleFlush() }
+    }
+
+    var isOpen: Bool {
+        state.withLock { !$0.closed && !$0.finished }
+    }
+
+    func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            guard !state.closed else { return true }
+            state.handlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    // MARK: - Loop side
+
+    /// Takes the queued bytes and the end flags (loop thread).
+    func take() -> Taken {
+        state.withLock { state in
+            state.scheduled = false
+            let taken = Taken(bytes: state.pending, finished: state.finished, closeConnection: state.closeConnection)
+            state.pending = []
+            return taken
+        }
+    }
+
+    /// Marks the writer closed and runs the close handlers once (loop thread).
+    func markClosed() {
+        let handlers = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.closed else { return [] }
+            state.closed = true
+            state.pending = []
+            defer { state.handlers = [] }
+            return state.handlers
+        }
+        for handler in handlers { handler() }
+    }
+
+    private func markScheduled(_ state: inout State) -> Bool {
+        if state.scheduled { return false }
+        state.scheduled = true
+        return true
+    }
+
+    private func scheduleFlush() {
+        let driver = self.driver
+        loop.execute { [self] _ in driver.flushWriter(self) }
+    }
+}
