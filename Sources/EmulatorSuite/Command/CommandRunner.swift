@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Runs a command line and returns the exit status; the `emulators` executable is a thin main
+/// around this.
+///
+/// Exit statuses: 0 success; 1 the suite could not start, bad configuration, failed export;
+/// 2 invalid command line (with usage on stderr) or, for `exec`, a script killed by a signal;
+/// 130 a second shutdown signal; otherwise, for `exec`, the script's own status.
+package struct CommandRunner: Sendable {
+    package var console: Console
+    package var registry: EmulatorRegistry
+    package var hooks: SnapshotHooks
+    package var workingDirectory: String
+
+    package init(
+        console: Console = Console(verbosity: .info), registry: EmulatorRegistry = .standard,
+        hooks: SnapshotHooks = .unimplemented, workingDirectory: String = LocalFiles.currentDirectory()
+    ) {
+        self.console = console
+        self.registry = registry
+        self.hooks = hooks
+        self.workingDirectory = workingDirectory
+    }
+
+    package func run(_ arguments: [String]) -> Int32 {
+        let command: Command
+        do {
+            command = try CommandLineParser.parse(arguments)
+        } catch {
+            console.fatalUsage(error)
+            return 2
+        }
+        switch command {
+        case .help(let topic):
+            console.plain(Usage.text(for: topic))
+            return 0
+        case .version:
+            console.plain(SuiteVersion.current + "\n")
+            return 0
+        case .start(let options):
+            return start(options)
+        case .exec(let script, let options):
+            return exec(script, options)
+        case .export(let options):
+            return export(options)
+        }
+    }
+
+    private func load(_ options: StartOptions) -> SuiteConfiguration? {
+        do {
+            return try ConfigurationLoader.load(options, workingDirectory: workingDirectory)
+        } catch {
+            var out = console
+            out.verbosity = options.verbosity
+            out.fatal(error.code == .malformedJSON ? "There was an error loading \(error.description)" : error.description)
+            return nil
+        }
+    }
+
+    private func start(_ options: StartOptions) -> Int32 {
+        let signals = SignalWatcher()
+        signals.install()
+        guard let configuration = load(options) else { return 1 }
+        var console = self.console
+        console.verbosity = configuration.verbosity
+        let suite: Suite
+        do {
+            suite = try Suite.start(configuration, registry: registry, hooks: hooks, console: console)
+        } catch {
+            console.fatal(error.description)
+            return 1
+        }
+        console.banner(suite.banner.rendered)
+        guard let first = signals.wait(timeout: nil) else {
+            suite.shutdown()
+            return 0
+        }
+        return stop(suite, after: first, signals: signals, console: console)
+    }
+
+    /// Shuts down on a helper thread while watching for a second signal (not within 100 ms of
+    /// the first, which npm sends twice), which exits at once with status 130.
+    private func stop(_ suite: Suite, after signal: Int32, signals: SignalWatcher, console: Console) -> Int32 {
+        console.info(
+            "emulators", "Received \(SignalWatcher.describe(signal)) for the first time. Starting a clean shutdown.")
+        console.info(
+            "emulators",
+            "Please wait for a clean shutdown or send the \(SignalWatcher.describe(signal)) signal again to stop right now.")
+        let done = Atomic(false)
+        let started = ContinuousClock.now
+        let began = PosixThread.detach {
+            suite.shutdown()
+            done.store(true, ordering: .releasing)
+        }
+        if !began { suite.shutdown() }
+        while !done.load(ordering: .acquiring) {
+            guard let again = signals.wait(timeout: .milliseconds(20)) else { continue }
+            if ContinuousClock.now - started < .milliseconds(100) { continue }
+            console.warning("emulators", "Received \(SignalWatcher.name(again)) for the second time. Exiting right now.")
+            suite.releaseLocator()
+            _exit(130)
+        }
+        return 0
+    }
+
+    private func exec(_ script: String, _ options: StartOptions) -> Int32 {
+        let signals = SignalWatcher()
+        signals.install()
+        guard let configuration = load(options) else { return 1 }
+        var console = self.console
+        console.verbosity = configuration.verbosity
+        let suite: Suite
+        do {
+            suite = try Suite.start(configuration, registry: registry, hooks: hooks, console: console)
+        } catch {
+            console.fatal(error.description)
+            return 1
+        }
+        console.info(nil, "Running script: \(script)")
+        let runner = ScriptRunner()
+        guard let pid = runner.spawn(script, environment: suite.environment) else {
+            console.fatal("Could not run /bin/sh -c \(script)")
+            suite.shutdown()
+            return 1
+        }
+        var firstSignal: ContinuousClock.Instant?
+        var termination: ScriptRunner.Termination?
+        while termination == nil {
+            if let signal = signals.wait(timeout: .milliseconds(20)) {
+                if let first = firstSignal {
+                    if ContinuousClock.now - first >= .milliseconds(100) {
+                        kill(pid, SIGKILL)
+                        console.warning("emulators", "Received \(SignalWatcher.name(signal)) for the second time. Exiting right now.")
+                        suite.releaseLocator()
+                        _exit(130)
+                    }
+                } else {
+                    firstSignal = ContinuousClock.now
+                    // A terminal's Ctrl-C reaches the script too; a `kill` aimed at us alone is passed on.
+                    kill(pid, signal)
+                }
+            }
+            termination = runner.poll(pid)
+        }
+        let status: Int32
+        switch termination {
+        case .exited(let code)?:
+            status = code
+            if code == 0 {
+                console.success(nil, "Script exited successfully (code 0)")
+            } else {
+                console.info(nil, "Script exited unsuccessfully (code \(code))")
+            }
+        case .signaled(let signal)?:
+            status = 2
+            console.info(nil, "Script exited with signal: \(SignalWatcher.name(signal))")
+        case nil:
+            status = 1
+        }
+        suite.shutdown()
+        return status
+    }
+
+    private func export(_ options: ExportOptions) -> Int32 {
+        let configFile = LocalFiles.absolute(options.configPath ?? "firebase.json", relativeTo: workingDirectory)
+        var rc = FirebaseRC()
+        let rcFile = LocalFiles.directory(of: configFile) + "/.firebaserc"
+        if let bytes = LocalFiles.read(rcFile) {
+            do {
+                rc = try FirebaseRC.parse(bytes, file: rcFile)
+            } catch {
+                console.fatal("There was an error loading \(error.description)")
+                return 1
+            }
+        }
+        let projectId = rc.resolveProject(options.project)
+        let path = LocalFiles.absolute(options.path, relativeTo: workingDirectory)
+        do {
+            try ExportClient(console: console).run(projectId: projectId, path: path, only: options.only, force: options.force)
+            return 0
+        } catch {
+            console.fatal(error.message)
+            return 1
+        }
+    }
+}
+
+extension Console {
+    /// `error: …` and the command's usage on stderr, as argument parsers print them.
+    func fatalUsage(_ error: UsageError) {
+        var text = "error: \(error.message)\n\n"
+        text += Usage.text(for: error.command)
+        writeError(text)
+    }
+}

@@ -1,0 +1,17 @@
+/// The flags `start` and `exec` share, as given on the command line (not yet validated).
+package struct StartOptions: Sendable, Equatable {
+    /// `-c/--config`: the firebase.json to read instead of `./firebase.json`.
+    package var configPath: String?
+    /// `--only`: the raw comma-separated items, in order.
+    package var only: [String]?
+    /// `-P/--project`: a project ID or a `.firebaserc` alias.
+    package var project: String?
+    /// `--log-verbosity`.
+    package var verbosity: LogVerbosity = .info
+    /// `--import <dir>`.
+    package var importDirectory: String?
+    /// `--export-on-exit [dir]`: `.some(nil)` means "reuse the --import directory".
+    package var exportOnExit: String??
+
+    package init() {}
+}

@@ -1,0 +1,72 @@
+package import EmulatorHTTP
+import EmulatorSupport
+
+/// The hub's routes, as the official hub answers them (JSON pretty-printed with two spaces).
+///
+/// - `GET /` → `{"version", "origins", "pid", "host", "port"}`
+/// - `GET /emulators` → name → `{listen: [{address, family, port}], name, host, port, pid}`
+/// - `POST /_admin/export` `{path, initiatedBy?, targets?}` → `200 {"message":"OK"}`, or
+///   `{"message": reason}` with 400 (bad body), 403 (browser origin), 500 (failed), 501 (not built yet).
+package enum HubRouter {
+    package static func make(
+        directory: HubDirectory, export: @escaping @Sendable (ExportRequest) throws(SnapshotFailure) -> Void
+    ) -> Router {
+        var router = Router()
+        router.add(.get, "/") { _ in json(directory.rootDocument) }
+        router.add(.get, "/emulators") { _ in json(directory.emulatorsDocument) }
+        router.add(.post, "/_admin/export") { request in
+            // A page in a browser must not make the suite write files.
+            if request.headers["Origin"] != nil {
+                return message("Export cannot be triggered by external callers.", status: .forbidden)
+            }
+            let running = directory.running.map(\.kind).filter { $0 != .hub }
+            let decoded = decodeExport(request.body, running: running)
+            guard case .success(let exportRequest) = decoded else {
+                if case .failure(let failure) = decoded { return message(failure.message, status: .badRequest) }
+                return message("Bad request", status: .badRequest)
+            }
+            do throws(SnapshotFailure) {
+                try export(exportRequest)
+                return message("OK", status: .ok)
+            } catch {
+                return message(error.message, status: error.code == .notImplemented ? .notImplemented : .internalServerError)
+            }
+        }
+        router.setFallback { request in
+            message("Cannot \(request.method.token) \(request.rawPath)", status: .notFound)
+        }
+        return router
+    }
+
+    /// Decodes the export body; `targets` defaults to every running emulator and is cut to them.
+    static func decodeExport(_ body: [UInt8], running: [EmulatorKind]) -> Result<ExportRequest, SnapshotFailure> {
+        let value: JSONValue
+        do {
+            value = try JSONReader.parse(body.isEmpty ? Array("{}".utf8) : body)
+        } catch {
+            return .failure(SnapshotFailure(.failed, "Request body is not JSON: \(error)"))
+        }
+        guard case .string(let path)? = value[member: "path"], !path.isEmpty else {
+            return .failure(SnapshotFailure(.failed, "Export request body must have a \"path\" string"))
+        }
+        var initiatedBy = "unknown"
+        if case .string(let text)? = value[member: "initiatedBy"] { initiatedBy = text }
+        var targets = running
+        if case .array(let items)? = value[member: "targets"] {
+            let named = Set(items.compactMap { item -> EmulatorKind? in
+                if case .string(let name) = item { return EmulatorKind(rawValue: name) }
+                return nil
+            })
+            targets = running.filter(named.contains)
+        }
+        return .success(ExportRequest(path: path, initiatedBy: initiatedBy, targets: targets))
+    }
+
+    static func json(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse.json(JSONWriter.encode(value, pretty: true), status: status)
+    }
+
+    static func message(_ text: String, status: HTTPStatus) -> HTTPResponse {
+        json(.object([JSONMember("message", .string(text))]), status: status)
+    }
+}

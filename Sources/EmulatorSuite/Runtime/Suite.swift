@@ -1,0 +1,231 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EmulatorHTTP
+import EmulatorSupport
+import Synchronization
+
+/// A running emulator suite: every configured emulator plus the hub, in this process.
+///
+/// Prefer the scoped form, which always shuts down:
+///
+/// ```swift
+/// try await withSuite(.ephemeral()) { suite in
+///     let hub = suite.port(of: .hub)   // the kernel-chosen port
+/// }
+/// ```
+package final class Suite: Sendable {
+    package let configuration: SuiteConfiguration
+    package let context: EmulatorContext
+    package let directory: HubDirectory
+    /// The port each listener bound (the kernel's choice where 0 was asked).
+    package let ports: [EmulatorKind: Int]
+    private let listeners: [(kind: EmulatorKind, listener: any SuiteListener)]
+    fileprivate let locator: HubLocator?
+    private let hooks: SnapshotHooks
+    private let stopped = Mutex(false)
+
+    private init(
+        configuration: SuiteConfiguration, context: EmulatorContext, directory: HubDirectory,
+        listeners: [(kind: EmulatorKind, listener: any SuiteListener)], locator: HubLocator?, hooks: SnapshotHooks
+    ) {
+        self.configuration = configuration
+        self.context = context
+        self.directory = directory
+        self.listeners = listeners
+        self.locator = locator
+        self.hooks = hooks
+        self.ports = Dictionary(uniqueKeysWithValues: listeners.map { ($0.kind, $0.listener.port) })
+    }
+
+    /// The transport `emulators start` uses.
+    package static var defaultTransport: any ListenerFactory { PosixListenerFactory() }
+
+    /// Starts every listener (emulators first, the hub last), imports data, writes the locator.
+    /// On failure, whatever was started is stopped again.
+    package static func start(
+        _ configuration: SuiteConfiguration,
+        registry: EmulatorRegistry = .standard,
+        hooks: SnapshotHooks = .unimplemented,
+        transport: any ListenerFactory = Suite.defaultTransport,
+        console: Console? = nil
+    ) throws(SuiteStartError) -> Suite {
+        let console = console ?? Console(verbosity: configuration.verbosity)
+        let pid = Int(getpid())
+        for notice in configuration.notices { console.emit(notice) }
+        console.info("emulators", "Starting emulators: " + configuration.emulators.map(\.rawValue).joined(separator: ", "))
+
+        let context = EmulatorContext(
+            projectId: configuration.projectId, singleProjectMode: configuration.singleProjectMode,
+            firestoreRules: configuration.firestoreRules, databaseRules: configuration.databaseRules, console: console)
+        if let plan = configuration.importPlan {
+            console.info("emulators", "Importing data from \(plan.directory)")
+            do {
+                try hooks.importData(plan, context)
+            } catch where error.code == .notImplemented {
+                console.warning("emulators", "\(error.message); starting with empty data.")
+            } catch {
+                throw SuiteStartError(.importFailed, "Import from \(plan.directory) failed: \(error.message)")
+            }
+        }
+
+        let directory = HubDirectory(pid: pid)
+        var started: [(kind: EmulatorKind, listener: any SuiteListener)] = []
+        func abandon() {
+            for entry in started.reversed() { entry.listener.shutdown(gracePeriod: .zero) }
+        }
+        let exportHook = hooks.exportData
+        let kinds = configuration.listeners.keys.sorted()
+        for kind in kinds {
+            guard let address = configuration.listeners[kind] else { continue }
+            // The hub answers browsers (the Emulator UI, rules-unit-testing in a page) like the official one.
+            let handler: HTTPHandler =
+                kind == .hub
+                ? HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) }
+                    .withCORS()
+                : registry.router(for: kind, context: context).respond(to:)
+            do throws(SuiteStartError) {
+                let listener = try bind(kind, address, handler: handler, transport: transport, console: console)
+                started.append((kind, listener))
+                directory.register(kind, host: address.advertisedHost, port: listener.port)
+                if kind != .hub {
+                    console.info(kind.rawValue, "\(kind.description) listening on \(ListenAddress.hostPort(address.advertisedHost, listener.port))")
+                }
+            } catch {
+                abandon()
+                throw error
+            }
+        }
+
+        var locator: HubLocator?
+        if let locatorDirectory = configuration.locatorDirectory {
+            let candidate = HubLocator(directory: locatorDirectory, projectId: configuration.projectId, pid: pid)
+            switch candidate.claim(directory.locatorDocument) {
+            case .written:
+                locator = candidate
+            case .ownedByLiveProcess:
+                console.warning(
+                    "hub",
+                    "It seems that you are running multiple instances of the emulator suite for project \(configuration.projectId). This may result in unexpected behavior.")
+            case .failed:
+                console.warning("hub", "Could not write the hub locator file \(candidate.path); emulators export will not find this suite.")
+            }
+        }
+        return Suite(
+            configuration: configuration, context: context, directory: directory, listeners: started, locator: locator,
+            hooks: hooks)
+    }
+
+    /// Binds one listener; the hub moves to the next free port when its default is taken.
+    private static func bind(
+        _ kind: EmulatorKind, _ address: ListenAddress, handler: @escaping HTTPHandler, transport: any ListenerFactory,
+        console: Console
+    ) throws(SuiteStartError) -> any SuiteListener {
+        let attempts = address.isFixed || address.port == 0 ? 1 : 50
+        for offset in 0..<attempts {
+            let port = address.port + offset
+            guard port <= 65535 else { break }
+            do throws(ListenFailure) {
+                let listener = try transport.listen(host: address.host, port: port, handler: handler)
+                if offset > 0 {
+                    console.warning(kind.rawValue, "\(kind.description) unable to start on port \(address.port), starting on \(port) instead.")
+                }
+                return listener
+            } catch {
+                guard case .other(let reason) = error else { continue }
+                throw SuiteStartError(
+                    .listenFailed, "Could not start \(kind.description) on \(address.host):\(port): \(reason)", kind: kind,
+                    port: port)
+            }
+        }
+        throw SuiteStartError.portTaken(kind, address)
+    }
+
+    /// The port `kind` listens on, if it runs.
+    package func port(of kind: EmulatorKind) -> Int? { ports[kind] }
+
+    /// `host:port` a client should dial for `kind`.
+    package func hostPort(of kind: EmulatorKind) -> String? {
+        guard let address = configuration.listeners[kind], let port = ports[kind] else { return nil }
+        return ListenAddress.hostPort(address.advertisedHost, port)
+    }
+
+    /// The ready banner for this suite's listeners.
+    package var banner: ReadyBanner {
+        let rows = configuration.emulators.compactMap { kind in
+            hostPort(of: kind).map { ReadyBanner.Row(name: kind.tableName, hostPort: $0) }
+        }
+        let hub = directory.hub
+        return ReadyBanner(rows: rows, hubHost: hub?.host ?? "", hubPort: hub?.port ?? 0)
+    }
+
+    /// The variables `emulators exec` gives its command, as the official CLI sets them.
+    package var environment: [String: String] {
+        var environment: [String: String] = ["GCLOUD_PROJECT": configuration.projectId]
+        if let firestore = hostPort(of: .firestore) {
+            environment["FIRESTORE_EMULATOR_HOST"] = firestore
+            environment["FIREBASE_FIRESTORE_EMULATOR_ADDRESS"] = firestore
+        }
+        if let database = hostPort(of: .database) { environment["FIREBASE_DATABASE_EMULATOR_HOST"] = database }
+        if let hub = hostPort(of: .hub) { environment["FIREBASE_EMULATOR_HUB"] = hub }
+        let project = configuration.projectId
+        environment["FIREBASE_CONFIG"] =
+            #"{"projectId":"\#(project)","storageBucket":"\#(project).appspot.com","databaseURL":"https://\#(project).firebaseio.com"}"#
+        return environment
+    }
+
+    /// Runs export-on-exit, stops every listener (requests in flight get `gracePeriod` in total),
+    /// and removes the locator file. Safe to call more than once.
+    package func shutdown(gracePeriod: Duration = .seconds(2)) {
+        let first = stopped.withLock { stopped -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        let console = context.console
+        if let target = configuration.exportOnExit {
+            console.info("emulators", "Automatically exporting data using --export-on-exit \"\(target)\" please wait for the export to finish...")
+            let request = ExportRequest(path: target, initiatedBy: "exit", targets: configuration.emulators)
+            do {
+                try hooks.exportData(request, context)
+            } catch {
+                console.warning("emulators", "Automatic export to \"\(target)\" failed, going to exit now... (\(error.message))")
+            }
+        }
+        console.info("emulators", "Shutting down emulators.")
+        let deadline = ContinuousClock.now + gracePeriod
+        for entry in listeners.reversed() {
+            console.info(entry.kind.rawValue, "Stopping \(entry.kind.description)")
+            let remaining = max(deadline - ContinuousClock.now, .zero)
+            entry.listener.shutdown(gracePeriod: remaining)
+        }
+        locator?.release()
+    }
+}
+
+extension Suite {
+    /// Removes the hub locator file now (before an immediate exit on a second signal).
+    package func releaseLocator() {
+        locator?.release()
+    }
+}
+
+/// Starts a suite, runs `body`, and shuts the suite down however `body` ends.
+package func withSuite<Result>(
+    _ configuration: SuiteConfiguration,
+    registry: EmulatorRegistry = .standard,
+    hooks: SnapshotHooks = .unimplemented,
+    transport: any ListenerFactory = Suite.defaultTransport,
+    console: Console? = nil,
+    _ body: (Suite) async throws -> Result
+) async throws -> Result {
+    let suite = try Suite.start(configuration, registry: registry, hooks: hooks, transport: transport, console: console)
+    do {
+        let result = try await body(suite)
+        suite.shutdown()
+        return result
+    } catch {
+        suite.shutdown()
+        throw error
+    }
+}

@@ -1,0 +1,184 @@
+import Testing
+@testable import EmulatorSuite
+
+@Suite("Resolving firebase.json, .firebaserc and flags")
+struct ConfigurationLoaderTests {
+    private func load(_ directory: TemporaryDirectory, _ edit: (inout StartOptions) -> Void = { _ in })
+        throws(ConfigurationError) -> SuiteConfiguration
+    {
+        var options = StartOptions()
+        edit(&options)
+        return try ConfigurationLoader.load(options, workingDirectory: directory.path)
+    }
+
+    @Test func withoutFirebaseJSONTheOfficialDefaultsApply() throws {
+        let directory = TemporaryDirectory()
+        let configuration = try load(directory)
+        #expect(configuration.projectId == "demo-no-project")
+        #expect(configuration.configFile == nil)
+        #expect(configuration.listeners[.firestore] == ListenAddress(host: "127.0.0.1", port: 8080, isFixed: true))
+        #expect(configuration.listeners[.database] == ListenAddress(host: "127.0.0.1", port: 9000, isFixed: true))
+        #expect(configuration.listeners[.hub] == ListenAddress(host: "127.0.0.1", port: 4400, isFixed: false))
+        #expect(configuration.notices.contains(SuiteNotice(.warning, nil, "Could not find config (firebase.json) so using defaults.")))
+    }
+
+    @Test func portsHostsAndRulesComeFromFirebaseJSON() throws {
+        let directory = TemporaryDirectory()
+        directory.write("firestore.rules", "rules_version = '2';")
+        directory.write("rules/db.json", #"{"rules":{".read":true}}"#)
+        directory.write(
+            "firebase.json",
+            #"""
+            {"firestore": {"rules": "firestore.rules"},
+             "database": {"rules": "rules/db.json"},
+             "emulators": {"firestore": {"port": 8181}, "database": {"host": "0.0.0.0", "port": 9001},
+                           "hub": {"port": 4410}, "singleProjectMode": false}}
+            """#)
+        let configuration = try load(directory) { $0.project = "demo-app" }
+        #expect(configuration.projectId == "demo-app")
+        #expect(configuration.configFile == directory.path + "/firebase.json")
+        #expect(configuration.listeners[.firestore] == ListenAddress(host: "127.0.0.1", port: 8181, isFixed: true))
+        #expect(configuration.listeners[.database] == ListenAddress(host: "0.0.0.0", port: 9001, isFixed: true))
+        #expect(configuration.listeners[.hub] == ListenAddress(host: "127.0.0.1", port: 4410, isFixed: true))
+        #expect(configuration.firestoreRules == RulesSource(path: directory.path + "/firestore.rules", text: "rules_version = '2';"))
+        #expect(configuration.databaseRules.map(\.instance) == ["demo-app-default-rtdb"])
+        #expect(configuration.databaseRules.first?.rules.text == #"{"rules":{".read":true}}"#)
+        #expect(configuration.singleProjectMode == false)
+    }
+
+    @Test func firebasercGivesTheDefaultProjectAliasesAndDatabaseTargets() throws {
+        let directory = TemporaryDirectory()
+        directory.write("a.json", "{}")
+        directory.write(
+            ".firebaserc",
+            #"{"projects":{"default":"demo-default","staging":"demo-staging"},"targets":{"demo-staging":{"database":{"main":["inst-1","inst-2"]}}}}"#)
+        directory.write("firebase.json", #"{"database":[{"target":"main","rules":"a.json"}]}"#)
+        #expect(try load(directory).projectId == "demo-default")
+        let staging = try load(directory) { $0.project = "staging" }
+        #expect(staging.projectId == "demo-staging")
+        #expect(staging.databaseRules.map(\.instance) == ["inst-1", "inst-2"])
+        #expect(try load(directory) { $0.project = "other" }.projectId == "other")
+    }
+
+    @Test func onlyNarrowsTheSetAndWarnsAboutUnconfiguredEmulators() throws {
+        let directory = TemporaryDirectory()
+        directory.write("firebase.json", #"{"firestore":{}}"#)
+        let configuration = try load(directory) { $0.only = ["firestore", "database"] }
+        #expect(configuration.emulators == [.firestore])
+        #expect(Set(configuration.listeners.keys) == [.firestore, .hub])
+        #expect(configuration.notices.contains(SuiteNotice(
+            .warning, nil, "Not starting the database emulator, make sure you have run firebase init.")))
+    }
+
+    @Test func nothingLeftToStartIsFatal() {
+        let directory = TemporaryDirectory()
+        directory.write("firebase.json", #"{"hosting":{}}"#)
+        #expect(throws: ConfigurationError(.nothingToStart, "No emulators to start, run firebase init emulators to get started.")) {
+            try load(directory)
+        }
+    }
+
+    @Test func missingRulesFileWarnsAndLeavesRulesOpen() throws {
+        let directory = TemporaryDirectory()
+        directory.write("firebase.json", #"{"firestore":{"rules":"nope.rules"}}"#)
+        let configuration = try load(directory)
+        #expect(configuration.firestoreRules == nil)
+        #expect(configuration.notices.contains { $0.level == .warning && $0.scope == "firestore" && $0.text.contains("nope.rules") })
+    }
+
+    @Test func explicitConfigThatDoesNotExistIsFatal() {
+        let directory = TemporaryDirectory()
+        #expect(throws: ConfigurationError.self) { try load(directory) { $0.configPath = "missing.json" } }
+    }
+
+    @Test func malformedFirebasercNamesTheFile() {
+        let directory = TemporaryDirectory()
+        directory.write(".firebaserc", "{\"projects\": }")
+        #expect {
+            try load(directory)
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.code == .malformedJSON && error.description.hasPrefix(directory.path + "/.firebaserc:1:14: ")
+        }
+    }
+}
+
+@Suite("--only")
+struct EmulatorSelectionTests {
+    static let cases: [([String], Set<EmulatorKind>)] = [
+        (["firestore"], [.firestore]),
+        (["database:main", "firestore:rules"], [.firestore, .database]),
+        (["hub"], []),
+        ([" firestore "], [.firestore]),
+    ]
+
+    @Test(arguments: cases)
+    func selects(only: [String], expected: Set<EmulatorKind>) throws {
+        #expect(try EmulatorSelection.resolve(only: only, configured: [.firestore, .database]).kinds == expected)
+    }
+
+    @Test func unknownNamesGetTheOfficialMessage() {
+        let valid = #"["apphosting","auth","functions","firestore","database","hosting","pubsub","storage","eventarc","dataconnect","tasks"]"#
+        #expect(throws: ConfigurationError(.invalidSelection, "fire is not a valid emulator name, valid options are: \(valid)")) {
+            try EmulatorSelection.resolve(only: ["fire"], configured: [.firestore])
+        }
+    }
+
+    @Test func officialButUnsupportedNamesSaySo() {
+        #expect {
+            try EmulatorSelection.resolve(only: ["auth", "firestore"], configured: [.firestore])
+        } throws: { error in
+            (error as? ConfigurationError)?.message.hasPrefix("auth is not supported by this suite") == true
+        }
+    }
+}
+
+@Suite("--import and --export-on-exit")
+struct DataDirectoriesTests {
+    @Test func exportOnExitWithoutADirectoryNeedsImport() {
+        #expect {
+            try DataDirectories.resolve(importDirectory: nil, exportOnExit: .some(nil), workingDirectory: "/tmp")
+        } throws: { error in
+            (error as? ConfigurationError)?.message
+                == "\"--export-on-exit\" must be used with \"--import\" or provide a dir directly to \"--export-on-exit [dir]\""
+        }
+    }
+
+    @Test(arguments: [".", "..", "/"])
+    func exportOnExitMustNotBeTheWorkingDirectoryOrAParent(directory: String) {
+        #expect {
+            try DataDirectories.resolve(importDirectory: nil, exportOnExit: .some(directory), workingDirectory: "/tmp/app")
+        } throws: { error in
+            (error as? ConfigurationError)?.message.hasPrefix("\"--export-on-exit\" must not point to the current directory or parents.") == true
+        }
+    }
+
+    @Test func missingImportDirectoryIsFatalUnlessItIsTheExportDirectory() throws {
+        let directory = TemporaryDirectory()
+        #expect(throws: ConfigurationError(.invalidDataDirectory, "Directory \"\(directory.path)/data\" does not exist.")) {
+            try DataDirectories.resolve(importDirectory: "data", exportOnExit: nil, workingDirectory: directory.path)
+        }
+        let firstRun = try DataDirectories.resolve(
+            importDirectory: "data", exportOnExit: .some(nil), workingDirectory: directory.path)
+        #expect(firstRun.importPlan == nil)
+        #expect(firstRun.exportOnExit == directory.path + "/data")
+    }
+
+    @Test func importDetectsTheKindOfExport() throws {
+        let directory = TemporaryDirectory()
+        directory.write("emu/firebase-export-metadata.json", "{}")
+        directory.write("prod/x.overall_export_metadata", "")
+        directory.write("rtdb/a.json", "{}")
+        directory.write("empty/readme.txt", "")
+        func plan(_ name: String) throws -> ImportPlan.Source? {
+            try DataDirectories.resolve(importDirectory: name, exportOnExit: nil, workingDirectory: directory.path)
+                .importPlan?.source
+        }
+        #expect(try plan("emu") == .emulatorExport(metadataFile: directory.path + "/emu/firebase-export-metadata.json"))
+        #expect(try plan("prod") == .productionFirestore(metadataFile: directory.path + "/prod/x.overall_export_metadata"))
+        #expect(try plan("rtdb") == .productionDatabase(files: [directory.path + "/rtdb/a.json"]))
+        let empty = try DataDirectories.resolve(importDirectory: "empty", exportOnExit: nil, workingDirectory: directory.path)
+        #expect(empty.importPlan == nil)
+        #expect(empty.notices.map(\.text) == ["Could not find import/export metadata file, skipping data import!"])
+    }
+}

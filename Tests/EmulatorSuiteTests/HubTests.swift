@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EmulatorHTTP
+import EmulatorSupport
+import Testing
+@testable import EmulatorSuite
+
+@Suite("Hub")
+struct HubTests {
+    private func directory() -> HubDirectory {
+        let directory = HubDirectory(version: "0.1.0", pid: 42)
+        directory.register(.firestore, host: "127.0.0.1", port: 8080)
+        directory.register(.hub, host: "127.0.0.1", port: 4400)
+        return directory
+    }
+
+    private func get(_ router: Router, _ target: String) -> HTTPResponse {
+        router.respond(to: HTTPRequest(method: .get, target: target))
+    }
+
+    @Test func rootAnswersTheLocatorPlusHostAndPortPrettyPrinted() {
+        let router = HubRouter.make(directory: directory()) { _ throws(SnapshotFailure) in }
+        let response = get(router, "/")
+        #expect(response.status == .ok)
+        #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(String(decoding: response.bodyBytes, as: UTF8.self) == """
+            {
+              "version": "0.1.0",
+              "origins": [
+                "http://127.0.0.1:4400"
+              ],
+              "pid": 42,
+              "host": "127.0.0.1",
+              "port": 4400
+            }
+            """)
+    }
+
+    @Test func emulatorsListsEveryListenerWithItsAddress() throws {
+        let router = HubRouter.make(directory: directory()) { _ throws(SnapshotFailure) in }
+        let value = try JSONReader.parse(get(router, "/emulators").bodyBytes)
+        guard case .object(let members) = value else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.map(\.name) == ["firestore", "hub"])
+        #expect(value[member: "firestore"] == .object([
+            JSONMember("listen", .array([.object([
+                JSONMember("address", .string("127.0.0.1")), JSONMember("family", .string("IPv4")),
+                JSONMember("port", .int(8080)),
+            ])])),
+            JSONMember("name", .string("firestore")), JSONMember("host", .string("127.0.0.1")),
+            JSONMember("port", .int(8080)), JSONMember("pid", .int(42)),
+        ]))
+    }
+
+    @Test func exportCallsTheHookWithTheRunningTargets() {
+        let seen = CapturedExports()
+        let router = HubRouter.make(directory: directory()) { request throws(SnapshotFailure) in seen.append(request) }
+        var request = HTTPRequest(method: .post, target: "/_admin/export", body: Array(#"{"path":"/tmp/out","initiatedBy":"emulators:export","targets":["firestore","database"]}"#.utf8))
+        var response = router.respond(to: request)
+        #expect(response.status == .ok)
+        #expect(String(decoding: response.bodyBytes, as: UTF8.self) == "{\n  \"message\": \"OK\"\n}")
+        #expect(seen.all == [ExportRequest(path: "/tmp/out", initiatedBy: "emulators:export", targets: [.firestore])])
+
+        request.headers.add("Origin", "http://evil.example")
+        response = router.respond(to: request)
+        #expect(response.status == .forbidden)
+        #expect(seen.all.count == 1)
+    }
+
+    @Test func exportAnswers501UntilSnapshotsLandAnd400ForBadBodies() {
+        let router = HubRouter.make(directory: directory()) { _ throws(SnapshotFailure) in
+            throw SnapshotFailure(.notImplemented, "Exporting data is not implemented yet")
+        }
+        let good = router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array(#"{"path":"/x"}"#.utf8)))
+        #expect(good.status == .notImplemented)
+        let bad = router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array("{}".utf8)))
+        #expect(bad.status == .badRequest)
+    }
+}
+
+final class CapturedExports: Sendable {
+    private let requests = Synchronization.Mutex<[ExportRequest]>([])
+    func append(_ request: ExportRequest) { requests.withLock { $0.append(request) } }
+    var all: [ExportRequest] { requests.withLock { $0 } }
+}
+
+import Synchronization
+
+@Suite("Hub locator file")
+struct HubLocatorTests {
+    private let document: JSONValue = .object([JSONMember("version", .string("0.1.0")), JSONMember("origins", .array([])), JSONMember("pid", .int(1))])
+
+    @Test func writtenThenRemovedByItsOwner() {
+        let directory = TemporaryDirectory()
+        let locator = HubLocator(directory: directory.path, projectId: "demo-a", pid: Int(getpid()))
+        #expect(locator.path == directory.path + "/hub-demo-a.json")
+        let ours: JSONValue = .object([JSONMember("pid", .int(Int64(getpid())))])
+        #expect(locator.claim(ours) == .written)
+        #expect(HubLocator.read(locator.path) == ours)
+        locator.release()
+        #expect(LocalFiles.kind(locator.path) == .missing)
+    }
+
+    @Test func aLiveOwnerKeepsTheFile() {
+        let directory = TemporaryDirectory()
+        // pid 1 is always alive.
+        let other = HubLocator(directory: directory.path, projectId: "demo-b", pid: 1)
+        #expect(other.claim(document) == .written)
+        let ours = HubLocator(directory: directory.path, projectId: "demo-b", pid: Int(getpid()))
+        #expect(ours.claim(.object([JSONMember("pid", .int(Int64(getpid())))])) == .ownedByLiveProcess(1))
+        ours.release()
+        #expect(HubLocator.read(ours.path) == document)
+    }
+
+    @Test func aStaleFileIsReplaced() {
+        let directory = TemporaryDirectory()
+        let stale: JSONValue = .object([JSONMember("pid", .int(Int64(Int32.max - 7)))])
+        LocalFiles.write(JSONWriter.encode(stale), to: directory.path + "/hub-demo-c.json")
+        let ours = HubLocator(directory: directory.path, projectId: "demo-c", pid: Int(getpid()))
+        #expect(ours.claim(.object([JSONMember("pid", .int(Int64(getpid())))])) == .written)
+    }
+}
