@@ -68,7 +68,10 @@ def fan_out_scenario(bench, features):
         return
     per_stream = None
     for streams in sizes:
-        floor = baselines.in_process_fan_out(bench, streams)
+        try:
+            floor, floor_label = baselines.in_process_fan_out(bench, streams)
+        except RuntimeError as error:
+            floor, floor_label = None, f"floor not measured: {error}"[:90]
         with Suite(bench, f"fanout-{streams}") as suite:
             before = suite.memory()["VmRSS"]
             bench.describe(f"GET /fan.json (Accept: text/event-stream) ×{streams}, then PUT /fan.json; "
@@ -84,7 +87,7 @@ def fan_out_scenario(bench, features):
             writer.close()
             stream_set.close()
         bench.add(Row("5", f"RTDB fan-out: 1 PUT to {streams:,} SSE streams, until all have it", "ms", "lower",
-                      value=median(alls), baseline=floor, baseline_label="in-process transport floor (sse-fanout)",
+                      value=median(alls), baseline=floor, baseline_label=floor_label,
                       target=targets.get(streams), samples=alls))
     bench.add(Row("7", f"RSS per idle SSE stream ({sizes[-1]:,} streams)", "KiB", "lower", value=per_stream, target=16))
 
@@ -261,8 +264,11 @@ def storage_scenario(bench, features):
                   target=0.8))
     bench.add(Row("2", "storage engine in-process, 1 subscriber", "docs/s", value=median(figures["watched"]),
                   baseline=plain, baseline_label="without subscriber", target=50_000, samples=figures["watched"]))
-    bench.add(Row("7", "storage engine in-process: RSS per 100k docs (80 B values)", "MiB", "lower",
+    # EmulatorBenchmarks storage builds its keys before the first RSS reading and reuses 64 value
+    # buffers, so this growth leaves out keys and values: an index-overhead figure, not a per-doc cost.
+    bench.add(Row("7", "storage engine in-process: RSS growth per 100k docs (index only)", "MiB", "lower",
                   value=median(figures["memory"]), baseline=mock["rss_per_100k_mib"] if mock else None,
-                  baseline_label="mock-firestore" if mock else note, target=100))
+                  baseline_label="mock-firestore" if mock else note, target_text="n/a",
+                  note="keys built before, values shared: understates"))
     bench.add(Row("8", "storage engine in-process: clear 100k docs", "ms", "lower", value=median(figures["clear"]),
                   target=50))

@@ -92,14 +92,16 @@ def bulk_load(port, requests, docs_per_request, clients=4):
         status, body = failures[0]
         raise RuntimeError(f"{len(failures)} of {len(requests)} requests failed; first: {status} {body!r}")
     done_times.sort()
-    tenth = max(1, len(done_times) // 10)
-    first = done_times[tenth - 1] - start
-    last = end - done_times[-tenth - 1] if len(done_times) > tenth else end - start
     docs = len(requests) * docs_per_request
+    first_rate = last_rate = None
+    if len(done_times) >= 20:  # tenths of fewer requests say nothing
+        tenth = len(done_times) // 10
+        first_rate = tenth * docs_per_request / (done_times[tenth - 1] - start)
+        last_rate = tenth * docs_per_request / (end - done_times[-tenth - 1])
     return {
         "docs_per_s": docs / (end - start),
-        "first_tenth": tenth * docs_per_request / first,
-        "last_tenth": tenth * docs_per_request / last,
+        "first_tenth": first_rate,
+        "last_tenth": last_rate,
         "seconds": end - start,
         "start": start,
     }
