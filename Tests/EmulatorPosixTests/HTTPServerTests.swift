@@ -300,6 +300,22 @@ private func echoRouter() -> Router {
         }
     }
 
+    @Test func largeResponseToASlowReaderArrivesWhole() throws {
+        let big = [UInt8](repeating: UInt8(ascii: "a"), count: 8 << 20) + Array("end".utf8)
+        var router = Router()
+        router.add(.get, "/big") { _ in HTTPResponse(body: big) }
+        router.add(.get, "/small") { _ in .text("small") }
+        try withServer(router: router) { server in
+            let client = try #require(RawClient(port: server.port))
+            client.send("GET /big HTTP/1.1\r\n\r\nGET /small HTTP/1.1\r\n\r\n")
+            usleep(50_000)  // let the server fill the socket buffers and wait for EPOLLOUT
+            let first = try #require(client.responseBytes())
+            #expect(first.head.contains("Content-Length: 8388611"))
+            #expect(first.body == big)
+            #expect(client.response()?.body == "small")
+        }
+    }
+
     @Test func http2PrefaceWithoutHandlerCloses() throws {
         try withServer { server in
             let client = try #require(RawClient(port: server.port))

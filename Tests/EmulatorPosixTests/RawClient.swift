@@ -85,6 +85,11 @@ final class RawClient {
 
     /// Removes and returns one complete response with a Content-Length body, reading as needed.
     func response() -> (head: String, body: String)? {
+        responseBytes().map { ($0.head, String(decoding: $0.body, as: UTF8.self)) }
+    }
+
+    /// Like ``response()`` with the body as bytes.
+    func responseBytes() -> (head: String, body: [UInt8])? {
         while true {
             if let parsed = takeResponse() { return parsed }
             if !readSome() { return takeResponse() }
@@ -103,7 +108,7 @@ final class RawClient {
         return false
     }
 
-    private func takeResponse() -> (head: String, body: String)? {
+    private func takeResponse() -> (head: String, body: [UInt8])? {
         let terminator = Array("\r\n\r\n".utf8)
         guard buffer.count >= 4,
             let end = (0...(buffer.count - 4)).first(where: { buffer[$0..<($0 + 4)].elementsEqual(terminator) })
@@ -114,7 +119,7 @@ final class RawClient {
             length = Int(line.dropFirst("content-length:".count).trimmingPrefix(" ")) ?? 0
         }
         guard buffer.count >= end + 4 + length else { return nil }
-        let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
+        let body = Array(buffer[(end + 4)..<(end + 4 + length)])
         buffer.removeFirst(end + 4 + length)
         return (head, body)
     }

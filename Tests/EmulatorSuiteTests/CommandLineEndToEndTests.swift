@@ -83,3 +83,74 @@ struct ExecAndExportTests {
         }
     }
 }
+
+@Suite("Configuration errors through the command runner")
+struct CommandRunnerConfigurationTests {
+    private func run(_ arguments: [String], in directory: TemporaryDirectory) -> (Int32, CapturedOutput) {
+        let output = CapturedOutput()
+        let status = CommandRunner(console: output.console(verbosity: .info), workingDirectory: directory.path).run(arguments)
+        return (status, output)
+    }
+
+    @Test func malformedFirebaseJSONExitsOneNamingFileLineAndColumn() {
+        let directory = TemporaryDirectory()
+        directory.write("firebase.json", "{\n  \"emulators\": {\n    \"firestore\": { \"port\": 8080, }\n  }\n}\n")
+        let (status, output) = run(["start"], in: directory)
+        #expect(status == 1)
+        #expect(output.standardError.contains("Error: There was an error loading \(directory.path)/firebase.json:3:"))
+        #expect(!output.standardOutput.contains("All emulators ready"))
+    }
+
+    @Test func wrongTypeExitsOneNamingTheKey() {
+        let directory = TemporaryDirectory()
+        directory.write("firebase.json", #"{"emulators":{"hub":{"port":[4400]}}}"#)
+        let (status, output) = run(["exec", "true"], in: directory)
+        #expect(status == 1)
+        #expect(output.standardError.contains("\(directory.path)/firebase.json: emulators.hub.port must be a port number, found an array"))
+    }
+
+    @Test func invalidDataDirectoriesExitOneWithTheOfficialMessage() {
+        let directory = TemporaryDirectory()
+        let (status, output) = run(["start", "--export-on-exit"], in: directory)
+        #expect(status == 1)
+        #expect(output.standardError.contains(
+            "\"--export-on-exit\" must be used with \"--import\" or provide a dir directly to \"--export-on-exit [dir]\""))
+    }
+
+    @Test func exportWithNoSuiteExitsOne() {
+        let directory = TemporaryDirectory()
+        directory.write(".firebaserc", #"{"projects":{"default":"demo-rc"}}"#)
+        let output = CapturedOutput()
+        let status = CommandRunner(console: output.console, workingDirectory: directory.path)
+            .run(["export", "out"])
+        #expect(status == 1)
+        #expect(output.standardError.contains("Did not find any running emulators for project demo-rc."))
+    }
+}
+
+@Suite("Verbosity")
+struct VerbosityTests {
+    @Test func silentPrintsNothingAndQuietOnlyWarnings() throws {
+        for (verbosity, expectInfo, expectWarning) in [(LogVerbosity.silent, false, false), (.quiet, false, true), (.info, true, true)] {
+            var configuration = SuiteConfiguration.ephemeral()
+            configuration.notices = [SuiteNotice(.warning, "firestore", "careful")]
+            let output = CapturedOutput()
+            let suite = try Suite.start(configuration, console: output.console(verbosity: verbosity))
+            suite.shutdown()
+            #expect(output.standardOutput.contains("i  emulators: Starting emulators") == expectInfo)
+            #expect(output.standardOutput.contains("⚠  firestore: careful") == expectWarning)
+        }
+    }
+}
+
+@Suite("Debug request log")
+struct DebugRequestLogTests {
+    @Test func debugVerbosityLogsEachRequest() throws {
+        let output = CapturedOutput()
+        let suite = try Suite.start(.ephemeral(), console: output.console(verbosity: .debug))
+        defer { suite.shutdown() }
+        let port = try #require(suite.port(of: .hub))
+        _ = try LoopbackHTTPClient.send(.init(method: "GET", host: "127.0.0.1", port: port, path: "/emulators"))
+        #expect(output.standardOutput.contains("[debug] hub: GET /emulators → 200\n"))
+    }
+}

@@ -45,6 +45,10 @@ struct CommandLineParserTests {
                 })
     }
 
+    @Test func debugAndNonInteractiveAreAcceptedGlobally() throws {
+        #expect(try CommandLineParser.parse(["--debug", "--non-interactive", "start"]) == start { $0.verbosity = .debug })
+    }
+
     @Test func execTakesOneScript() throws {
         #expect(
             try CommandLineParser.parse(["exec", "--only", "firestore", "npm test"])

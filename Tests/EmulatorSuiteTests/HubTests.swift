@@ -78,6 +78,22 @@ struct HubTests {
         #expect(good.status == .notImplemented)
         let bad = router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array("{}".utf8)))
         #expect(bad.status == .badRequest)
+        let relative = router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array(#"{"path":"out"}"#.utf8)))
+        #expect(relative.status == .badRequest)
+    }
+}
+
+extension HubTests {
+    @Test func preflightsFromBrowsersAreAnsweredIncludingPrivateNetworkAccess() {
+        let handler = HubRouter.handler(HubRouter.make(directory: directory()) { _ throws(SnapshotFailure) in })
+        var request = HTTPRequest(method: .options, target: "/emulators")
+        request.headers.add("Origin", "https://app.example")
+        request.headers.add("Access-Control-Request-Method", "GET")
+        request.headers.add("Access-Control-Request-Private-Network", "true")
+        let response = handler(request)
+        #expect(response.status.code < 300)
+        #expect(response.headers["Access-Control-Allow-Origin"] == "https://app.example")
+        #expect(response.headers["Access-Control-Allow-Private-Network"] == "true")
     }
 }
 

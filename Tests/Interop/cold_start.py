@@ -56,7 +56,7 @@ def once(binary):
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else ".build/release/emulators"
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/emulators")
     runs = [once(binary) for _ in range(5)]
     times = [t for t, _ in runs]
     print(f"cold start to first hub 200: median {statistics.median(times):.1f} ms, max {max(times):.1f} ms; "

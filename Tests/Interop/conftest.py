@@ -37,6 +37,20 @@ class RunningSuite:
         return f"{self.host}:{self.hub_port}"
 
 
+def pytest_configure(config):
+    """Point the official clients at the suite before any test module imports them."""
+    host = "127.0.0.1"
+    for variable, port in [
+        ("FIRESTORE_EMULATOR_HOST", "EMULATORS_FIRESTORE_PORT"),
+        ("FIREBASE_DATABASE_EMULATOR_HOST", "EMULATORS_DATABASE_PORT"),
+        ("FIREBASE_EMULATOR_HUB", "EMULATORS_HUB_PORT"),
+    ]:
+        if os.environ.get(port):
+            os.environ[variable] = f"{host}:{os.environ[port]}"
+    if os.environ.get("EMULATORS_PROJECT"):
+        os.environ["GCLOUD_PROJECT"] = os.environ["EMULATORS_PROJECT"]
+
+
 def _require(name: str) -> str:
     value = os.environ.get(name)
     if not value:

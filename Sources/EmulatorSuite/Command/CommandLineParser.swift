@@ -27,6 +27,7 @@ package enum CommandLineParser {
         Flag(names: ["--force"], arity: .none, commands: [.export]),
         Flag(names: ["--ui"], arity: .none, commands: [.exec]),
         Flag(names: ["--non-interactive"], arity: .none, commands: nil),
+        Flag(names: ["--debug"], arity: .none, commands: nil),
         Flag(names: ["-h", "--help"], arity: .none, commands: nil),
         Flag(names: ["-V", "--version"], arity: .none, commands: nil),
     ]
@@ -144,6 +145,7 @@ package enum CommandLineParser {
             case "--config": options.configPath = value
             case "--import": options.importDirectory = value
             case "--export-on-exit": options.exportOnExit = .some(value)
+            case "--debug": options.verbosity = .debug
             case "--log-verbosity":
                 guard let value, let verbosity = LogVerbosity(rawValue: value.uppercased()) else {
                     throw UsageError(

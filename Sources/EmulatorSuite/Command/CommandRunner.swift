@@ -61,9 +61,10 @@ package struct CommandRunner: Sendable {
     }
 
     private func start(_ options: StartOptions) -> Int32 {
+        guard let configuration = load(options) else { return 1 }
+        // Before any listener thread exists, so that every thread inherits the blocked mask.
         let signals = SignalWatcher()
         signals.install()
-        guard let configuration = load(options) else { return 1 }
         var console = self.console
         console.verbosity = configuration.verbosity
         let suite: Suite
@@ -107,9 +108,9 @@ package struct CommandRunner: Sendable {
     }
 
     private func exec(_ script: String, _ options: StartOptions) -> Int32 {
+        guard let configuration = load(options) else { return 1 }
         let signals = SignalWatcher()
         signals.install()
-        guard let configuration = load(options) else { return 1 }
         var console = self.console
         console.verbosity = configuration.verbosity
         let suite: Suite
@@ -185,14 +186,5 @@ package struct CommandRunner: Sendable {
             console.fatal(error.message)
             return 1
         }
-    }
-}
-
-extension Console {
-    /// `error: …` and the command's usage on stderr, as argument parsers print them.
-    func fatalUsage(_ error: UsageError) {
-        var text = "error: \(error.message)\n\n"
-        text += Usage.text(for: error.command)
-        writeError(text)
     }
 }

@@ -24,6 +24,7 @@ package enum Usage {
           -P, --project <id>    project ID or .firebaserc alias (default: .firebaserc default, else demo-no-project)
           -c, --config <file>   firebase.json to read (default: ./firebase.json)
           --non-interactive     accepted for compatibility; this CLI never prompts
+          --debug               same as --log-verbosity DEBUG
           -V, --version         print the version
           -h, --help            show help
 

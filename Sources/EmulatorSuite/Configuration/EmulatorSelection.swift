@@ -24,7 +24,7 @@ package enum EmulatorSelection {
             if EmulatorKind.officialNames.contains(name) {
                 throw ConfigurationError(
                     .invalidSelection,
-                    "\(name) is not supported by this suite, which serves only firestore, database and the hub (emulator hub). Remove it from --only.")
+                    "\(name) is not supported by this suite, which serves only firestore, database and hub. Remove it from --only.")
             }
             let valid = "[" + EmulatorKind.officialNames.map { "\"\($0)\"" }.joined(separator: ",") + "]"
             throw ConfigurationError(
@@ -40,11 +40,5 @@ package enum EmulatorSelection {
             }
         }
         return (kinds, notices)
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

@@ -152,7 +152,3 @@ package enum LoopbackHTTPClient {
         }
     }
 }
-
-extension Substring {
-    func trimmingSpaces() -> String { String(self).trimmingSpaces() }
-}

@@ -49,6 +49,9 @@ package enum HubRouter {
         guard case .string(let path)? = value[member: "path"], !path.isEmpty else {
             return .failure(SnapshotFailure(.failed, "Export request body must have a \"path\" string"))
         }
+        guard path.hasPrefix("/") else {
+            return .failure(SnapshotFailure(.failed, "Export path must be absolute, got \"\(path)\""))
+        }
         var initiatedBy = "unknown"
         if case .string(let text)? = value[member: "initiatedBy"] { initiatedBy = text }
         var targets = running
@@ -60,6 +63,19 @@ package enum HubRouter {
             targets = running.filter(named.contains)
         }
         return .success(ExportRequest(path: path, initiatedBy: initiatedBy, targets: targets))
+    }
+
+    /// The hub's handler as served: CORS for any origin (the official hub uses `origin: true`),
+    /// and Private Network Access preflights answered, so pages on public origins may call it.
+    package static func handler(_ router: Router) -> HTTPHandler {
+        let cors = router.withCORS()
+        return { request in
+            var response = cors(request)
+            if request.method == .options, request.headers["Access-Control-Request-Private-Network"] != nil {
+                response.headers.set("Access-Control-Allow-Private-Network", "true")
+            }
+            return response
+        }
     }
 
     static func json(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {

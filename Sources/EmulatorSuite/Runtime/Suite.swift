@@ -81,10 +81,11 @@ package final class Suite: Sendable {
             // The hub answers browsers (the Emulator UI, rules-unit-testing in a page) like the official one.
             let handler: HTTPHandler =
                 kind == .hub
-                ? HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) }
-                    .withCORS()
+                ? HubRouter.handler(
+                    HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) })
                 : registry.router(for: kind, context: context).respond(to:)
             do throws(SuiteStartError) {
+                let handler = console.verbosity == .debug ? logging(handler, kind: kind, console: console) : handler
                 let listener = try bind(kind, address, handler: handler, transport: transport, console: console)
                 started.append((kind, listener))
                 directory.register(kind, host: address.advertisedHost, port: listener.port)
@@ -139,6 +140,15 @@ package final class Suite: Sendable {
             }
         }
         throw SuiteStartError.portTaken(kind, address)
+    }
+
+    /// `--log-verbosity DEBUG`: one line per request, `[debug] firestore: GET /v1/… → 501`.
+    private static func logging(_ handler: @escaping HTTPHandler, kind: EmulatorKind, console: Console) -> HTTPHandler {
+        { request in
+            let response = handler(request)
+            console.debug(kind.rawValue, "\(request.method.token) \(request.target) → \(response.status.code)")
+            return response
+        }
     }
 
     /// The port `kind` listens on, if it runs.

@@ -9,7 +9,7 @@ struct SocketAddress {
     var family: Int32 = AF_INET
 
     init?(host: String, port: Int) {
-        let numeric = host == "localhost" ? "127.0.0.1" : host.trimmingCharacters(in: "[]")
+        let numeric = host == "localhost" ? "127.0.0.1" : host.trimming(["[", "]"])
         var v4 = sockaddr_in()
         if inet_pton(AF_INET, numeric, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
@@ -61,12 +61,5 @@ struct SocketAddress {
     static func errorText(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return String(cString: text)
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let drop = Set(set)
-        return String(self.drop { drop.contains($0) }.reversed().drop { drop.contains($0) }.reversed())
     }
 }

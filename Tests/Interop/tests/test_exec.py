@@ -50,3 +50,15 @@ def test_exec_exits_1_when_the_suite_cannot_start(suite, project_dir):
     result = run_cli(suite.binary, "exec", "exit 0", cwd=project_dir)
     assert result.returncode == 1
     assert "Could not start Database Emulator, port taken." in result.stderr
+
+
+def test_exec_only_starts_the_named_emulators(suite, project_dir):
+    out = project_dir / "emulators.json"
+    script = (
+        "python3 -c \"import os, urllib.request as u; "
+        f"open('{out}', 'wb').write(u.urlopen('http://' + os.environ['FIREBASE_EMULATOR_HUB'] + '/emulators').read())\""
+    )
+    result = run_cli(suite.binary, "exec", "--only", "firestore", script, cwd=project_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert set(json.loads(out.read_text())) == {"firestore", "hub"}
+    assert "Starting emulators: firestore\n" in result.stdout
