@@ -1,7 +1,7 @@
 """Scenarios 1–3 and the transport rows: cold start, bulk import, REST latency and throughput."""
 
+import contextlib
 import json
-import re
 import threading
 import time
 
@@ -10,7 +10,7 @@ from .baselines import Missing
 from .common import RTDB_NAMESPACE, Row, median
 from .features import PENDING, export
 from .rawhttp import Connection, encode_request
-from .servers import Nginx, Suite, run_wrk, wrk_script
+from .servers import STATIC_DOCUMENT, Nginx, RawServer, Suite, run_wrk, wrk_script
 from .workloads import (DOCUMENTS, bulk_load, cold_start, document_fields, firestore_commit_requests,
                         rtdb_patch_requests, serial_latency)
 
@@ -26,27 +26,45 @@ def baseline_or_note(compute):
 # Transport ------------------------------------------------------------------------------------
 
 def transport(bench, features):
-    """The HTTP ceilings of this machine, measured now: nginx, the bare transport, the suite's hub."""
+    """The HTTP ceilings of this machine, measured now: nginx, the bare transport, the suite's hub.
+
+    All servers run at once (pinned to the server CPU, idle while not loaded) and wrk visits them
+    in turn on every run, so a burst of noise on a shared machine hits them alike.
+    """
+    size = len(STATIC_DOCUMENT)
     if not bench.wrk:
         bench.add(Row("3", "HTTP GET ceiling, 32 conns (wrk)", "req/s", status="skipped: wrk not installed "
                       "(apt-get install -y wrk)"))
     else:
-        nginx1, note = baseline_or_note(lambda: baselines.nginx_get(bench, 1))
-        nginx2, _ = baseline_or_note(lambda: baselines.nginx_get(bench, 2))
-        if nginx1 is not None:
-            bench.add(Row("3", "nginx 1 worker, static 223 B, GET c32", "req/s", value=nginx1))
-            bench.add(Row("3", "nginx 2 workers, static 223 B, GET c32", "req/s", value=nginx2, baseline=nginx1,
-                          baseline_label="nginx 1 worker"))
-        raw = baselines.raw_server_get(bench)
-        bench.add(Row("3", "EmulatorPosix bare server (http-serve), GET c32", "req/s", value=raw, baseline=nginx1,
-                      baseline_label="nginx 1 worker" if nginx1 else note))
-        figures = []
-        with Suite(bench, "hub") as suite:
-            url = f"http://127.0.0.1:{suite.hub_port}/"
+        with contextlib.ExitStack() as stack:
+            targets = []
+            if bench.nginx:
+                for workers in (1, 2):
+                    nginx = stack.enter_context(Nginx(bench, workers))
+                    targets.append((f"nginx{workers}", nginx.url))
+            raw = stack.enter_context(RawServer(bench))
+            targets.append(("raw-get", raw.url))
+            suite = stack.enter_context(Suite(bench, "hub"))
+            targets.append(("hub", f"http://127.0.0.1:{suite.hub_port}/"))
+            figures = {key: [] for key, _ in targets}
             for _ in range(bench.runs):
-                figures.append(run_wrk(bench, url)["rps"])
-        bench.add(Row("3", "suite hub GET / (JSON), c32", "req/s", value=median(figures), baseline=nginx1,
-                      baseline_label="nginx 1 worker" if nginx1 else note))
+                for key, url in targets:
+                    figures[key].append(run_wrk(bench, url)["rps"])
+        for key in figures:
+            bench.baselines[key] = median(figures[key])
+        nginx1 = bench.baselines.get("nginx1")
+        note = "" if nginx1 else "nginx not installed (apt-get install -y nginx-light)"
+        if nginx1:
+            bench.add(Row("3", f"nginx 1 worker, static {size} B file, GET c32", "req/s", value=nginx1,
+                          samples=figures["nginx1"]))
+            bench.add(Row("3", f"nginx 2 workers, static {size} B file, GET c32", "req/s",
+                          value=bench.baselines["nginx2"], baseline=nginx1, baseline_label="nginx 1 worker",
+                          samples=figures["nginx2"]))
+        bench.add(Row("3", "EmulatorPosix bare server (http-serve), GET c32", "req/s", value=bench.baselines["raw-get"],
+                      baseline=nginx1, baseline_label="nginx 1 worker" if nginx1 else note,
+                      samples=figures["raw-get"]))
+        bench.add(Row("3", "suite hub GET / (JSON), c32", "req/s", value=bench.baselines["hub"], baseline=nginx1,
+                      baseline_label="nginx 1 worker" if nginx1 else note, samples=figures["hub"]))
     p50, p99 = baselines.echo_rtt(bench)
     bench.add(Row("3", "raw loopback round trip 256 B (Python echo), p50", "µs", "lower", value=p50))
     bench.add(Row("3", "raw loopback round trip 256 B (Python echo), p99", "µs", "lower", value=p99))
