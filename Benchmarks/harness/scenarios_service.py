@@ -74,6 +74,26 @@ def transport(bench, features):
                       baseline=p50, baseline_label="raw round trip p50"))
 
 
+def wrk_against_nginx(bench, targets):
+    """Runs wrk on each (key, url, script) target and on nginx (1 worker, static file) in turn,
+    `runs` times, so the baseline sees the same moment of a shared machine.
+
+    Returns (samples by key, nginx median or None, label for the baseline column).
+    """
+    with contextlib.ExitStack() as stack:
+        plan = list(targets)
+        if bench.nginx:
+            nginx = stack.enter_context(Nginx(bench, 1))
+            plan.insert(0, ("nginx", nginx.url, None))
+        samples = {key: [] for key, _, _ in plan}
+        for _ in range(bench.runs):
+            for key, url, script in plan:
+                samples[key].append(run_wrk(bench, url, script=script)["rps"])
+    if "nginx" in samples:
+        return samples, median(samples.pop("nginx")), "nginx 1 worker GET, interleaved"
+    return samples, None, "nginx not installed (apt-get install -y nginx-light)"
+
+
 # 1. Cold start --------------------------------------------------------------------------------
 
 def cold_start_scenario(bench, features):
@@ -219,15 +239,13 @@ def post_c32(bench):
         bench.add(Row("2", "Firestore REST single-doc create (POST), c32", "req/s", target=20_000,
                       status="skipped: wrk not installed"))
         return
-    nginx1, note = baseline_or_note(lambda: baselines.nginx_get(bench, 1))
     body = '{"fields":%s}' % document_fields(7)
     script = wrk_script(bench, "firestore-post", "POST", f'"{DOCUMENTS}/posts"', body)
-    figures = []
     with Suite(bench, "post") as suite:
-        for _ in range(bench.runs):
-            figures.append(run_wrk(bench, f"http://127.0.0.1:{suite.firestore_port}/", script=script)["rps"])
-    bench.add(Row("2", "Firestore REST single-doc create (POST), c32", "req/s", value=median(figures),
-                  baseline=nginx1, baseline_label="nginx 1 worker GET" if nginx1 else note, target=20_000))
+        samples, nginx1, label = wrk_against_nginx(
+            bench, [("post", f"http://127.0.0.1:{suite.firestore_port}/", script)])
+    bench.add(Row("2", "Firestore REST single-doc create (POST), c32", "req/s", value=median(samples["post"]),
+                  baseline=nginx1, baseline_label=label, target=20_000, samples=samples["post"]))
 
 
 # 3. Latency and throughput --------------------------------------------------------------------
@@ -237,8 +255,6 @@ def latency_scenario(bench, features):
     rtt = baselines.echo_rtt(bench)
     base50, base99, label = (serial[0], serial[1], "nginx GET, same client") if serial else (rtt[0], rtt[1],
                                                                                               "raw round trip")
-    nginx1, wrk_note = (baseline_or_note(lambda: baselines.nginx_get(bench, 1)) if bench.wrk
-                        else (None, "wrk not installed"))
     count = bench.size(5000, 200)
     payload = "x" * 900  # ~1 KB documents
 
@@ -260,12 +276,12 @@ def latency_scenario(bench, features):
                 get_script = wrk_script(bench, "firestore-get", "GET", f'"{DOCUMENTS}/lat/d" .. (counter % 100)', "")
                 patch_script = wrk_script(bench, "firestore-patch", "PATCH", f'"{DOCUMENTS}/lat/d" .. (counter % 100)',
                                           body(1).decode())
-                for what, script in (("GET", get_script), ("PATCH", patch_script)):
-                    figures = [run_wrk(bench, f"http://127.0.0.1:{port}/", script=script)["rps"]
-                               for _ in range(bench.runs)]
-                    bench.add(Row("3", f"Firestore {what} 1 KB doc, c32", "req/s", value=median(figures),
-                                  baseline=nginx1, baseline_label="nginx 1 worker GET" if nginx1 else wrk_note,
-                                  target=30_000, samples=figures))
+                url = f"http://127.0.0.1:{port}/"
+                samples, nginx1, nginx_label = wrk_against_nginx(
+                    bench, [("GET", url, get_script), ("PATCH", url, patch_script)])
+                for what in ("GET", "PATCH"):
+                    bench.add(Row("3", f"Firestore {what} 1 KB doc, c32", "req/s", value=median(samples[what]),
+                                  baseline=nginx1, baseline_label=nginx_label, target=30_000, samples=samples[what]))
 
     if not features.database:
         bench.add(Row("3", "RTDB GET 1 KB node, serial, p50", "µs", "lower", target=200, status=PENDING))
@@ -285,11 +301,11 @@ def latency_scenario(bench, features):
                                     f'"/lat/d" .. (counter % 100) .. ".json?ns={RTDB_NAMESPACE}"', "")
             put_script = wrk_script(bench, "rtdb-put", "PUT",
                                     f'"/lat/d" .. (counter % 100) .. ".json?ns={RTDB_NAMESPACE}&print=silent"', node)
-            for what, script in (("GET", get_script), ("PUT", put_script)):
-                figures = [run_wrk(bench, f"http://127.0.0.1:{port}/", script=script)["rps"] for _ in range(bench.runs)]
-                bench.add(Row("3", f"RTDB {what} 1 KB node, c32", "req/s", value=median(figures), baseline=nginx1,
-                              baseline_label="nginx 1 worker GET" if nginx1 else wrk_note, target=30_000,
-                              samples=figures))
+            url = f"http://127.0.0.1:{port}/"
+            samples, nginx1, nginx_label = wrk_against_nginx(bench, [("GET", url, get_script), ("PUT", url, put_script)])
+            for what in ("GET", "PUT"):
+                bench.add(Row("3", f"RTDB {what} 1 KB node, c32", "req/s", value=median(samples[what]), baseline=nginx1,
+                              baseline_label=nginx_label, target=30_000, samples=samples[what]))
 
 
 def serial_rows(bench, name, port, raw, count, base50, base99, label, p99=True):
