@@ -2,14 +2,12 @@
 
 import os
 import re
-import subprocess
 import time
 
 from . import baselines
 from .common import RTDB_NAMESPACE, Row, median, percentile
 from .features import PENDING, export
-from .rawhttp import Connection
-from .scenarios_service import baseline_or_note, make_export
+from .scenarios_service import baseline_or_note
 from .servers import Suite
 from .workloads import (DOCUMENTS, StreamSet, bulk_load, cold_start, fan_out_round, firestore_commit_requests,
                         rtdb_patch_requests, run_query)

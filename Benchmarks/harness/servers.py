@@ -5,7 +5,6 @@ import json
 import os
 import re
 import stat
-import subprocess
 import time
 
 from .common import PROJECT, free_port, memory_kib, stop_process, wait_for_port
