@@ -96,6 +96,17 @@ class Bench:
     def benchmarks(self):
         return os.path.join(self.bin_dir, "EmulatorBenchmarks")
 
+    def in_process_scenarios(self):
+        """The scenario names `EmulatorBenchmarks` lists in its usage (what this build has)."""
+        if not hasattr(self, "_in_process"):
+            try:
+                usage = subprocess.run([self.benchmarks, "help"], stdout=subprocess.PIPE, text=True,
+                                       timeout=30).stdout
+            except (OSError, subprocess.TimeoutExpired):
+                usage = ""
+            self._in_process = {line.split()[0] for line in usage.splitlines() if line.startswith("  ") and line.split()}
+        return self._in_process
+
     # Commands ----------------------------------------------------------------------------
     def record(self, argv, cwd=None):
         """Prints and remembers one exact command."""
