@@ -50,7 +50,10 @@ let package = Package(
         .executableTarget(name: "emulators", dependencies: ["EmulatorSuite", "EmulatorSupport"], swiftSettings: settings),
         .executableTarget(
             name: "EmulatorBenchmarks",
-            dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
+            dependencies: [
+                "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport",
+            ],
             swiftSettings: settings),
 
         // Tests

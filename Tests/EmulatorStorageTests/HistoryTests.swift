@@ -81,3 +81,24 @@ import Testing
         #expect(try !engine.snapshot(at: time - 1).isHead)
     }
 }
+
+@Suite struct HistorySweepTests {
+    @Test func versionsInLeavesNoCommitTouchesAreSweptEventually() throws {
+        let clock = ManualClock()
+        let engine = StorageEngine(retention: 1_000, clock: clock.storageClock)
+        try engine.put((0..<300).map { (String(format3($0)), "v") })
+        try engine.put([("000", "changed")])
+        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in try txn.delete(testNamespace, key("001")) }
+        clock.advance(by: 5_000)
+        for round in 0..<200 { try engine.put([("999", "\(round)")]) }  // only ever touches the last leaf
+        let tree = try #require(try engine.snapshot().state.namespaces[testNamespace]?.tree)
+        #expect(tree.entry(key("000").encoded)?.history.isEmpty == true)
+        #expect(tree.entry(key("001").encoded) == nil)
+        #expect(engine.invariantViolations() == [])
+    }
+
+    private func format3(_ number: Int) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: 3 - digits.count) + digits
+    }
+}

@@ -4,7 +4,7 @@ import Testing
 @Suite struct RandomisedModelTests {
     static let narrow = ["a", "b", "c", "a\u{0}"]
     static let wide = narrow + (0..<20).map { "w\($0)" }
-    static let values: [[UInt8]] = [[], [1], [2, 2], Array("long value ".utf8) + Array(repeating: 7, count: 40)]
+    static let values: [[UInt8]] = [[], [1], [2, 2], Array("long value ".utf8) + Array(repeating: 7, count: 40), Array(repeating: 9, count: 300)]
 
     static func randomKey(_ rng: inout SeededGenerator, wide: Bool, depth: Int? = nil) -> StorageKey {
         let segments = wide ? RandomisedModelTests.wide : narrow
@@ -34,6 +34,10 @@ import Testing
         let clock = ManualClock()
         let engine = StorageEngine(retention: retention, clock: clock.storageClock)
         var model = ReferenceModel()
+        // An index the invariant checker verifies against the data after every step.
+        engine.ensureIndex(testNamespace, IndexDefinition(id: "byValue", scope: key("a"), includes: { $0.depth > 1 }) { _, value in
+            value.isEmpty ? [] : [value, [value[0]]]
+        })
         let prefixes = [StorageKey.root, key("a"), key("a/b"), key("c/c")]
         let recorders = prefixes.map { _ in FeedRecorder() }
         let subscriptions = zip(prefixes, recorders).map { prefix, recorder in

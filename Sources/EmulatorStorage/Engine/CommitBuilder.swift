@@ -37,8 +37,10 @@ package struct CommitBuilder {
     }
 
     /// Immediate children of `parent` as this commit sees them.
-    package func children(_ namespace: NamespaceID, of parent: StorageKey, reverse: Bool = false) -> ChildSequence {
-        view.children(namespace, of: parent, reverse: reverse)
+    package func children(
+        _ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange = .all, reverse: Bool = false
+    ) -> ChildSequence {
+        view.children(namespace, of: parent, in: range, reverse: reverse)
     }
 
     /// Throws unless `precondition` holds for `key` now.
@@ -167,15 +169,23 @@ package struct CommitBuilder {
             }
             changes = merged.filter { $0.old != $0.new }
         }
+        var touched: [NamespaceID] = []
         for change in changes {
+            if touched.last != change.namespace && !touched.contains(change.namespace) { touched.append(change.namespace) }
             let delta = (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
-            guard delta != 0 || state.namespaces[change.namespace]?.indexes.isEmpty == false else { continue }
-            state.namespaces[change.namespace]?.liveCount += delta
-            guard let ids = state.namespaces[change.namespace]?.indexes.keys, !ids.isEmpty else { continue }
-            for id in ids {
-                state.namespaces[change.namespace]?.indexes[id]?.apply(
-                    key: change.key, old: change.old?.value, new: change.new?.value)
+            if delta != 0 { state.namespaces[change.namespace]?.liveCount += delta }
+        }
+        for namespace in touched {
+            state.namespaces[namespace]?.sweepStep(horizon: horizon)
+            // Move the indexes out so each index tree is uniquely owned while it is updated.
+            guard var indexes = state.namespaces[namespace]?.indexes, !indexes.isEmpty else { continue }
+            state.namespaces[namespace]?.indexes = [:]
+            for id in Array(indexes.keys) {
+                for change in changes where change.namespace == namespace {
+                    indexes[id]?.apply(key: change.key, old: change.old?.value, new: change.new?.value)
+                }
             }
+            state.namespaces[namespace]?.indexes = indexes
         }
         return changes
     }

@@ -65,21 +65,22 @@ extension TreeNode {
         if isLeaf {
             if leafDepth == nil { leafDepth = depth }
             if leafDepth != depth { problems.append("leaves at depths \(leafDepth ?? -1) and \(depth)") }
-            if entries.isEmpty && !isRoot { problems.append("empty non-root leaf") }
-            if entries.count > TreeNode.maxLeafEntries { problems.append("overfull leaf") }
-            for entry in entries {
+            if slots.isEmpty && !isRoot { problems.append("empty non-root leaf") }
+            if slots.count > TreeNode.maxLeafEntries { problems.append("overfull leaf") }
+            for index in slots.indices {
+                let entry = entry(at: index)
                 if let lower, ByteOrder.less(entry.key, lower) { problems.append("key below its separator") }
                 if let upper, !ByteOrder.less(entry.key, upper) { problems.append("key at or above its separator") }
                 visit(entry)
             }
             return
         }
-        if separators.count != children.count - 1 { problems.append("separator count mismatch") }
+        if separatorCount != children.count - 1 { problems.append("separator count mismatch") }
         if children.count < (isRoot ? 2 : 1) { problems.append("internal node with \(children.count) children") }
         if children.count > TreeNode.maxChildren { problems.append("overfull internal node") }
         for (index, child) in children.enumerated() {
-            let childLower = index > 0 ? separators[index - 1] : lower
-            let childUpper = index < separators.count ? separators[index] : upper
+            let childLower = index > 0 ? separator(at: index - 1) : lower
+            let childUpper = index < separatorCount ? separator(at: index) : upper
             child.check(
                 depth: depth + 1, lower: childLower, upper: childUpper, isRoot: false, leafDepth: &leafDepth,
                 problems: &problems, visit: visit)

@@ -111,10 +111,10 @@ package final class StorageEngine: Sendable {
                     for id in space.indexes.keys { space.indexes[id]?.tree = VersionedTree() }
                 } else {
                     after.namespaces[namespace] = nil  // keep `space` uniquely owned while cutting
-                    let removed = space.tree.removeAll(in: .subtree(of: subtree))
+                    let removed = space.tree.removeAll(in: .subtree(of: subtree), collect: !space.indexes.isEmpty)
                     space.liveCount -= removed.count
-                    for entry in removed {
-                        for id in space.indexes.keys {
+                    for id in Array(space.indexes.keys) {
+                        for entry in removed.entries {
                             space.indexes[id]?.apply(key: StorageKey(trustedEncoding: entry.key), old: entry.value, new: nil)
                         }
                     }

@@ -26,10 +26,17 @@ package struct StorageSnapshot: Sendable {
 
     /// The live entry at `key`, or nil.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
-        guard let tree = state.namespaces[namespace]?.tree,
-              let entry = tree.entry(key.encoded),
-              let visible = entry.visible(at: readTime)
-        else { return nil }
+        guard let tree = state.namespaces[namespace]?.tree else { return nil }
+        let leaf = tree.leaf(for: key.encoded)
+        let (index, found) = leaf.entryIndex(for: key.encoded)
+        guard found else { return nil }
+        let slot = leaf.slots[index]
+        if slot.updateTime <= readTime {
+            // The common case: the current version, read without materializing the entry.
+            guard let value = leaf.value(at: index) else { return nil }
+            return StoredEntry(key: key, value: value, createTime: slot.createTime, updateTime: slot.updateTime)
+        }
+        guard let visible = leaf.entry(at: index).visible(at: readTime) else { return nil }
         return StoredEntry(key: key, value: visible.value, createTime: visible.createTime, updateTime: visible.updateTime)
     }
 
@@ -76,5 +83,5 @@ package struct StorageSnapshot: Sendable {
         state.namespaces[namespace]?.tree.root ?? StorageSnapshot.emptyRoot
     }
 
-    static let emptyRoot = TreeNode(entries: [])
+    static let emptyRoot = TreeNode()
 }

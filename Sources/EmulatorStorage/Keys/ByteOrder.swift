@@ -16,6 +16,19 @@ enum ByteOrder {
         }
     }
 
+    /// Compares `arena[start..<start+count]` with `key`.
+    @inline(__always)
+    static func compare(
+        _ arena: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int, _ key: UnsafeBufferPointer<UInt8>
+    ) -> Int {
+        let common = min(count, key.count)
+        if common > 0, let base = arena.baseAddress, let other = key.baseAddress {
+            let result = memcmp(base + start, other, common)
+            if result != 0 { return result < 0 ? -1 : 1 }
+        }
+        return count == key.count ? 0 : (count < key.count ? -1 : 1)
+    }
+
     @inline(__always)
     static func less(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool { compare(lhs, rhs) < 0 }
 

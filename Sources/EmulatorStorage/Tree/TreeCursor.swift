@@ -10,7 +10,7 @@ struct TreeCursor {
     /// The entry under the cursor, or nil when it has run off either end.
     var current: VersionedEntry? {
         guard let leaf else { return nil }
-        return leaf.entries[position]
+        return leaf.entry(at: position)
     }
 
     /// Moves to the first entry with key ≥ `key`.
@@ -24,7 +24,7 @@ struct TreeCursor {
         }
         leaf = node
         position = node.entryIndex(for: key).index
-        if position >= node.entries.count { advanceLeaf() }
+        if position >= node.count { advanceLeaf() }
     }
 
     /// Moves to the last entry with key < `key` (the last entry when `key` is nil).
@@ -37,14 +37,14 @@ struct TreeCursor {
             node = node.children[index]
         }
         leaf = node
-        position = (key.map { node.entryIndex(for: $0).index } ?? node.entries.count) - 1
+        position = (key.map { node.entryIndex(for: $0).index } ?? node.count) - 1
         if position < 0 { retreatLeaf() }
     }
 
     mutating func next() {
         guard let leaf else { return }
         position += 1
-        if position >= leaf.entries.count { advanceLeaf() }
+        if position >= leaf.count { advanceLeaf() }
     }
 
     mutating func previous() {
@@ -62,7 +62,7 @@ struct TreeCursor {
                 path.append((next, 0))
                 next = next.children[0]
             }
-            if next.entries.isEmpty { continue }
+            if next.slots.isEmpty { continue }
             leaf = next
             position = 0
             return
@@ -79,9 +79,9 @@ struct TreeCursor {
                 path.append((next, next.children.count - 1))
                 next = next.children[next.children.count - 1]
             }
-            if next.entries.isEmpty { continue }
+            if next.slots.isEmpty { continue }
             leaf = next
-            position = next.entries.count - 1
+            position = next.count - 1
             return
         }
         leaf = nil

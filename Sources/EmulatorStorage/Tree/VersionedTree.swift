@@ -5,16 +5,23 @@
 struct VersionedTree: Sendable {
     var root: TreeNode
 
-    init() { root = TreeNode(entries: []) }
+    init() { root = TreeNode() }
 
     init(root: TreeNode) { self.root = root }
 
     /// The entry stored under `key`, including tombstones.
     func entry(_ key: [UInt8]) -> VersionedEntry? {
+        let node = leaf(for: key)
+        let (index, found) = node.entryIndex(for: key)
+        return found ? node.entry(at: index) : nil
+    }
+
+    /// The leaf that holds or would hold `key`.
+    @inline(__always)
+    func leaf(for key: [UInt8]) -> TreeNode {
         var node = root
         while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
-        let (index, found) = node.entryIndex(for: key)
-        return found ? node.entries[index] : nil
+        return node
     }
 
     /// Runs `body` on the entry for `key` (an absent placeholder if none) and stores the result:
@@ -33,7 +40,7 @@ struct VersionedTree: Sendable {
 
     private mutating func normalizeRoot() {
         while !root.isLeaf && root.children.count <= 1 {
-            root = root.children.first ?? TreeNode(entries: [])
+            root = root.children.first ?? TreeNode()
         }
     }
 
@@ -45,20 +52,20 @@ struct VersionedTree: Sendable {
         if node.isLeaf {
             let (index, found) = node.entryIndex(for: key)
             if found {
-                result = body(&node.entries[index])
-                if !node.entries[index].isRetained { node.entries.remove(at: index) }
+                var entry = node.entry(at: index)
+                result = body(&entry)
+                if entry.isRetained { node.replace(at: index, with: entry) } else { node.remove(at: index) }
                 return nil
             }
             var entry = VersionedEntry(absent: key)
             result = body(&entry)
             guard entry.isRetained else { return nil }
-            node.entries.insert(entry, at: index)
-            guard node.entries.count > TreeNode.maxLeafEntries else { return nil }
+            node.insert(entry, at: index)
+            guard node.count > TreeNode.maxLeafEntries else { return nil }
             // Appends at the end (push ids, sequential keys) leave the left leaf nearly full.
-            let mid = index == node.entries.count - 1 ? node.entries.count - 4 : node.entries.count / 2
-            let right = TreeNode(entries: Array(node.entries[mid...]))
-            node.entries.removeSubrange(mid...)
-            return (right.entries[0].key, right)
+            let mid = index == node.count - 1 ? node.count - 4 : node.count / 2
+            let right = node.splitLeaf(at: mid)
+            return (right.key(at: 0), right)
         }
         let index = node.childIndex(for: key)
         if !isKnownUniquelyReferenced(&node.children[index]) {
@@ -66,7 +73,7 @@ struct VersionedTree: Sendable {
         }
         let child = node.children[index]
         if let split = update(child, key, horizon, &result, body) {
-            node.separators.insert(split.separator, at: index)
+            node.insertSeparator(split.separator, at: index)
             node.children.insert(split.right, at: index + 1)
         } else if child.isEmpty {
             node.removeChild(at: index)
@@ -75,8 +82,9 @@ struct VersionedTree: Sendable {
     }
 
     /// Removes every entry in `range` (tombstones and history included); returns the live ones.
-    mutating func removeAll(in range: StorageKeyRange) -> [VersionedEntry] {
-        var removed: [VersionedEntry] = []
+    /// With `collect` false only the live count is returned (`entries` stays empty).
+    mutating func removeAll(in range: StorageKeyRange, collect: Bool) -> RemovedEntries {
+        var removed = RemovedEntries(collect: collect)
         guard !range.isEmpty else { return removed }
         if !isKnownUniquelyReferenced(&root) { root = root.copy(horizon: 0) }
         VersionedTree.remove(root, range, &removed)
@@ -84,13 +92,17 @@ struct VersionedTree: Sendable {
         return removed
     }
 
-    private static func remove(_ node: TreeNode, _ range: StorageKeyRange, _ removed: inout [VersionedEntry]) {
+    private static func remove(_ node: TreeNode, _ range: StorageKeyRange, _ removed: inout RemovedEntries) {
         if node.isLeaf {
             let start = node.entryIndex(for: range.lower).index
-            var end = node.entries.count
+            var end = node.count
             if let upper = range.upper { end = max(start, node.entryIndex(for: upper).index) }
-            for entry in node.entries[start..<end] where entry.isLive { removed.append(entry) }
-            node.entries.removeSubrange(start..<end)
+            var index = end - 1
+            while index >= start {
+                if node.slots[index].valueKind != LeafSlot.tombstone { removed.add(node, index) }
+                node.remove(at: index)
+                index -= 1
+            }
             return
         }
         let first = node.childIndex(for: range.lower)
@@ -98,13 +110,13 @@ struct VersionedTree: Sendable {
         if let upper = range.upper {
             // The last child holding a key < upper.
             last = node.childIndex(for: upper)
-            if last > 0 && ByteOrder.compare(node.separators[last - 1], upper) >= 0 { last -= 1 }
+            if last > 0 && ByteOrder.compare(node.separator(at: last - 1), upper) >= 0 { last -= 1 }
         }
         guard first <= last else { return }
         var index = last
         while index >= first {
-            let childLower = index > 0 ? node.separators[index - 1] : nil
-            let childUpper = index < node.separators.count ? node.separators[index] : nil
+            let childLower = index > 0 ? node.separator(at: index - 1) : nil
+            let childUpper = index < node.separatorCount ? node.separator(at: index) : nil
             let coversLower = childLower.map { !ByteOrder.less($0, range.lower) } ?? range.lower.isEmpty
             let coversUpper: Bool
             switch (childUpper, range.upper) {
@@ -126,27 +138,44 @@ struct VersionedTree: Sendable {
         }
     }
 
-    static func collectLive(_ node: TreeNode, into removed: inout [VersionedEntry]) {
+    static func collectLive(_ node: TreeNode, into removed: inout RemovedEntries) {
         if node.isLeaf {
-            for entry in node.entries where entry.isLive { removed.append(entry) }
+            for index in node.slots.indices where node.slots[index].valueKind != LeafSlot.tombstone {
+                removed.add(node, index)
+            }
         } else {
             for child in node.children { collectLive(child, into: &removed) }
         }
     }
 }
 
+/// What a range removal took out: the live count, and the live entries when asked for.
+struct RemovedEntries {
+    var count = 0
+    var entries: [VersionedEntry] = []
+    let collect: Bool
+
+    init(collect: Bool) { self.collect = collect }
+
+    mutating func add(_ leaf: TreeNode, _ index: Int) {
+        count += 1
+        if collect { entries.append(leaf.entry(at: index)) }
+    }
+}
+
 extension TreeNode {
     func removeChild(at index: Int) {
         children.remove(at: index)
-        if !separators.isEmpty { separators.remove(at: max(index - 1, 0)) }
+        if separatorCount > 0 { removeSeparator(at: max(index - 1, 0)) }
     }
 
     func splitInternal() -> (separator: [UInt8], right: TreeNode) {
         let mid = children.count / 2
-        let right = TreeNode(children: Array(children[mid...]), separators: Array(separators[mid...]))
-        let separator = separators[mid - 1]
+        let right = TreeNode(children: Array(children[mid...]), separators: (mid..<separatorCount).map(separator(at:)))
+        let up = separator(at: mid - 1)
         children.removeSubrange(mid...)
-        separators.removeSubrange((mid - 1)...)
-        return (separator, right)
+        arena.removeSubrange((mid - 1 == 0 ? 0 : Int(separatorEnds[mid - 2]))...)
+        separatorEnds.removeSubrange((mid - 1)...)
+        return (up, right)
     }
 }

@@ -1,0 +1,150 @@
+/// The fixed-size part of one leaf entry; its bytes live in the leaf's arena (see `TreeNode`).
+struct LeafSlot: Sendable {
+    var keyStart: UInt32
+    var keyCount: UInt32
+    /// Arena offset of an inline value, or the index into `externals` of an external one.
+    var valueStart: UInt32
+    var valueCount: UInt32
+    var valueKind: UInt8
+    /// Index into the leaf's `histories`, or -1.
+    var history: Int32
+    var createTime: CommitTime
+    var updateTime: CommitTime
+
+    static let tombstone: UInt8 = 0
+    static let inline: UInt8 = 1
+    static let external: UInt8 = 2
+}
+
+extension TreeNode {
+    /// The key bytes of slot `index`.
+    func key(at index: Int) -> [UInt8] {
+        let slot = slots[index]
+        let start = Int(slot.keyStart)
+        return Array(arena[start..<start + Int(slot.keyCount)])
+    }
+
+    /// The current value of slot `index` (nil for a tombstone).
+    func value(at index: Int) -> [UInt8]? {
+        let slot = slots[index]
+        switch slot.valueKind {
+        case LeafSlot.inline:
+            let start = Int(slot.valueStart)
+            return Array(arena[start..<start + Int(slot.valueCount)])
+        case LeafSlot.external:
+            return externals[Int(slot.valueStart)]
+        default:
+            return nil
+        }
+    }
+
+    /// Slot `index` as a whole entry.
+    func entry(at index: Int) -> VersionedEntry {
+        let slot = slots[index]
+        var entry = VersionedEntry(
+            key: key(at: index), value: value(at: index), createTime: slot.createTime, updateTime: slot.updateTime)
+        if slot.history >= 0 { entry.history = histories[Int(slot.history)] }
+        return entry
+    }
+
+    /// Appends an entry (keys must arrive in order).
+    func append(_ entry: VersionedEntry) {
+        slots.append(makeSlot(entry))
+    }
+
+    func insert(_ entry: VersionedEntry, at index: Int) {
+        slots.insert(makeSlot(entry), at: index)
+    }
+
+    func remove(at index: Int) {
+        release(slots[index], keepingKey: false)
+        slots.remove(at: index)
+    }
+
+    /// Replaces slot `index` (same key) with `entry`, reusing what did not change.
+    func replace(at index: Int, with entry: VersionedEntry) {
+        var slot = slots[index]
+        let old = slot
+        storeValue(entry.value, in: &slot, replacing: old)
+        if entry.history.isEmpty {
+            if old.history >= 0 { histories[Int(old.history)] = [] }
+            slot.history = -1
+        } else if old.history >= 0 {
+            histories[Int(old.history)] = entry.history
+        } else {
+            slot.history = Int32(histories.count)
+            histories.append(entry.history)
+        }
+        slot.createTime = entry.createTime
+        slot.updateTime = entry.updateTime
+        slots[index] = slot
+    }
+
+    /// Moves slots `from...` into a new right sibling.
+    func splitLeaf(at from: Int) -> TreeNode {
+        let right = TreeNode()
+        right.slots.reserveCapacity(slots.count - from + 8)
+        for index in from..<slots.count {
+            right.append(entry(at: index))
+            release(slots[index], keepingKey: false)
+        }
+        slots.removeSubrange(from...)
+        return right
+    }
+
+    private func makeSlot(_ entry: VersionedEntry) -> LeafSlot {
+        var slot = LeafSlot(
+            keyStart: UInt32(arena.count), keyCount: UInt32(entry.key.count), valueStart: 0, valueCount: 0,
+            valueKind: LeafSlot.tombstone, history: -1, createTime: entry.createTime, updateTime: entry.updateTime)
+        arena.append(contentsOf: entry.key)
+        storeValue(entry.value, in: &slot, replacing: nil)
+        if !entry.history.isEmpty {
+            slot.history = Int32(histories.count)
+            histories.append(entry.history)
+        }
+        return slot
+    }
+
+    private func storeValue(_ value: [UInt8]?, in slot: inout LeafSlot, replacing old: LeafSlot?) {
+        if let old {
+            // Same bytes already stored: keep them.
+            if let value, old.valueKind == LeafSlot.inline, Int(old.valueCount) == value.count {
+                let start = Int(old.valueStart)
+                if arena[start..<start + value.count].elementsEqual(value) { return }
+            }
+            release(old, keepingKey: true)
+        }
+        guard let value else {
+            slot.valueKind = LeafSlot.tombstone
+            slot.valueCount = 0
+            return
+        }
+        if value.count <= TreeNode.inlineValueLimit {
+            slot.valueKind = LeafSlot.inline
+            slot.valueStart = UInt32(arena.count)
+            slot.valueCount = UInt32(value.count)
+            arena.append(contentsOf: value)
+        } else {
+            slot.valueKind = LeafSlot.external
+            slot.valueStart = UInt32(externals.count)
+            slot.valueCount = UInt32(value.count)
+            externals.append(value)
+        }
+    }
+
+    /// Accounts for the bytes a slot no longer uses (and drops its external value).
+    private func release(_ slot: LeafSlot, keepingKey: Bool) {
+        if !keepingKey { garbage += Int(slot.keyCount) }
+        switch slot.valueKind {
+        case LeafSlot.inline: garbage += Int(slot.valueCount)
+        case LeafSlot.external:
+            externals[Int(slot.valueStart)] = []
+            garbage += 64  // an emptied side-array slot; counts towards compaction
+        default: break
+        }
+        if !keepingKey && slot.history >= 0 {
+            histories[Int(slot.history)] = []
+            garbage += 16
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package import EmulatorSupport
+
+/// Where Realtime Database rules read the data as it is before the operation (`root`, `data`).
+/// Reading a child must not copy the whole tree: implementations return the subtree at `path`.
+package protocol DatabaseRulesDataSource: Sendable {
+    /// The value at `path` (child keys from the root), nil when nothing is stored there.
+    func value(at path: [String]) -> JSONValue?
+}
+
+/// A data source over one in-memory JSON tree (tests, small databases).
+package struct DatabaseTreeSource: DatabaseRulesDataSource {
+    package var root: JSONValue?
+
+    package init(_ root: JSONValue?) {
+        self.root = root
+    }
+
+    package func value(at path: [String]) -> JSONValue? {
+        var node = root
+        for key in path {
+            guard let current = node else { return nil }
+            node = current[member: key]
+        }
+        if case .null? = node { return nil }
+        return node
+    }
+}
+
+/// The query parameters of a read, visible to `.read` rules as `query`.
+package struct DatabaseQuery: Sendable, Hashable {
+    package enum Order: Sendable, Hashable {
+        case key, value, priority
+        case child(String)
+    }
+
+    /// nil: no ordering given (rules then see `query.orderByKey == true`).
+    package var orderBy: Order?
+    package var startAt: JSONValue?
+    package var endAt: JSONValue?
+    package var equalTo: JSONValue?
+    package var limitToFirst: Int?
+    package var limitToLast: Int?
+
+    package init(
+        orderBy: Order? = nil, startAt: JSONValue? = nil, endAt: JSONValue? = nil, equalTo: JSONValue? = nil,
+        limitToFirst: Int? = nil, limitToLast: Int? = nil
+    ) {
+        self.orderBy = orderBy
+        self.startAt = startAt
+        self.endAt = endAt
+        self.equalTo = equalTo
+        self.limitToFirst = limitToFirst
+        self.limitToLast = limitToLast
+    }
+}
+
+/// The data a rule sees: the stored tree and, for writes, the pending writes overlaid on it.
+struct DatabaseDataView {
+    var source: any DatabaseRulesDataSource
+    /// Write locations and their new values (nil: delete). Locations do not overlap.
+    var writes: [(path: [String], value: JSONValue?)]
+
+    func old(_ path: [String]) -> JSONValue? {
+        source.value(at: path)
+    }
+
+    func new(_ path: [String]) -> JSONValue? {
+        for write in writes where write.path.count <= path.count && path.starts(with: write.path) {
+            var node = write.value
+            for key in path.dropFirst(write.path.count) {
+                guard let current = node else { return nil }
+                node = current[member: key]
+            }
+            return Self.pruned(node)
+        }
+        // Stored data holds no nulls or empty objects: only the written values need pruning, so
+        // an ancestor's new value costs the path to each write, not the size of its subtree.
+        var base = old(path)
+        for write in writes where write.path.count > path.count && write.path.starts(with: path) {
+            base = Self.setting(base, Array(write.path.dropFirst(path.count))[...], Self.pruned(write.value))
+        }
+        return base
+    }
+
+    static func setting(_ node: JSONValue?, _ path: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
+        guard let key = path.first else { return value }
+        var members: [JSONMember] = []
+        if case .object(let existing)? = node { members = existing }
+        let child = members.firstIndex { $0.name.utf8.elementsEqual(key.utf8) }
+        let updated = setting(child.map { members[$0].value }, path.dropFirst(), value)
+        switch (child, updated) {
+        case (let i?, let v?): members[i].value = v
+        case (let i?, nil): members.remove(at: i)
+        case (nil, let v?): members.append(JSONMember(key, v))
+        case (nil, nil): break
+        }
+        return members.isEmpty ? nil : .object(members)
+    }
+
+    /// Drops null leaves and objects left empty, as the database stores them.
+    static func pruned(_ node: JSONValue?) -> JSONValue? {
+        guard let node else { return nil }
+        switch node {
+        case .null: return nil
+        case .object(let members):
+            var kept: [JSONMember] = []
+            kept.reserveCapacity(members.count)
+            var changed = false
+            for member in members {
+                if let value = pruned(member.value) {
+                    if case .object = value, value != member.value { changed = true }
+                    kept.append(JSONMember(member.name, value))
+                } else {
+                    changed = true
+                }
+            }
+            if kept.isEmpty { return nil }
+            return changed ? .object(kept) : node
+        default: return node
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package import EmulatorSupport
+
+extension DatabaseRuleset {
+    /// Checks a read at `path`: allowed when some `.read` from the root down to `path` is true
+    /// (a grant cannot be revoked deeper; rules below `path` are ignored).
+    ///
+    /// - Parameters:
+    ///   - now: server time in milliseconds since the epoch (`now`).
+    ///   - query: the read's query parameters (`query.*`).
+    package func canRead(
+        path: [String], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource, query: DatabaseQuery = DatabaseQuery()
+    ) -> RulesDecision {
+        let view = DatabaseDataView(source: data, writes: [])
+        var trace: [String] = []
+        if cascade(.read, path: path, view: view, auth: auth, now: now, query: query, trace: &trace) { return .allowed() }
+        return .denied(Self.message(trace, .read))
+    }
+
+    /// Checks a set (`newValue`) or delete (`nil`) at `path`. `newValue` must already have server
+    /// values (`{".sv": "timestamp"}`) replaced by `now`.
+    package func canWrite(
+        path: [String], newValue: JSONValue?, auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource
+    ) -> RulesDecision {
+        canUpdate(multiPath: [(path, newValue)], auth: auth, now: now, data: data)
+    }
+
+    /// Checks a multi-path update: the writes are merged into one new tree first, then every
+    /// path must pass `.write` and `.validate` against it; the update is all-or-nothing.
+    ///
+    /// ```swift
+    /// rules.canUpdate(multiPath: [(["a", "b"], .int(1)), (["c"], nil)], auth: auth, now: now, data: source)
+    /// ```
+    package func canUpdate(
+        multiPath: [(path: [String], value: JSONValue?)], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource
+    ) -> RulesDecision {
+        let view = DatabaseDataView(source: data, writes: multiPath.map { ($0.path, $0.value) })
+        for write in multiPath {
+            var trace: [String] = []
+            guard cascade(.write, path: write.path, view: view, auth: auth, now: now, query: DatabaseQuery(), trace: &trace) else {
+                return .denied(Self.message(trace, .write))
+            }
+            if let failure = validate(path: write.path, view: view, auth: auth, now: now) {
+                return .denied(failure)
+            }
+        }
+        return .allowed()
+    }
+
+    private func evaluator(_ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64, _ query: DatabaseQuery,
+                           _ location: [String], _ wildcards: [String: String]) -> DatabaseEvaluator {
+        DatabaseEvaluator(view: view, auth: auth?.databaseAuth, now: Double(now), query: query, location: location, wildcards: wildcards)
+    }
+
+    private static func message(_ trace: [String], _ kind: DatabaseRuleKind) -> String {
+        if trace.isEmpty { return "Permission denied: no \(kind.rawValue) rule applies." }
+        return "Permission denied: " + trace.joined(separator: ", ")
+    }
+
+    private static func outcome(_ result: Result<Bool, DatabaseEvaluator.Failure>, _ rule: DatabaseRule, _ rulePath: [String]) -> (Bool, String) {
+        let place = "'\(rule.kind.rawValue)' @ /\(rulePath.joined(separator: "/")) L\(rule.line)"
+        switch result {
+        case .success(true): return (true, "")
+        case .success(false): return (false, "false for \(place)")
+        case .failure(let error): return (false, "\(error.message) for \(place)")
+        }
+    }
+
+    /// Walks root → `path` evaluating `kind` rules; true at the first granting level.
+    private func cascade(
+        _ kind: DatabaseRuleKind, path: [String], view: DatabaseDataView, auth: AuthContext?, now: Int64, query: DatabaseQuery,
+        trace: inout [String]
+    ) -> Bool {
+        var node = root
+        var wildcards: [String: String] = [:]
+        var rulePath: [String] = []
+        var level = 0
+        while true {
+            if let rule = node.rule(kind) {
+                let location = Array(path.prefix(level))
+                let result = evaluator(view, auth, now, query, location, wildcards).evaluateRule(rule.expression)
+                let (granted, why) = Self.outcome(result, rule, rulePath)
+                if granted { return true }
+                trace.append(why)
+            }
+            guard level < path.count, let next = node.child(path[level]) else { return false }
+            if let wildcard = next.wildcard {
+                wildcards[wildcard] = path[level]
+                rulePath.append(wildcard)
+            } else {
+                rulePath.append(path[level])
+            }
+            node = next.node
+            level += 1
+        }
+    }
+
+    /// Runs `.validate` on every ancestor of `path` and on every written node below it whose
+    /// new value exists; returns the first failure.
+    private func validate(path: [String], view: DatabaseDataView, auth: AuthContext?, now: Int64) -> String? {
+        var node = root
+        var wildcards: [String: String] = [:]
+        var rulePath: [String] = []
+        var level = 0
+        while true {
+            let location = Array(path.prefix(level))
+            if let rule = node.validate, view.new(location) != nil {
+                let result = evaluator(view, auth, now, DatabaseQuery(), location, wildcards).evaluateRule(rule.expression)
+                let (ok, why) = Self.outcome(result, rule, rulePath)
+                if !ok { return "Permission denied: " + why }
+            }
+            if level == path.count { break }
+            guard let next = node.child(path[level]) else { return nil }
+            if let wildcard = next.wildcard {
+                wildcards[wildcard] = path[level]
+                rulePath.append(wildcard)
+            } else {
+                rulePath.append(path[level])
+            }
+            node = next.node
+            level += 1
+        }
+        guard let value = view.new(path) else { return nil }
+        return validateBelow(node, value, path, rulePath, wildcards, view, auth, now)
+    }
+
+    private func validateBelow(
+        _ node: DatabaseRuleNode, _ value: JSONValue, _ location: [String], _ rulePath: [String], _ wildcards: [String: String],
+        _ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64
+    ) -> String? {
+        guard case .object(let members) = value, !node.children.isEmpty else { return nil }
+        for member in members where !member.name.hasPrefix(".") {
+            guard let next = node.child(member.name), let childValue = DatabaseDataView.pruned(member.value) else { continue }
+            var childWildcards = wildcards
+            var childRulePath = rulePath
+            if let wildcard = next.wildcard {
+                childWildcards[wildcard] = member.name
+                childRulePath.append(wildcard)
+            } else {
+                childRulePath.append(member.name)
+            }
+            let childLocation = location + [member.name]
+            if let rule = next.node.validate {
+                let result = evaluator(view, auth, now, DatabaseQuery(), childLocation, childWildcards).evaluateRule(rule.expression)
+                let (ok, why) = Self.outcome(result, rule, childRulePath)
+                if !ok { return "Permission denied: " + why }
+            }
+            if let failure = validateBelow(next.node, childValue, childLocation, childRulePath, childWildcards, view, auth, now) {
+                return failure
+            }
+        }
+        return nil
+    }
+}
+
+/// The verdict of one rule expression, for tools and tests that need to tell a runtime error
+/// from `false`.
+package enum DatabaseRuleOutcome: Sendable, Equatable {
+    case invalid(String)
+    case error(String)
+    case value(Bool)
+}
+
+extension DatabaseRuleset {
+    /// Compiles `rule` as a `.read` rule mounted at `path` (whose `$name` segments are bound to
+    /// `wildcards`) and evaluates it once.
+    package static func evaluateReadRule(
+        _ rule: String, wildcards: [(name: String, value: String)], auth: JSONValue?, root: JSONValue?, query: DatabaseQuery,
+        now: Int64 = 0
+    ) -> DatabaseRuleOutcome {
+        let expression: DatabaseExpression
+        switch DatabaseExpressionParser.parse(rule) {
+        case .success(let parsed): expression = parsed
+        case .failure(let failure): return .invalid(failure.message)
+        }
+        do throws(DatabaseTypeChecker.Failure) {
+            try DatabaseTypeChecker(kind: .read, wildcards: Set(wildcards.map(\.name))).checkRule(expression)
+        } catch {
+            return .invalid(error.message)
+        }
+        var bindings: [String: String] = [:]
+        for wildcard in wildcards { bindings[wildcard.name] = wildcard.value }
+        let evaluator = DatabaseEvaluator(
+            view: DatabaseDataView(source: DatabaseTreeSource(root), writes: []), auth: auth, now: Double(now), query: query,
+            location: wildcards.map(\.value), wildcards: bindings)
+        switch evaluator.evaluateRule(expression) {
+        case .success(let b): return .value(b)
+        case .failure(let error): return .error(error.message)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// A loaded `firestore.rules` file, ready to evaluate requests.
+///
+/// ```swift
+/// switch FirestoreRuleset.parse(source, fileName: "firestore.rules") {
+/// case .success(let rules): current = rules
+/// case .failure(let diagnostics): log(diagnostics.description)   // keep the previous rules
+/// }
+/// ```
+package struct FirestoreRuleset: Sendable {
+    let root: FirestoreMatch
+    let functions: [FirestoreFunction]
+    /// `rules_version`: 1 or 2.
+    package let version: Int
+    package let fileName: String
+
+    /// Parses, resolves names and checks limits; diagnostics carry `file:line:col`.
+    package static func parse(_ source: String, fileName: String) -> Result<FirestoreRuleset, RulesDiagnostics> {
+        func diagnostic(_ id: String, _ position: SourcePosition, _ message: String) -> RulesDiagnostics {
+            RulesDiagnostics([RulesDiagnostic(id: id, fileName: fileName, line: position.line, column: position.column, message: message)])
+        }
+        if source.utf8.count > 256 * 1024 {
+            return .failure(diagnostic("limit.source-size", SourcePosition(line: 1, column: 1), "rules source is larger than 256 KB"))
+        }
+        do throws(FirestoreParser.Failure) {
+            var parser = try FirestoreParser(source)
+            let file = try parser.parseFile()
+            var resolver = FirestoreResolver(functions: parser.functions)
+            let root = resolver.resolve(file.root)
+            if let index = resolver.recursiveFunction() {
+                let function = resolver.functions[index]
+                return .failure(diagnostic("semantic.recursion", function.position,
+                                           "function '\(function.name)' calls itself; recursion is not allowed"))
+            }
+            return .success(FirestoreRuleset(root: root, functions: resolver.functions, version: file.version, fileName: fileName))
+        } catch {
+            return .failure(diagnostic(error.id, error.position, error.message))
+        }
+    }
+
+    /// The rules the official emulator uses when no rules file is configured: every request is
+    /// allowed (the emulator runs in open "test mode").
+    package static let defaultSource = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            match /{document=**} {
+              allow read, write: if true;
+            }
+          }
+        }
+        """
+
+    /// `defaultSource`, parsed.
+    package static func defaultRules() -> FirestoreRuleset {
+        switch parse(defaultSource, fileName: "default.rules") {
+        case .success(let rules): return rules
+        case .failure: return FirestoreRuleset(root: FirestoreMatch(pattern: [], line: 1), functions: [], version: 2, fileName: "")
+        }
+    }
+
+    /// Rules that deny everything (production's locked-mode default).
+    package static let lockedSource = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            match /{document=**} {
+              allow read, write: if false;
+            }
+          }
+        }
+        """
+}
