@@ -21,7 +21,15 @@ def cells(row):
     else:
         target = "—"
     met = {True: "yes", False: "NO", None: "—"}[row.target_met()]
-    return [row.number, row.name, figure, baseline, f"{ratio:.2f}×" if ratio is not None else "—", target, met]
+    return [row.number, row.name, figure, baseline, format_ratio(ratio), target, met]
+
+
+def format_ratio(ratio):
+    if ratio is None:
+        return "—"
+    if ratio < 0.1:
+        return f"{ratio:.3f}×"
+    return f"{ratio:.0f}×" if ratio >= 100 else f"{ratio:.2f}×"
 
 
 def ordered(rows):

@@ -21,7 +21,7 @@ let scenarios: [BenchmarkScenario] = [
     },
     // PENDING rtdb: BenchmarkScenario(name: "database", summary: "RTDB emulator in-process") { runDatabaseBenchmark(quick: $0.quick) },
     // PENDING firestore: BenchmarkScenario(name: "firestore", summary: "Firestore emulator in-process") { runFirestoreBenchmark(quick: $0.quick) },
-    // PENDING rules: BenchmarkScenario(name: "rules", summary: "security rules evaluation") { _ in runRulesBenchmark() },
+    BenchmarkScenario(name: "rules", summary: "security rules evaluation") { _ in runRulesBenchmark() },
     // PENDING snapshot: BenchmarkScenario(name: "snapshot", summary: "export/import of a snapshot") { runSnapshotBenchmark(quick: $0.quick) },
 ]
 
