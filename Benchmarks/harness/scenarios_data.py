@@ -313,3 +313,46 @@ def storage_scenario(bench, features):
         bench.add(Row("4", f"storage engine in-process: city==c order by score limit 10 over {figures['docs']} docs, "
                       "index p50", "ms", "lower", value=median(figures["index"]) / 1000,
                       baseline=median(figures["scan"]) / 1000, baseline_label="full scan p50, same run", target=50))
+
+
+# In-process emulators (router, no socket) -------------------------------------------------------
+
+IN_PROCESS_LINES = [
+    # (scenario, pattern, row number, name, unit, better, target, mock baseline key)
+    ("firestore", r"^firestore commits of 500 docs: (\d+) docs, (\d+) docs/s overall", "2",
+     "Firestore in-process (router, no socket): commits of 500 docs", "docs/s", "higher", 50_000, "set_per_s"),
+    ("firestore", r"^firestore query city==x orderBy score limit 10 over 100k: .*?p50 ([\d.]+) ms", "4",
+     "Firestore in-process (router, no socket): query limit 10 over 100k, p50", "ms", "lower", 50, "query_ms"),
+    ("firestore", r"^firestore 10k-result query: (\d+) documents, \d+ bytes, ([\d.]+) ms", "4",
+     "Firestore in-process (router, no socket): 10k-result query", "ms", "lower", None, "query_all_ms"),
+    ("database", r"^GET: (\d+) requests/s", "3",
+     "RTDB in-process (router, no socket, 32 clients): GET", "req/s", "higher", None, None),
+    ("database", r"^PUT: (\d+) requests/s", "3",
+     "RTDB in-process (router, no socket, 32 clients): PUT", "req/s", "higher", None, None),
+]
+
+
+def in_process_emulators(bench, features):
+    """`EmulatorBenchmarks firestore|database`: the emulators' own figures without the network
+    hop, to tell handler cost from transport cost. Rows appear only for lines the build prints."""
+    available = bench.in_process_scenarios()
+    mock = None
+    # In quick mode the in-process benchmarks keep their own sizes while mock-firestore shrinks.
+    if bench.mock_python and "firestore" in available and not bench.quick:
+        mock, _ = baseline_or_note(lambda: baselines.mock_firestore(bench))
+    for scenario in ("firestore", "database"):
+        if scenario not in available:
+            bench.add(Row("3", f"{scenario} in-process benchmark", "", status=PENDING))
+            continue
+        samples = {}
+        for _ in range(bench.runs):
+            output = bench.run(bench.pin_server + [bench.benchmarks, scenario] + (["--quick"] if bench.quick else []),
+                               timeout=1800)
+            for entry in IN_PROCESS_LINES:
+                if entry[0] == scenario and (match := re.search(entry[1], output, re.M)):
+                    samples.setdefault(entry, []).append(float(match.groups()[-1]))
+        for entry, values in samples.items():
+            _, _, number, name, unit, better, target, mock_key = entry
+            baseline = mock.get(mock_key) if mock and mock_key else None
+            bench.add(Row(number, name, unit, better, value=median(values), baseline=baseline,
+                          baseline_label="mock-firestore" if baseline else "", target=target, samples=values))
