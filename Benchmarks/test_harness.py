@@ -82,7 +82,8 @@ class HarnessTests(unittest.TestCase):
         self.assertFalse(Row("4", "10k", "ms", "lower", value=10, met=False).target_met())
 
     def test_ratio_keeps_small_ratios_readable(self):
-        self.assertEqual(format_ratio(0.002), "0.002×")
+        self.assertEqual(format_ratio(0.002), "1/500×")
+        self.assertEqual(format_ratio(0.05), "0.050×")
         self.assertEqual(format_ratio(1.234), "1.23×")
         self.assertEqual(format_ratio(None), "—")
 

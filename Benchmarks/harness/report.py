@@ -27,6 +27,8 @@ def cells(row):
 def format_ratio(ratio):
     if ratio is None:
         return "—"
+    if ratio < 0.01:
+        return f"1/{1 / ratio:,.0f}×" if ratio > 0 else "0×"
     if ratio < 0.1:
         return f"{ratio:.3f}×"
     return f"{ratio:.0f}×" if ratio >= 100 else f"{ratio:.2f}×"
