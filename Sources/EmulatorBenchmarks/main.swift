@@ -19,8 +19,8 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "sse-fanout", summary: "one SSE event to --streams loopback streams (transport only)") {
         runSSEFanOutBenchmark(streams: $0.streams ?? ($0.quick ? 100 : 1000))
     },
-    // PENDING rtdb: BenchmarkScenario(name: "database", summary: "RTDB emulator in-process") { runDatabaseBenchmark(quick: $0.quick) },
-    // PENDING firestore: BenchmarkScenario(name: "firestore", summary: "Firestore emulator in-process") { runFirestoreBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "database", summary: "RTDB emulator through its router: SSE fan-out, GET/PUT at 32 clients") { runDatabaseBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "firestore", summary: "Firestore emulator through its router: load, queries, 500-doc commits") { runFirestoreBenchmark(quick: $0.quick) },
     BenchmarkScenario(name: "rules", summary: "security rules evaluation") { _ in runRulesBenchmark() },
     // PENDING snapshot: BenchmarkScenario(name: "snapshot", summary: "export/import of a snapshot") { runSnapshotBenchmark(quick: $0.quick) },
 ]

@@ -19,7 +19,7 @@ package struct EmulatorRegistry: Sendable {
     package static var standard: EmulatorRegistry {
         EmulatorRegistry(routers: [
             .firestore: { _ in notImplemented("The Firestore emulator is not implemented yet") },
-            .database: { _ in notImplemented("The Realtime Database emulator is not implemented yet") },
+            .database: { databaseRouter($0) },
         ])
     }
 

@@ -38,7 +38,6 @@ def test_every_port_accepts_connections(suite, port_name):
     "url",
     [
         "http://{firestore}/v1/projects/demo-interop/databases/(default)/documents/users/ada",
-        "http://{database}/users/ada.json?ns=demo-interop",
     ],
 )
 def test_unimplemented_emulators_answer_501_json(suite, url):

@@ -1,0 +1,73 @@
+package import EmulatorHTTP
+import EmulatorModel
+package import EmulatorStorage
+package import EmulatorSupport
+
+/// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, and the
+/// emulator endpoints `/.settings/rules.json` and `/.inspect/databases.json`, over namespaces
+/// created on first use. Data lives in the shared storage engine (namespace `database/<ns>`);
+/// every request passes the namespace's rules (`Bearer owner` / `access_token=owner` bypass them).
+///
+/// ```swift
+/// let database = DatabaseEmulator(
+///     storage: engine, configuration: .init(defaultNamespace: "demo-project-default-rtdb"))
+/// let server = try HTTPServer.start(config, router: database.router)
+/// ```
+package final class DatabaseEmulator: Sendable {
+    package let configuration: DatabaseEmulatorConfiguration
+    let store: DatabaseStore
+    let pushIds = PushIdGenerator()
+    private let keepAliveTask: Task<Void, Never>?
+
+    /// An emulator over `storage` (shared with the other emulators of the suite).
+    package init(storage: StorageEngine, configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
+        self.configuration = configuration
+        let store = DatabaseStore(engine: storage, rulesGate: configuration.rulesGate, now: configuration.now)
+        self.store = store
+        if let seconds = configuration.keepAliveSeconds, seconds > 0 {
+            // Owned by the emulator and cancelled in deinit; it holds the store, not the emulator.
+            keepAliveTask = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    for namespace in store.all { namespace.keepAlive() }
+                }
+            }
+        } else {
+            keepAliveTask = nil
+        }
+    }
+
+    deinit { keepAliveTask?.cancel() }
+
+    /// Routes every request path to the emulator.
+    package var router: Router {
+        var router = Router()
+        router.add(nil, "*") { [self] request in self.respond(to: request) }
+        return router
+    }
+
+    /// Sends `keep-alive` to every open stream now (and `auth_revoked` to streams whose
+    /// credential expired); the emulator also does this every `keepAliveSeconds`.
+    package func sendKeepAlives() {
+        for namespace in store.all { namespace.keepAlive() }
+    }
+
+    /// Number of open event streams in `namespace`.
+    package func streamCount(namespace: String) -> Int { store.namespace(namespace).streamCount }
+
+    /// The whole current value of `namespace` (export form), for snapshots and tests.
+    package func exportData(namespace: String) -> JSONValue {
+        store.namespace(namespace).head.node(at: .root).json(export: true)
+    }
+}
+
+extension DatabaseEmulator {
+    /// Installs the rules file `source` for `namespace` (firebase.json `database.rules`), as a
+    /// PUT to `/.settings/rules.json` would.
+    package func setRules(_ source: [UInt8], namespace: String) throws(DatabaseRulesCompileError) {
+        switch store.compileRules(source) {
+        case .success(let rules): store.namespace(namespace).setRules(source: source, rules: rules)
+        case .failure(let error): throw error
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package import EmulatorSupport
+
+/// How a `DatabaseEmulator` behaves.
+///
+/// ```swift
+/// let config = DatabaseEmulatorConfiguration(defaultNamespace: "demo-project-default-rtdb")
+/// ```
+package struct DatabaseEmulatorConfiguration: Sendable {
+    /// The namespace of requests with no `?ns=` whose host is an IP address (or absent).
+    package var defaultNamespace: String
+    /// Compiles rules files (the SecurityRules engine by default).
+    package var rulesGate: any DatabaseRulesGate
+    /// Server time in milliseconds since the epoch (timestamps, push ids).
+    package var now: @Sendable () -> Int64
+    /// Seconds between `keep-alive` events on open streams; nil sends none.
+    package var keepAliveSeconds: Int?
+    package var logger: Logger
+
+    package init(
+        defaultNamespace: String = "default",
+        rulesGate: any DatabaseRulesGate = SecurityRulesGate(),
+        now: @escaping @Sendable () -> Int64 = { WallClock.nowMilliseconds() },
+        keepAliveSeconds: Int? = 30,
+        logger: Logger = Logger(label: "database")
+    ) {
+        self.defaultNamespace = defaultNamespace
+        self.rulesGate = rulesGate
+        self.now = now
+        self.keepAliveSeconds = keepAliveSeconds
+        self.logger = logger
+    }
+}

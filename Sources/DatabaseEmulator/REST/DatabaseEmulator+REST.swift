@@ -1,0 +1,71 @@
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorSupport
+
+extension DatabaseEmulator {
+    /// Answers one HTTP request.
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        var response: HTTPResponse
+        do {
+            response = try dispatch(request)
+        } catch {
+            response = Self.errorResponse(error)
+            configuration.logger.debug("\(request.method.token) \(request.target) → \(error.status.code) \(error.message)")
+        }
+        response.headers.set("Access-Control-Allow-Origin", "*")
+        if case .bytes = response.body { response.headers.set("Cache-Control", "no-cache") }
+        return response
+    }
+
+    private func dispatch(_ request: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
+        if request.method == .options {
+            var headers = HTTPHeaders()
+            headers.add("Access-Control-Allow-Methods", "GET, PUT, POST, PATCH, DELETE, OPTIONS")
+            headers.add("Access-Control-Allow-Headers", request.headers["Access-Control-Request-Headers"] ?? "*")
+            return HTTPResponse(status: .ok, headers: headers)
+        }
+        let path = request.rawPath
+        if path == "/.settings/rules.json" { return try rulesEndpoint(request) }
+        if path == "/.inspect/databases.json" { return databasesEndpoint(request) }
+        guard path.hasSuffix(".json") else {
+            return Self.error(HTTPStatus(404, "Not Found"), "append .json to your request URI to use the REST API.")
+        }
+        let decoded = try DatabaseRESTRequest(request, defaultNamespace: configuration.defaultNamespace)
+        let namespace = store.namespace(decoded.namespace)
+        switch decoded.method {
+        case .get, .head: return try read(request, decoded, namespace)
+        case .put: return try put(request, decoded, namespace)
+        case .post: return try post(request, decoded, namespace)
+        case .patch: return try patch(request, decoded, namespace)
+        case .delete: return try delete(request, decoded, namespace)
+        default:
+            return Self.error(.methodNotAllowed, "Method not allowed: \(decoded.method.token)")
+        }
+    }
+
+    // MARK: Responses
+
+    /// `{"error": message}` in the production layout.
+    static func error(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
+        var body = Array("{\n  \"error\" : ".utf8)
+        body.append(contentsOf: JSONWriter.encode(.string(message)))
+        body.append(contentsOf: "\n}\n".utf8)
+        return HTTPResponse.json(body, status: status)
+    }
+
+    static func errorResponse(_ error: DatabaseRESTError) -> HTTPResponse {
+        Self.error(HTTPStatus(error.status.code, error.status.reason), error.message)
+    }
+
+    /// A data response honouring `print=pretty|silent`.
+    static func data(_ json: JSONValue, _ request: DatabaseRESTRequest, etag: String? = nil) -> HTTPResponse {
+        var response: HTTPResponse
+        switch request.print {
+        case .silent: response = HTTPResponse(status: .noContent)
+        case .pretty: response = .json(JSONWriter.encode(json, pretty: true))
+        case .normal: response = .json(JSONWriter.encode(json))
+        }
+        if let etag { response.headers.set("ETag", etag) }
+        return response
+    }
+}

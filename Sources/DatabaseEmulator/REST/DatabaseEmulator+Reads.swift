@@ -1,0 +1,86 @@
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorSupport
+
+extension DatabaseEmulator {
+    /// GET: the (queried) value, ETags and `if-none-match`, or an event stream.
+    func read(_ http: HTTPRequest, _ request: DatabaseRESTRequest, _ namespace: DatabaseNamespace)
+        throws(DatabaseRESTError) -> HTTPResponse
+    {
+        if http.headers["if-match"] != nil {
+            throw .badRequest("if-match is not supported for GET requests.")
+        }
+        let query = try DatabaseQuery.parse(request.items)
+        if http.headers["Accept"]?.contains("text/event-stream") == true {
+            return try stream(request, query: query, namespace)
+        }
+        let now = configuration.now()
+        let (node, allowed) = namespace.read { data, rules in
+            guard request.auth.isAdmin
+                || rules.canRead(request.path, query: query, auth: request.auth, now: now, data: data)
+            else {
+                return (DatabaseNode.empty, false)
+            }
+            var node = data.node(at: request.path)
+            if request.isPriority { node = DatabaseNode.fromPriority(node.priority) }
+            return (node, true)
+        }
+        guard allowed else { throw .permissionDenied }
+        // A conditional read answers with the ETag even unasked (get_if_changed reads it).
+        let etag = request.wantsETag || http.headers["if-none-match"] != nil ? node.etag : nil
+        if let expected = http.headers["if-none-match"], let etag, expected == etag {
+            var response = HTTPResponse(status: HTTPStatus(304, "Not Modified"))
+            response.headers.set("ETag", etag)
+            return response
+        }
+        let view = query.apply(to: node)
+        var response = Self.data(view.json(export: request.export), request, etag: etag)
+        if let callback = request.items.first(where: { $0.name == "callback" })?.value {
+            // JSONP: `callback=fn` wraps the body as `fn(<json>)`.
+            guard !callback.isEmpty, callback.utf8.allSatisfy(Self.isCallbackByte) else {
+                throw .badRequest("callback must be a valid JavaScript function name")
+            }
+            var body = Array(callback.utf8)
+            body.append(UInt8(ascii: "("))
+            body.append(contentsOf: response.bodyBytes)
+            body.append(contentsOf: ");".utf8)
+            response.body = .bytes(body)
+            response.headers.set("Content-Type", "application/javascript; charset=utf-8")
+        }
+        if let file = request.items.first(where: { $0.name == "download" })?.value {
+            let safe = String(decoding: file.utf8.filter { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != 0x7F }, as: UTF8.self)
+            response.headers.set("Content-Disposition", "attachment; filename=\"\(safe)\"")
+        }
+        return response
+    }
+
+    private static func isCallbackByte(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "."):
+            true
+        default: false
+        }
+    }
+
+    /// `Accept: text/event-stream`: a first `put /`, then one event per write that touches the location.
+    private func stream(_ request: DatabaseRESTRequest, query: DatabaseQuery, _ namespace: DatabaseNamespace)
+        throws(DatabaseRESTError) -> HTTPResponse
+    {
+        let now = configuration.now()
+        let allowed = namespace.read { data, rules in
+            request.auth.isAdmin || rules.canRead(request.path, query: query, auth: request.auth, now: now, data: data)
+        }
+        guard allowed else { throw .permissionDenied }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/event-stream")
+        headers.add("Cache-Control", "no-cache")
+        let path = request.path
+        let auth = request.auth
+        return HTTPResponse(
+            status: .ok, headers: headers,
+            stream: HTTPStreamBody { writer in
+                namespace.openStream(path: path, query: query, auth: auth, writer: writer)
+            })
+    }
+}

@@ -1,0 +1,41 @@
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorSupport
+
+extension DatabaseEmulator {
+    /// `/.settings/rules.json`: GET the rules text (`format=strict` gives strict JSON), PUT new
+    /// rules (admin only; a bad file answers 400 with the parse message).
+    func rulesEndpoint(_ http: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
+        let items = http.queryItems
+        let name = DatabaseRESTRequest.namespace(http, items: items, defaultNamespace: configuration.defaultNamespace)
+        let auth = try DatabaseRequestAuth.resolve(http, query: items)
+        guard auth.isAdmin else { throw .permissionDenied }
+        let namespace = store.namespace(name)
+        switch http.method {
+        case .get:
+            let source = namespace.rules.source
+            if items.contains(where: { $0.name == "format" && $0.value == "strict" }),
+                let json = try? JSONReader.parse(source, allowComments: true)
+            {
+                return .json(JSONWriter.encode(json, pretty: true))
+            }
+            return .json(source)
+        case .put, .post:
+            switch store.compileRules(http.body) {
+            case .success(let rules):
+                namespace.setRules(source: http.body, rules: rules)
+                return .json(Array("{\"status\":\"ok\"}".utf8))
+            case .failure(let failure):
+                throw .badRequest(failure.message)
+            }
+        default:
+            return Self.error(.methodNotAllowed, "Method not allowed: \(http.method.token)")
+        }
+    }
+
+    /// `/.inspect/databases.json`: the namespaces that exist, `[{"name": …}]`.
+    func databasesEndpoint(_ http: HTTPRequest) -> HTTPResponse {
+        let list = JSONValue.array(store.names.map { .object([JSONMember("name", .string($0))]) })
+        return .json(JSONWriter.encode(list))
+    }
+}

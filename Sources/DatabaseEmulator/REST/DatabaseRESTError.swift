@@ -1,0 +1,33 @@
+import EmulatorModel
+
+/// Why a REST request failed, with the official status and message text.
+enum DatabaseRESTError: Error {
+    /// 400 with the given message.
+    case badRequest(String)
+    /// 401 `Permission denied` (rules said no).
+    case permissionDenied
+    /// 401 for a token that cannot be parsed.
+    case invalidToken
+
+    static let invalidJSON = "Invalid data; couldn't parse JSON object, array, or value."
+    static let invalidPatchBody =
+        "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"
+    static let invalidPath = "Invalid path: Invalid token in path"
+    static let writeTooBig =
+        "WRITE_TOO_BIG: Data to write exceeds the maximum size that can be modified with a single request."
+
+    var status: (code: Int, reason: String) {
+        switch self {
+        case .badRequest: (400, "Bad Request")
+        case .permissionDenied, .invalidToken: (401, "Unauthorized")
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .badRequest(let message): message
+        case .permissionDenied: "Permission denied"
+        case .invalidToken: "Could not parse auth token."
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorSupport
+
+/// A REST request decoded into database terms: namespace, location, effective method, options.
+struct DatabaseRESTRequest {
+    enum Print { case normal, pretty, silent }
+
+    var namespace: String
+    var path: DatabasePath
+    /// The URL named `<path>/.priority`.
+    var isPriority: Bool
+    var method: HTTPMethod
+    var items: [(name: String, value: String)]
+    var auth: DatabaseAuth
+    var print: Print
+    var export: Bool
+    var wantsETag: Bool
+
+    /// Decodes `request` (whose path ends in `.json`).
+    init(_ request: HTTPRequest, defaultNamespace: String) throws(DatabaseRESTError) {
+        items = request.queryItems
+        namespace = Self.namespace(request, items: items, defaultNamespace: defaultNamespace)
+
+        var raw = request.rawPath
+        raw.removeLast(".json".utf8.count)
+        var keys: [String] = []
+        isPriority = false
+        let segments = raw.utf8.split(separator: UInt8(ascii: "/"))
+        for (i, segment) in segments.enumerated() {
+            guard let key = DatabasePath.percentDecode(segment) else { throw .badRequest(DatabaseRESTError.invalidPath) }
+            if i == segments.count - 1 && key == ".priority" {
+                isPriority = true
+                continue
+            }
+            guard DatabaseInputValidator.isValidKey(key) else { throw .badRequest(DatabaseRESTError.invalidPath) }
+            if key.utf8.count > DatabasePath.maxKeyBytes {
+                throw .badRequest("Invalid path: key longer than \(DatabasePath.maxKeyBytes) bytes")
+            }
+            keys.append(key)
+        }
+        if keys.count > DatabasePath.maxDepth {
+            throw .badRequest("Invalid path: path exceeds the maximum depth of \(DatabasePath.maxDepth)")
+        }
+        path = DatabasePath(keys: keys)
+
+        method = request.method
+        if request.method == .post {
+            let override = request.headers["X-HTTP-Method-Override"]
+                ?? items.first { $0.name == "x-http-method-override" }?.value
+            if let override {
+                switch override.uppercased() {
+                case "PUT": method = .put
+                case "PATCH": method = .patch
+                case "DELETE": method = .delete
+                case "GET": method = .get
+                case "POST": method = .post
+                default: throw .badRequest("Invalid X-HTTP-Method-Override: \(override)")
+                }
+            }
+        }
+        auth = try DatabaseRequestAuth.resolve(request, query: items)
+        wantsETag = request.headers["X-Firebase-ETag"]?.lowercased() == "true"
+
+        print = .normal
+        export = false
+        for (name, value) in items {
+            switch name {
+            case "print":
+                switch value {
+                case "pretty": print = .pretty
+                case "silent": print = .silent
+                default: throw .badRequest("print must be one of 'pretty' or 'silent'")
+                }
+            case "format":
+                guard value == "export" else { throw .badRequest("format must be 'export'") }
+                export = true
+            case "timeout": try Self.validateTimeout(value)
+            case "writeSizeLimit":
+                guard ["tiny", "small", "medium", "large", "unlimited"].contains(value) else {
+                    throw .badRequest("writeSizeLimit must be one of tiny, small, medium, large, or unlimited")
+                }
+            default: continue
+            }
+        }
+    }
+
+    /// `?ns=` wins; else the first DNS label of `Host` (`foo.localhost:9000` → `foo`, `localhost`
+    /// → `localhost`); an IP address or no host gives the default namespace.
+    static func namespace(_ request: HTTPRequest, items: [(name: String, value: String)], defaultNamespace: String)
+        -> String
+    {
+        if let ns = items.first(where: { $0.name == "ns" })?.value, !ns.isEmpty { return ns }
+        guard let host = request.headers["Host"], !host.isEmpty else { return defaultNamespace }
+        var name = Substring(host)
+        if name.first == "[" { return defaultNamespace }  // IPv6 literal
+        if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
+        if name.allSatisfy({ $0.isNumber || $0 == "." }) { return defaultNamespace }
+        guard let label = name.split(separator: ".").first, !label.isEmpty else { return defaultNamespace }
+        return String(label)
+    }
+
+    /// `<n>ms`, `<n>s` or `<n>min`, positive and at most 15 minutes.
+    static func validateTimeout(_ text: String) throws(DatabaseRESTError) {
+        let units: [(suffix: String, ms: Int)] = [("ms", 1), ("min", 60_000), ("s", 1000)]
+        for unit in units where text.hasSuffix(unit.suffix) {
+            if let n = Int(text.dropLast(unit.suffix.count)), n > 0, n.multipliedReportingOverflow(by: unit.ms).partialValue <= 900_000, !n.multipliedReportingOverflow(by: unit.ms).overflow {
+                return
+            }
+            break
+        }
+        throw .badRequest("timeout must be a positive duration of at most 15min, such as 500ms, 10s or 1min")
+    }
+}

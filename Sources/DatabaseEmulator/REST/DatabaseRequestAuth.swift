@@ -1,0 +1,82 @@
+import EmulatorHTTP
+import EmulatorSupport
+
+/// Reads the credentials of a REST request: `Authorization: Bearer <token>`, `access_token=` or
+/// `auth=`. `owner` is the admin token; an unsigned or signed JWT gives a user whose claims become
+/// rules' `auth`; `auth_variable_override` (admin only) replaces `auth` and drops admin rights.
+enum DatabaseRequestAuth {
+    static func resolve(_ request: HTTPRequest, query items: [(name: String, value: String)]) throws(DatabaseRESTError)
+        -> DatabaseAuth
+    {
+        var token: String?
+        if let header = request.headers["Authorization"] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" || parts[0].lowercased() == "firebase" {
+                token = String(parts[1]).trimmingSpaces
+            }
+        }
+        var override: String?
+        for (name, value) in items {
+            switch name {
+            case "access_token", "auth": token = token ?? value
+            case "auth_variable_override": override = value
+            default: continue
+            }
+        }
+        var auth = DatabaseAuth.unauthenticated
+        if let token, !token.isEmpty {
+            if token == "owner" {
+                auth = .admin
+            } else if let claims = jwtClaims(token) {
+                var expiresAt: Int64?
+                switch claims[member: "exp"] {
+                case .int(let seconds)?: expiresAt = seconds.multipliedReportingOverflow(by: 1000).partialValue
+                case .double(let seconds)? where seconds.isFinite && abs(seconds) < 1e15: expiresAt = Int64(seconds * 1000)
+                default: expiresAt = nil
+                }
+                auth = DatabaseAuth(isAdmin: false, variable: authVariable(claims), expiresAt: expiresAt)
+            } else {
+                throw .invalidToken
+            }
+        }
+        if auth.isAdmin, let override {
+            guard let value = try? JSONReader.parse(override) else {
+                throw .badRequest("auth_variable_override must be a valid JSON object or null")
+            }
+            switch value {
+            case .null, .object: auth = DatabaseAuth(isAdmin: false, variable: value)
+            default: throw .badRequest("auth_variable_override must be a valid JSON object or null")
+            }
+        }
+        return auth
+    }
+
+    /// The payload of a JWT (`header.payload.signature`, signature may be empty), if it is one.
+    static func jwtClaims(_ token: String) -> JSONValue? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64.decode(String(parts[1]), alphabet: nil),
+            let claims = try? JSONReader.parse(payload), case .object = claims
+        else { return nil }
+        return claims
+    }
+
+    /// `{uid, token, provider}` from ID-token claims.
+    static func authVariable(_ claims: JSONValue) -> JSONValue {
+        var members: [JSONMember] = []
+        if let uid = claims[member: "user_id"] ?? claims[member: "sub"] { members.append(JSONMember("uid", uid)) }
+        members.append(JSONMember("token", claims))
+        if let firebase = claims[member: "firebase"], let provider = firebase[member: "sign_in_provider"] {
+            members.append(JSONMember("provider", provider))
+        }
+        return .object(members)
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

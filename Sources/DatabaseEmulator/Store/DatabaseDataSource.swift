@@ -1,0 +1,33 @@
+package import EmulatorModel
+
+/// Read access to a namespace's data at one point in time (a snapshot, the inside of a commit,
+/// or the data a write would produce). Rules and streams read through it, lazily.
+package protocol DatabaseDataSource {
+    /// The node at `path` (`.empty` when absent).
+    func node(at path: DatabasePath) -> DatabaseNode
+}
+
+/// The data a write would leave, over the data before it: reads are answered by applying the
+/// write to just the part asked for.
+struct DatabaseOverlaySource: DatabaseDataSource {
+    var base: any DatabaseDataSource
+    var write: DatabaseWrite
+
+    func node(at path: DatabasePath) -> DatabaseNode {
+        var result = base.node(at: path)
+        for (location, node) in write.changes {
+            if let below = path.relative(to: location) {
+                result = node.child(at: below)
+            } else if let inside = location.relative(to: path) {
+                result = result.setting(inside, to: node)
+            }
+        }
+        return result
+    }
+}
+
+/// A fixed tree (tests, the built-in rules gate).
+struct DatabaseTreeSource: DatabaseDataSource {
+    var root: DatabaseNode
+    func node(at path: DatabasePath) -> DatabaseNode { root.child(at: path) }
+}

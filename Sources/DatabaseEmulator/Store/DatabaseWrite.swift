@@ -1,0 +1,36 @@
+package import EmulatorModel
+
+/// What one commit changes in a namespace: a set (PUT, POST, DELETE) of one location, or a
+/// multi-path update (PATCH) of several locations below a base path. Values are resolved nodes.
+package enum DatabaseWrite: Sendable {
+    case set(DatabasePath, DatabaseNode)
+    case update(base: DatabasePath, [(path: DatabasePath, node: DatabaseNode)])
+
+    /// `root` with this write applied.
+    package func apply(to root: DatabaseNode) -> DatabaseNode {
+        switch self {
+        case .set(let path, let node):
+            return root.setting(path, to: node)
+        case .update(let base, let changes):
+            var root = root
+            for change in changes { root = root.setting(base.appending(change.path), to: change.node) }
+            return root
+        }
+    }
+
+    /// Every (absolute location, new node) pair, in application order.
+    package var changes: [(DatabasePath, DatabaseNode)] {
+        switch self {
+        case .set(let path, let node): [(path, node)]
+        case .update(let base, let changes): changes.map { (base.appending($0.path), $0.node) }
+        }
+    }
+
+    /// Every absolute location this write replaces.
+    package var locations: [DatabasePath] {
+        switch self {
+        case .set(let path, _): [path]
+        case .update(let base, let changes): changes.map { base.appending($0.path) }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorStorage
+import EmulatorSupport
+
+/// The open event streams that watch the same location with the same query and credentials.
+/// Each commit's event is computed and encoded once per group, then written to every member.
+/// Only touched under the namespace lock.
+final class DatabaseStreamGroup {
+    let path: DatabasePath
+    let query: DatabaseQuery
+    let auth: DatabaseAuth
+    /// The last view sent (query streams only: a changed view is sent as a whole `put /`).
+    var lastView: DatabaseNode
+    /// The streams, each with the commit time its first `put` was read at: it takes only later commits.
+    var members: [(writer: any HTTPStreamWriter, openedAt: CommitTime)] = []
+
+    var writers: [any HTTPStreamWriter] { members.map(\.writer) }
+
+    init(path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, view: DatabaseNode) {
+        self.path = path
+        self.query = query
+        self.auth = auth
+        self.lastView = view
+    }
+
+    /// The event for a commit made by someone else (import, clear): a whole `put /` if any
+    /// changed location is related to the stream.
+    func event(forChangesAt locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
+        guard touches(locations) else { return nil }
+        let view = query.apply(to: after.node(at: path))
+        if !query.isIdentity && view == lastView { return nil }
+        lastView = view
+        return .put(path: .root, data: view.json())
+    }
+
+    /// The event a commit produces for this group, or nil when the write does not touch it.
+    /// `locations` is `write.locations` (computed once per commit by the caller).
+    func event(for write: DatabaseWrite, locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
+        guard touches(locations) else { return nil }
+        if !query.isIdentity {
+            let view = query.apply(to: after.node(at: path))
+            if view == lastView { return nil }
+            lastView = view
+            return .put(path: .root, data: view.json())
+        }
+        switch write {
+        case .set(let location, let node):
+            if location.isAncestor(of: path) {
+                return .put(path: .root, data: after.node(at: path).json())
+            }
+            guard let relative = location.relative(to: path) else { return nil }
+            return .put(path: relative, data: node.json())
+        case .update(let base, let changes):
+            if path.isAncestor(of: base), let relative = base.relative(to: path) {
+                let data = JSONValue.object(changes.map { JSONMember(Self.joined($0.path), $0.node.json()) })
+                return .patch(path: relative, data: data)
+            }
+            // The base is above the stream: keep the changes that reach into the stream.
+            var members: [JSONMember] = []
+            for change in changes {
+                let location = base.appending(change.path)
+                if location.isAncestor(of: path) { return .put(path: .root, data: after.node(at: path).json()) }
+                if let relative = location.relative(to: path) {
+                    members.append(JSONMember(Self.joined(relative), change.node.json()))
+                }
+            }
+            return members.isEmpty ? nil : .patch(path: .root, data: .object(members))
+        }
+    }
+
+    /// Whether a location is this stream's location, above it or below it.
+    func touches(_ locations: [DatabasePath]) -> Bool {
+        let keys = path.keys
+        return locations.contains { location in
+            let other = location.keys
+            let shared = Swift.min(keys.count, other.count)
+            var i = 0
+            while i < shared {
+                if keys[i].utf8.count != other[i].utf8.count || !keys[i].utf8.elementsEqual(other[i].utf8) { return false }
+                i += 1
+            }
+            return true
+        }
+    }
+
+    private static func joined(_ path: DatabasePath) -> String { path.keys.joined(separator: "/") }
+
+    /// Whether some member has not yet seen the commit at `time`.
+    func wantsCommit(at time: CommitTime) -> Bool {
+        members.contains { $0.openedAt < time }
+    }
+
+    /// Writes `bytes` to every member (only to those opened before `time`, when given), dropping
+    /// members whose stream has closed.
+    func send(_ bytes: [UInt8], committedAt time: CommitTime? = nil) {
+        members.removeAll { member in
+            if let time, member.openedAt >= time { return false }
+            return !member.writer.write(bytes)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import DatabaseEmulator
+import EmulatorHTTP
+import EmulatorStorage
+
+extension EmulatorRegistry {
+    /// The Realtime Database emulator's router, with firebase.json's `database.rules` installed.
+    static func databaseRouter(_ context: EmulatorContext) -> Router {
+        // Its own engine until EmulatorContext carries the suite's shared one.
+        let database = DatabaseEmulator(
+            storage: StorageEngine(),
+            configuration: DatabaseEmulatorConfiguration(defaultNamespace: "\(context.projectId)-default-rtdb"))
+        for binding in context.databaseRules {
+            do {
+                try database.setRules(Array(binding.rules.text.utf8), namespace: binding.instance)
+            } catch {
+                context.console.warning("database", "rules \(binding.rules.path): \(error.message)")
+            }
+        }
+        return database.router
+    }
+}

@@ -1,0 +1,35 @@
+package import EmulatorHTTP
+package import EmulatorStorage
+
+/// The Firestore emulator: ``FirestoreService`` (the semantics) over the shared storage engine,
+/// with its REST face on a router. Wire it into the suite in one line:
+///
+/// ```swift
+/// let firestore = FirestoreEmulator(storage: engine, configuration: .init(projectID: "demo"))
+/// let router = firestore.router   // /v1/… and /emulator/v1/…
+/// ```
+package final class FirestoreEmulator: Sendable {
+    package let service: FirestoreService
+    package let configuration: FirestoreEmulatorConfiguration
+    /// Routes for the REST API and the emulator endpoints.
+    package let router: Router
+    package let rest: FirestoreREST
+
+    package convenience init(storage: StorageEngine, configuration: FirestoreEmulatorConfiguration = .init()) {
+        self.init(
+            service: FirestoreService(store: DocumentStore(engine: storage), rules: configuration.rules),
+            configuration: configuration)
+    }
+
+    /// An emulator over an existing service (tests use this to switch indexes off).
+    package init(service: FirestoreService, configuration: FirestoreEmulatorConfiguration) {
+        self.configuration = configuration
+        self.service = service
+        self.rest = FirestoreREST(
+            service: service, rulesLoader: configuration.rulesLoader, logger: configuration.logger,
+            singleProject: configuration.singleProjectMode ? configuration.projectID : nil)
+        var router = Router()
+        rest.register(on: &router)
+        self.router = router
+    }
+}

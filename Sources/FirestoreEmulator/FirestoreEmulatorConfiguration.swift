@@ -1,0 +1,25 @@
+package import EmulatorSupport
+
+/// How the suite sets up the Firestore emulator.
+package struct FirestoreEmulatorConfiguration: Sendable {
+    /// The project the suite emulates (`--project`); other project ids still work.
+    package var projectID: String?
+    /// The official emulator's `--single_project_mode`: accepted, other projects still isolated.
+    package var singleProjectMode: Bool
+    /// The rules applied before any `:securityRules` upload; allow-all when no rules file is configured.
+    package var rules: FirestoreRulesGate
+    /// Compiles uploaded rules sources (wired by the suite to the rules engine); nil accepts and ignores them.
+    package var rulesLoader: FirestoreRulesLoader?
+    package var logger: Logger?
+
+    package init(
+        projectID: String? = nil, singleProjectMode: Bool = true, rules: FirestoreRulesGate = .allowAll,
+        rulesLoader: FirestoreRulesLoader? = nil, logger: Logger? = nil
+    ) {
+        self.projectID = projectID
+        self.singleProjectMode = singleProjectMode
+        self.rules = rules
+        self.rulesLoader = rulesLoader
+        self.logger = logger
+    }
+}

@@ -1,0 +1,181 @@
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorSupport
+
+extension FirestoreREST {
+    func batchGet(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        var names: [DocumentName] = []
+        for v in try body.array("documents") {
+            guard case .string(let s) = v else { throw body.bad("documents", "expected document names") }
+            names.append(try DocumentName.document(s))
+        }
+        let (transaction, items, readTime) = try service.batchGet(
+            path.database, names: names, mask: try RESTDecoding.mask(body["mask"], context: "mask"),
+            consistency: try RESTDecoding.consistency(body), caller: caller)
+        var w = JSONWriter()
+        w.beginArray()
+        if let transaction {
+            w.beginObject()
+            w.appendKey("transaction")
+            w.appendString(Base64.encode(transaction))
+            w.endObject()
+        }
+        let time = RESTEncoding.timestamp(readTime)
+        for item in items {
+            w.beginObject()
+            switch item {
+            case .found(let d):
+                w.appendKey("found")
+                RESTEncoding.writeDocument(d, database: path.database, to: &w)
+            case .missing(let p):
+                w.appendKey("missing")
+                w.appendString(path.database.documentName(p))
+            }
+            w.appendKey("readTime")
+            w.appendString(time)
+            w.endObject()
+        }
+        w.endArray()
+        return Self.ok(w.bytes)
+    }
+
+    func beginTransaction(_ path: RESTPath, _ body: JSONObject) throws(EmulatorError) -> HTTPResponse {
+        let id = try service.beginTransaction(path.database, options: try RESTDecoding.transactionOptions(body.object("options")))
+        var w = JSONWriter()
+        w.beginObject()
+        w.appendKey("transaction")
+        w.appendString(Base64.encode(id))
+        w.endObject()
+        return Self.ok(w.bytes)
+    }
+
+    func rollback(_ path: RESTPath, _ body: JSONObject) throws(EmulatorError) -> HTTPResponse {
+        guard let id = try body.bytes("transaction") else { throw .invalidArgument("Missing transaction.") }
+        try service.rollback(path.database, transaction: id)
+        return Self.ok(Array("{}".utf8))
+    }
+
+    static func writes(_ body: JSONObject, database: DatabaseID) throws(EmulatorError) -> [Write] {
+        var writes: [Write] = []
+        let items = try body.array("writes")
+        writes.reserveCapacity(items.count)
+        for (i, w) in items.enumerated() {
+            writes.append(try RESTDecoding.write(w, context: "writes[\(i)]", database: database))
+        }
+        return writes
+    }
+
+    func commit(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let writes = try Self.writes(body, database: path.database)
+        let result = try service.commit(path.database, writes: writes, transaction: try body.bytes("transaction"), caller: caller)
+        var w = JSONWriter()
+        w.beginObject()
+        if !result.writeResults.isEmpty {
+            w.appendKey("writeResults")
+            w.beginArray()
+            for r in result.writeResults { RESTEncoding.writeResult(r, to: &w) }
+            w.endArray()
+        }
+        w.appendKey("commitTime")
+        w.appendString(RESTEncoding.timestamp(result.commitTime))
+        w.endObject()
+        return Self.ok(w.bytes)
+    }
+
+    func batchWrite(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let writes = try Self.writes(body, database: path.database)
+        let outcomes = try service.batchWrite(path.database, writes: writes, caller: caller)
+        var w = JSONWriter()
+        w.beginObject()
+        w.appendKey("writeResults")
+        w.beginArray()
+        for o in outcomes {
+            switch o {
+            case .success(let r): RESTEncoding.writeResult(r, to: &w)
+            case .failure: RESTEncoding.writeResult(WriteResult(updateTime: nil), to: &w)
+            }
+        }
+        w.endArray()
+        w.appendKey("status")
+        w.beginArray()
+        for o in outcomes {
+            switch o {
+            case .success: RESTEncoding.writeStatus(nil, to: &w)
+            case .failure(let e): RESTEncoding.writeStatus(e, to: &w)
+            }
+        }
+        w.endArray()
+        w.endObject()
+        return Self.ok(w.bytes)
+    }
+
+    func runQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        if body.has("explainOptions") {
+            throw .unimplemented("Query explain is not supported by the Firestore emulator.")
+        }
+        let query = try RESTDecoding.structuredQuery(body["structuredQuery"])
+        let result = try service.runQuery(
+            path.database, parent: path.path, query: query, consistency: try RESTDecoding.consistency(body), caller: caller)
+        var w = JSONWriter()
+        w.bytes.reserveCapacity(128 * result.documents.count + 64)
+        w.beginArray()
+        if let t = result.transaction {
+            w.beginObject()
+            w.appendKey("transaction")
+            w.appendString(Base64.encode(t))
+            w.endObject()
+        }
+        let time = RESTEncoding.timestamp(result.readTime)
+        if result.documents.isEmpty {
+            w.beginObject()
+            w.appendKey("readTime")
+            w.appendString(time)
+            if result.skipped > 0 {
+                w.appendKey("skippedResults")
+                w.appendInt(result.skipped)
+            }
+            w.endObject()
+        }
+        for (i, d) in result.documents.enumerated() {
+            w.beginObject()
+            w.appendKey("document")
+            RESTEncoding.writeDocument(d, database: path.database, to: &w)
+            w.appendKey("readTime")
+            w.appendString(time)
+            if i == 0 && result.skipped > 0 {
+                w.appendKey("skippedResults")
+                w.appendInt(result.skipped)
+            }
+            w.endObject()
+        }
+        w.endArray()
+        return Self.ok(w.bytes)
+    }
+
+    func runAggregationQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        if body.has("explainOptions") {
+            throw .unimplemented("Query explain is not supported by the Firestore emulator.")
+        }
+        let query = try RESTDecoding.aggregationQuery(body["structuredAggregationQuery"])
+        let result = try service.runAggregationQuery(
+            path.database, parent: path.path, aggregation: query, consistency: try RESTDecoding.consistency(body),
+            caller: caller)
+        var w = JSONWriter()
+        w.beginArray()
+        w.beginObject()
+        if let t = result.transaction {
+            w.appendKey("transaction")
+            w.appendString(Base64.encode(t))
+        }
+        w.appendKey("result")
+        w.beginObject()
+        w.appendKey("aggregateFields")
+        result.fields.appendFirestoreFieldsJSON(to: &w)
+        w.endObject()
+        w.appendKey("readTime")
+        w.appendString(RESTEncoding.timestamp(result.readTime))
+        w.endObject()
+        w.endArray()
+        return Self.ok(w.bytes)
+    }
+}

@@ -1,0 +1,151 @@
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorSupport
+
+extension FirestoreREST {
+    /// `mask.fieldPaths` repeated query parameters; nil when absent.
+    static func mask(_ params: [(name: String, value: String)], _ name: String) throws(EmulatorError) -> [FieldPath]? {
+        var out: [FieldPath]?
+        for p in params where p.name == name {
+            if out == nil { out = [] }
+            out?.append(try FieldPath(parsing: p.value))
+        }
+        return out
+    }
+
+    static func param(_ params: [(name: String, value: String)], _ name: String) -> String? {
+        params.first { $0.name == name }?.value
+    }
+
+    static func consistency(_ params: [(name: String, value: String)]) throws(EmulatorError) -> ReadConsistency {
+        var members: [JSONMember] = []
+        if let t = param(params, "transaction") {
+            // A `+` of base64 sent unescaped in a query string arrives as a space.
+            members.append(JSONMember("transaction", .string(String(t.map { $0 == " " ? "+" : $0 }))))
+        }
+        if let t = param(params, "readTime") { members.append(JSONMember("readTime", .string(t))) }
+        return try RESTDecoding.consistency(try JSONObject(.object(members), context: "query"))
+    }
+
+    static func precondition(_ params: [(name: String, value: String)]) throws(EmulatorError) -> WritePrecondition {
+        if let e = param(params, "currentDocument.exists") {
+            guard e == "true" || e == "false" else { throw .invalidArgument("Invalid value for currentDocument.exists: \"\(e)\".") }
+            return .exists(e == "true")
+        }
+        if let t = param(params, "currentDocument.updateTime") {
+            do { return .updateTime(try Timestamp(rfc3339: t).microseconds) } catch {
+                throw .invalidArgument("Invalid value for currentDocument.updateTime: \"\(t)\".")
+            }
+        }
+        return .none
+    }
+
+    func getDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let params = Self.parameters(request)
+        let d = try service.getDocument(
+            path.name, mask: try Self.mask(params, "mask.fieldPaths"), consistency: try Self.consistency(params), caller: caller)
+        return Self.ok(RESTEncoding.document(d, database: path.database))
+    }
+
+    func listDocuments(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let params = Self.parameters(request)
+        guard let parent = path.path.parent, let collectionID = path.path.lastSegment else {
+            throw .invalidArgument("A collection id is required to list documents.")
+        }
+        var pageSize: Int?
+        if let s = Self.param(params, "pageSize") {
+            guard let n = Int(s) else { throw .invalidArgument("Invalid value for pageSize: \"\(s)\".") }
+            pageSize = n
+        }
+        var orderBy: [StructuredQuery.Order] = []
+        if let s = Self.param(params, "orderBy") {
+            for part in s.split(separator: ",") {
+                let words = part.split(separator: " ", omittingEmptySubsequences: true)
+                guard let first = words.first, words.count <= 2 else { throw .invalidArgument("Invalid order_by \"\(s)\".") }
+                let direction: StructuredQuery.Direction
+                switch words.count == 2 ? words[1].lowercased() : "asc" {
+                case "asc": direction = .ascending
+                case "desc": direction = .descending
+                default: throw .invalidArgument("Invalid order_by \"\(s)\".")
+                }
+                orderBy.append(.init(try FieldPath(parsing: String(first)), direction))
+            }
+        }
+        let showMissing = Self.param(params, "showMissing") == "true"
+        let result = try service.listDocuments(
+            path.database, parent: parent, collectionID: collectionID, pageSize: pageSize,
+            pageToken: Self.param(params, "pageToken"), orderBy: orderBy, mask: try Self.mask(params, "mask.fieldPaths"),
+            showMissing: showMissing, consistency: try Self.consistency(params), caller: caller)
+        var w = JSONWriter()
+        w.beginObject()
+        if !result.documents.isEmpty {
+            w.appendKey("documents")
+            w.beginArray()
+            for d in result.documents {
+                RESTEncoding.writeDocument(d, database: path.database, to: &w, missing: result.missing.contains(d.path))
+            }
+            w.endArray()
+        }
+        if let next = result.nextPageToken {
+            w.appendKey("nextPageToken")
+            w.appendString(next)
+        }
+        w.endObject()
+        return Self.ok(w.bytes)
+    }
+
+    func createDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let params = Self.parameters(request)
+        let body = try Self.body(request)
+        if body.has("name") { throw .invalidArgument("A document to create must not have a name; use documentId.") }
+        let (_, fields) = try RESTDecoding.document(.object(body.members), context: "document")
+        guard let parent = path.path.parent, let collectionID = path.path.lastSegment else {
+            throw .invalidArgument("A collection id is required to create a document.")
+        }
+        let d = try service.createDocument(
+            path.database, parent: parent, collectionID: collectionID, documentID: Self.param(params, "documentId"),
+            fields: fields, mask: try Self.mask(params, "mask.fieldPaths"), caller: caller)
+        return Self.ok(RESTEncoding.document(d, database: path.database))
+    }
+
+    func patchDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let params = Self.parameters(request)
+        let body = try Self.body(request)
+        let (name, fields) = try RESTDecoding.document(.object(body.members), context: "document")
+        if let name, !name.utf8.elementsEqual(path.name.name.utf8) {
+            guard let n = try? DocumentName(parsing: name), n == path.name else {
+                throw .invalidArgument("The document name in the body \"\(name)\" does not match the request path.")
+            }
+        }
+        let d = try service.updateDocument(
+            path.name, fields: fields, updateMask: try Self.mask(params, "updateMask.fieldPaths"),
+            mask: try Self.mask(params, "mask.fieldPaths"), precondition: try Self.precondition(params), caller: caller)
+        return Self.ok(RESTEncoding.document(d, database: path.database))
+    }
+
+    func deleteDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        try service.deleteDocument(path.name, precondition: try Self.precondition(Self.parameters(request)), caller: caller)
+        return Self.ok(Array("{}".utf8))
+    }
+
+    func listCollectionIds(_ path: RESTPath, _ body: JSONObject) throws(EmulatorError) -> HTTPResponse {
+        let pageSize = try body.int("pageSize").map { Int(clamping: $0) }
+        let (ids, next) = try service.listCollectionIDs(
+            path.database, parent: path.path, pageSize: pageSize, pageToken: try body.string("pageToken"),
+            readTime: try body.timestamp("readTime"))
+        var w = JSONWriter()
+        w.beginObject()
+        if !ids.isEmpty {
+            w.appendKey("collectionIds")
+            w.beginArray()
+            for id in ids { w.appendString(id) }
+            w.endArray()
+        }
+        if let next {
+            w.appendKey("nextPageToken")
+            w.appendString(next)
+        }
+        w.endObject()
+        return Self.ok(w.bytes)
+    }
+}

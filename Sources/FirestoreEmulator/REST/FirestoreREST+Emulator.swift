@@ -1,0 +1,77 @@
+package import EmulatorHTTP
+import EmulatorModel
+import EmulatorSupport
+
+extension FirestoreREST {
+    /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/{path}]` clears documents;
+    /// `PUT /emulator/v1/projects/{p}:securityRules` replaces the project's rules.
+    package func respondAdmin(to request: HTTPRequest) -> HTTPResponse {
+        do {
+            var segments = request.rawPath.split(separator: "/", omittingEmptySubsequences: false)
+            guard segments.count >= 4, segments[0].isEmpty, segments[1] == "emulator", segments[2] == "v1" else {
+                throw EmulatorError.notFound("Unknown path \(request.rawPath).")
+            }
+            segments.removeFirst(3)
+            if segments.last?.isEmpty == true { segments.removeLast() }
+            if segments.count == 2, segments[0] == "projects", segments[1].hasSuffix(":securityRules") {
+                guard request.method == .put || request.method == .post else {
+                    throw EmulatorError.unimplemented("Use PUT to set security rules.")
+                }
+                let raw = segments[1].dropLast(":securityRules".count)
+                return try setRules(project: PercentEncoding.decode(raw) ?? String(raw), request)
+            }
+            guard request.method == .delete else {
+                throw EmulatorError.notFound("Unknown emulator endpoint \(request.method.token) \(request.rawPath).")
+            }
+            let path = try RESTPath(segments: segments, allowMethod: false)
+            service.clear(path.database, under: path.path)
+            return Self.ok(Array("{}".utf8))
+        } catch let e as EmulatorError {
+            return Self.failure(e)
+        } catch {
+            return Self.failure(.internal("\(error)"))
+        }
+    }
+
+    private func setRules(project: String, _ request: HTTPRequest) throws(EmulatorError) -> HTTPResponse {
+        let body = try Self.body(request)
+        let rules = try body.object("rules")
+        var source = ""
+        for f in try rules?.array("files") ?? [] {
+            let file = try JSONObject(f, context: "rules.files")
+            source += try file.string("content") ?? ""
+        }
+        var issues: [FirestoreRulesIssue] = []
+        if let rulesLoader {
+            let (gate, found) = rulesLoader(source)
+            issues = found
+            if let gate { service.setRules(gate, project: project) }
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.appendKey("issues")
+        w.beginArray()
+        for i in issues {
+            w.beginObject()
+            w.appendKey("sourcePosition")
+            w.beginObject()
+            w.appendKey("fileName")
+            w.appendString("security.rules")
+            w.appendKey("line")
+            w.appendInt(i.line)
+            w.appendKey("column")
+            w.appendInt(i.column)
+            w.endObject()
+            w.appendKey("description")
+            w.appendString(i.description)
+            w.appendKey("severity")
+            w.appendString(i.severity)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        let ignoreErrors = try body.bool("ignoreErrors") ?? false
+        let failed = !ignoreErrors && issues.contains { $0.severity == "ERROR" }
+        return HTTPResponse.json(w.bytes, status: failed ? .badRequest : .ok)
+    }
+}

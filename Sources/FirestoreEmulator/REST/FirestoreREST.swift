@@ -1,0 +1,171 @@
+package import EmulatorHTTP
+import EmulatorModel
+package import EmulatorSupport
+import Synchronization
+
+/// The REST/JSON face of ``FirestoreService``: `projects.databases.documents` of the v1 API plus
+/// the emulator's own endpoints. Streaming methods answer one JSON array.
+package struct FirestoreREST: Sendable {
+    let service: FirestoreService
+    let rulesLoader: FirestoreRulesLoader?
+    let logger: Logger?
+    /// In single-project mode: the configured project, whose mismatches are warned about once each.
+    let singleProject: String?
+    private let warnedProjects = WarnedProjects()
+
+    package init(
+        service: FirestoreService, rulesLoader: FirestoreRulesLoader? = nil, logger: Logger? = nil,
+        singleProject: String? = nil
+    ) {
+        self.service = service
+        self.rulesLoader = rulesLoader
+        self.logger = logger
+        self.singleProject = singleProject
+    }
+
+    private final class WarnedProjects: Sendable {
+        let seen = Mutex<Set<String>>([])
+    }
+
+    /// Warns once per project id that differs from the single project (requests still succeed).
+    func noteProject(_ project: String) {
+        guard let singleProject, let logger, !project.utf8.elementsEqual(singleProject.utf8) else { return }
+        if warnedProjects.seen.withLock({ $0.insert(project).inserted }) {
+            logger.warning(
+                "Multiple projectIds are not recommended in single project mode. Requested project ID \(project), but the emulator is configured for \(singleProject).")
+        }
+    }
+
+    /// Adds the v1 API and the emulator endpoints to `router`, open to browsers (the JS SDKs send
+    /// preflighted requests from pages, as they do to the official emulator).
+    package func register(on router: inout Router, cors: CORSPolicy = CORSPolicy()) {
+        let api = self
+        router.add(nil, "/v1/*", handler: cors.wrap { api.respond(to: $0) })
+        router.add(nil, "/emulator/v1/*", handler: cors.wrap { api.respondAdmin(to: $0) })
+    }
+
+    /// Answers one `/v1/...` request.
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try route(request)
+        } catch {
+            response = Self.failure(error)
+        }
+        logger?.debug("\(request.method.token) \(request.rawPath) -> \(response.status.code)")
+        return response
+    }
+
+    static func failure(_ e: EmulatorError) -> HTTPResponse {
+        HTTPResponse.json(RESTEncoding.error(e), status: HTTPStatus(e.code.httpStatus, e.code.name))
+    }
+
+    static func ok(_ bytes: [UInt8]) -> HTTPResponse { HTTPResponse.json(bytes) }
+
+    /// The caller from `Authorization: Bearer …` (`owner` bypasses rules).
+    static func caller(_ request: HTTPRequest) -> FirestoreCaller {
+        guard let auth = request.headers["Authorization"] else { return .anonymous }
+        let parts = auth.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .anonymous }
+        let token = String(parts[1]).trimmingSpaces
+        return token == "owner" ? .owner : .user(token: token)
+    }
+
+    /// Parses the body as JSON (an empty body is `{}`); `text/plain` bodies are accepted too.
+    static func body(_ request: HTTPRequest) throws(EmulatorError) -> JSONObject {
+        if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return try JSONObject(nil, context: "body")
+        }
+        do {
+            return try JSONObject(try JSONReader.parse(request.body), context: "body")
+        } catch let e as JSONError {
+            throw .invalidArgument("Invalid JSON payload received. \(e.message) (line \(e.line), column \(e.column)).")
+        } catch let e as EmulatorError {
+            throw e
+        } catch {
+            throw .invalidArgument("Invalid JSON payload received.")
+        }
+    }
+
+    /// Query parameters with snake_case names normalised to lowerCamelCase, in order.
+    static func parameters(_ request: HTTPRequest) -> [(name: String, value: String)] {
+        request.queryItems.map { item in
+            (item.name.split(separator: ".").map { JSONObject.camelCase(String($0)) }.joined(separator: "."), item.value)
+        }
+    }
+
+    private func route(_ request: HTTPRequest) throws(EmulatorError) -> HTTPResponse {
+        var segments = request.rawPath.split(separator: "/", omittingEmptySubsequences: false)
+        // ["", "v1", ...]
+        guard segments.count >= 3, segments[0].isEmpty, segments[1] == "v1" else {
+            throw .notFound("Unknown path \(request.rawPath).")
+        }
+        segments.removeFirst(2)
+        if segments.last?.isEmpty == true && segments.count > 1 { segments.removeLast() }
+        let allowMethod = request.method == .post
+        let path = try RESTPath(segments: segments, allowMethod: allowMethod)
+        noteProject(path.database.project)
+        let caller = Self.caller(request)
+        if let method = path.method {
+            return try custom(method, path, request, caller)
+        }
+        switch request.method {
+        case .get:
+            if path.path.isDocument { return try getDocument(path, request, caller) }
+            if path.path.isEmpty { throw .invalidArgument("A collection id is required to list documents.") }
+            return try listDocuments(path, request, caller)
+        case .post:
+            guard path.path.isCollection else {
+                throw .invalidArgument("Document parent \"\(path.name.name)\" must name a collection to create a document in.")
+            }
+            return try createDocument(path, request, caller)
+        case .patch:
+            guard path.path.isDocument else { throw .invalidArgument("Document name \"\(path.name.name)\" has odd number of segments.") }
+            return try patchDocument(path, request, caller)
+        case .delete:
+            guard path.path.isDocument else { throw .invalidArgument("Document name \"\(path.name.name)\" has odd number of segments.") }
+            return try deleteDocument(path, request, caller)
+        default:
+            throw EmulatorError(.unimplemented, "Method \(request.method.token) is not supported on \(request.rawPath).")
+        }
+    }
+
+    private func custom(
+        _ method: String, _ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller
+    ) throws(EmulatorError) -> HTTPResponse {
+        let databaseLevel: Set<String> = ["batchGet", "beginTransaction", "commit", "rollback", "batchWrite", "listen", "write", "executePipeline"]
+        if databaseLevel.contains(method) && !path.path.isEmpty {
+            throw .notFound("Unknown path \(request.rawPath).")
+        }
+        if !databaseLevel.contains(method) && !(path.path.isEmpty || path.path.isDocument) {
+            throw .invalidArgument("Parent \"\(path.name.name)\" must be the documents root or a document.")
+        }
+        let body = try Self.body(request)
+        switch method {
+        case "batchGet": return try batchGet(path, body, caller)
+        case "beginTransaction": return try beginTransaction(path, body)
+        case "commit": return try commit(path, body, caller)
+        case "rollback": return try rollback(path, body)
+        case "batchWrite": return try batchWrite(path, body, caller)
+        case "runQuery": return try runQuery(path, body, caller)
+        case "runAggregationQuery": return try runAggregationQuery(path, body, caller)
+        case "partitionQuery":
+            try service.partitionQuery(path.database, parent: path.path, query: try RESTDecoding.structuredQuery(body["structuredQuery"]))
+            return Self.ok(Array("{}".utf8))
+        case "listCollectionIds": return try listCollectionIds(path, body)
+        case "listen", "write":
+            throw .unimplemented("\(method) is only available over gRPC and WebChannel.")
+        default:
+            throw .unimplemented("\(method) is not supported by the Firestore emulator.")
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

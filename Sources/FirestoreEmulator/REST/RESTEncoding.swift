@@ -1,0 +1,75 @@
+import EmulatorModel
+import EmulatorSupport
+
+/// Writes the proto3 JSON of Firestore responses.
+enum RESTEncoding {
+    static func timestamp(_ micros: Int64) -> String { Timestamp(microseconds: micros).rfc3339 }
+
+    /// `{"name", "fields"?, "createTime", "updateTime"}` (fields omitted when empty).
+    static func writeDocument(_ d: StoredDocument, database: DatabaseID, to w: inout JSONWriter, missing: Bool = false) {
+        w.beginObject()
+        w.appendKey("name")
+        w.appendString(database.documentName(d.path))
+        if !missing {
+            if !d.fields.isEmpty {
+                w.appendKey("fields")
+                d.fields.appendFirestoreFieldsJSON(to: &w)
+            }
+            w.appendKey("createTime")
+            w.appendString(timestamp(d.createTime))
+            w.appendKey("updateTime")
+            w.appendString(timestamp(d.updateTime))
+        }
+        w.endObject()
+    }
+
+    static func document(_ d: StoredDocument, database: DatabaseID) -> [UInt8] {
+        var w = JSONWriter()
+        writeDocument(d, database: database, to: &w)
+        return w.bytes
+    }
+
+    static func writeResult(_ r: WriteResult, to w: inout JSONWriter) {
+        w.beginObject()
+        if let t = r.updateTime {
+            w.appendKey("updateTime")
+            w.appendString(timestamp(t))
+        }
+        if !r.transformResults.isEmpty {
+            w.appendKey("transformResults")
+            w.beginArray()
+            for v in r.transformResults { v.appendFirestoreJSON(to: &w) }
+            w.endArray()
+        }
+        w.endObject()
+    }
+
+    /// The Google API error body: `{"error":{"code","message","status"}}`.
+    static func error(_ e: EmulatorError) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.appendKey("error")
+        w.beginObject()
+        w.appendKey("code")
+        w.appendInt(e.code.httpStatus)
+        w.appendKey("message")
+        w.appendString(e.message)
+        w.appendKey("status")
+        w.appendString(e.code.name)
+        w.endObject()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// `{"code": n, "message": "…"}` of `google.rpc.Status` (BatchWrite); `{}` for OK.
+    static func writeStatus(_ e: EmulatorError?, to w: inout JSONWriter) {
+        w.beginObject()
+        if let e {
+            w.appendKey("code")
+            w.appendInt(Int(e.code.rawValue))
+            w.appendKey("message")
+            w.appendString(e.message)
+        }
+        w.endObject()
+    }
+}

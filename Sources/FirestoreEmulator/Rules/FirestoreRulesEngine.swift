@@ -1,0 +1,148 @@
+import EmulatorModel
+import EmulatorSupport
+import SecurityRules
+
+/// Connects the rules gate to the SecurityRules engine: compiles `firestore.rules` sources and
+/// turns each access into a `FirestoreRulesRequest` (auth from the bearer token, `resource`,
+/// `request.resource`, query constraints for `list`).
+///
+/// ```swift
+/// let (gate, issues) = FirestoreRulesEngine.compile(source)
+/// let emulator = FirestoreEmulator(storage: engine, configuration: .init(rules: gate ?? .allowAll,
+///     rulesLoader: FirestoreRulesEngine.loader))
+/// ```
+package enum FirestoreRulesEngine {
+    /// Compiles a rules source; a source with errors gives no gate and ERROR issues.
+    package static func compile(_ source: String, fileName: String = "firestore.rules") -> (
+        gate: FirestoreRulesGate?, issues: [FirestoreRulesIssue]
+    ) {
+        switch FirestoreRuleset.parse(source, fileName: fileName) {
+        case .success(let ruleset):
+            return (gate(ruleset), [])
+        case .failure(let diagnostics):
+            let issues = diagnostics.diagnostics.map {
+                FirestoreRulesIssue(line: $0.line, column: $0.column, description: $0.message, severity: "ERROR")
+            }
+            return (nil, issues)
+        }
+    }
+
+    /// The loader for `PUT /emulator/v1/projects/{p}:securityRules`.
+    package static let loader: FirestoreRulesLoader = { compile($0) }
+
+    static func gate(_ ruleset: FirestoreRuleset) -> FirestoreRulesGate {
+        FirestoreRulesGate(decidingBatch: { accesses, before, after in
+            guard let first = accesses.first else { return nil }
+            var requests: [FirestoreRulesRequest] = []
+            for access in accesses {
+                switch request(access) {
+                case .success(let r): requests.append(r)
+                case .failure(let error): return error
+                }
+            }
+            return withoutActuallyEscaping(before) { before in
+                withoutActuallyEscaping(after) { after in
+                    let source = LookupSource(database: first.database, before: before, after: after)
+                    let decision =
+                        requests.count == 1 ? ruleset.evaluate(requests[0], data: source) : ruleset.evaluateBatch(requests, data: source)
+                    return decision.isAllowed ? nil : .permissionDenied(decision.firestoreWireMessage)
+                }
+            }
+        })
+    }
+
+    /// The rules request for one access; a malformed bearer token is the official "invalid jwt".
+    static func request(_ access: FirestoreAccess) -> Result<FirestoreRulesRequest, EmulatorError> {
+        let auth: AuthContext?
+        switch access.caller {
+        case .owner, .anonymous: auth = nil
+        case .user(let token):
+            switch AuthToken.parse(bearer: token) {
+            case .success(let context): auth = context
+            case .failure: return .failure(.invalidArgument(AuthToken.firestoreMalformedMessage))
+            }
+        }
+        let name = access.database.documentName(access.path)
+        let method = FirestoreRulesMethod(rawValue: access.method.rawValue) ?? .get
+        return .success(
+            FirestoreRulesRequest(
+                method: method, path: name, projectID: access.database.project, auth: auth,
+                time: RulesTimestamp(Timestamp(microseconds: access.time)),
+                resource: access.resource.map { RulesDocument(name: name, fields: $0.fields) },
+                newResource: access.requestResource.map { RulesDocument(name: name, fields: $0) },
+                query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup))
+    }
+
+    /// Query constraints as rules check them: limit, offset, order and the filter in DNF.
+    static func rulesQuery(_ query: StructuredQuery) -> RulesQuery {
+        RulesQuery(
+            limit: query.limit.map(Int64.init), offset: query.offset > 0 ? Int64(query.offset) : nil,
+            orderBy: query.orderBy.map { (dotted($0.field), $0.direction == .descending) },
+            disjuncts: query.filter.map(disjunctiveNormalForm) ?? [[]])
+    }
+
+    static let maxDisjuncts = 100
+
+    static func disjunctiveNormalForm(_ filter: QueryFilter) -> [[RulesQueryFilter]] {
+        switch filter {
+        case .field(let path, let op, let value):
+            return [[RulesQueryFilter(field: dotted(path), op: rulesOperator(op), value: RulesValue(value))]]
+        case .unary(let path, let op):
+            let (o, v): (RulesQueryFilter.Operator, Value) =
+                switch op {
+                case .isNull: (.equal, .null)
+                case .isNaN: (.equal, .double(.nan))
+                case .isNotNull: (.notEqual, .null)
+                case .isNotNaN: (.notEqual, .double(.nan))
+                }
+            return [[RulesQueryFilter(field: dotted(path), op: o, value: RulesValue(v))]]
+        case .composite(.or, let filters):
+            return Array(filters.flatMap(disjunctiveNormalForm).prefix(maxDisjuncts))
+        case .composite(.and, let filters):
+            var product: [[RulesQueryFilter]] = [[]]
+            for f in filters {
+                let terms = disjunctiveNormalForm(f)
+                var next: [[RulesQueryFilter]] = []
+                for p in product { for t in terms where next.count < maxDisjuncts { next.append(p + t) } }
+                product = next
+            }
+            return product
+        }
+    }
+
+    static func dotted(_ path: FieldPath) -> String { path.segments.joined(separator: ".") }
+
+    static func rulesOperator(_ op: QueryFilter.FieldOperator) -> RulesQueryFilter.Operator {
+        switch op {
+        case .lessThan: .less
+        case .lessThanOrEqual: .lessOrEqual
+        case .greaterThan: .greater
+        case .greaterThanOrEqual: .greaterOrEqual
+        case .equal: .equal
+        case .notEqual: .notEqual
+        case .arrayContains: .arrayContains
+        case .arrayContainsAny: .arrayContainsAny
+        case .in: .in
+        case .notIn: .notIn
+        }
+    }
+}
+
+/// `get()` / `exists()` read the state before the request; `getAfter()` / `existsAfter()` the
+/// state with the whole batch applied.
+private struct LookupSource: FirestoreRulesDataSource, @unchecked Sendable {
+    // @unchecked: the lookups are only called synchronously inside `ruleset.evaluate…`, on the
+    // thread that created this value, and the value never outlives that call.
+    let database: DatabaseID
+    let before: FirestoreRulesGate.Lookup
+    let after: FirestoreRulesGate.Lookup
+
+    func document(_ name: String, afterWrites: Bool) -> RulesDocument? {
+        guard let parsed = try? DocumentName(parsing: name),
+            parsed.projectID.utf8.elementsEqual(database.project.utf8),
+            parsed.databaseID.utf8.elementsEqual(database.database.utf8), parsed.path.isDocument,
+            let d = (afterWrites ? after : before)(parsed.path)
+        else { return nil }
+        return RulesDocument(name: name, fields: d.fields)
+    }
+}

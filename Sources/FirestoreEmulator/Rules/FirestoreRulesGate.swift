@@ -1,0 +1,100 @@
+package import EmulatorModel
+
+/// Who is calling: nil for unauthenticated, `.owner` for the emulator's admin token (`Bearer owner`),
+/// which bypasses security rules, or the claims of an (unsigned) ID token.
+package enum FirestoreCaller: Sendable, Equatable {
+    case anonymous
+    case owner
+    case user(token: String)
+}
+
+/// One access a request makes, as security rules see it.
+package struct FirestoreAccess: Sendable {
+    package enum Method: String, Sendable { case get, list, create, update, delete }
+
+    package var method: Method
+    package var database: DatabaseID
+    package var path: ResourcePath
+    package var caller: FirestoreCaller
+    /// The stored document (`resource`), if any.
+    package var resource: StoredDocument?
+    /// The document as it would be after a write (`request.resource`).
+    package var requestResource: ValueMap?
+    /// For `list`: the query whose constraints rules check (`path` is then the collection).
+    package var query: StructuredQuery?
+    /// For `list`: a collection-group query (`path` ends with the collection id, any parent).
+    package var isCollectionGroup: Bool
+    /// `request.time` (µs): the commit time of a write, the read time of a read.
+    package var time: Int64
+
+    package init(
+        method: Method, database: DatabaseID, path: ResourcePath, caller: FirestoreCaller, resource: StoredDocument? = nil,
+        requestResource: ValueMap? = nil, query: StructuredQuery? = nil, isCollectionGroup: Bool = false, time: Int64
+    ) {
+        self.method = method
+        self.database = database
+        self.path = path
+        self.caller = caller
+        self.resource = resource
+        self.requestResource = requestResource
+        self.query = query
+        self.isCollectionGroup = isCollectionGroup
+        self.time = time
+    }
+}
+
+/// The seam between the emulator and security rules: asked for every read, query and write,
+/// below the transport, so REST and gRPC pass through the same checks.
+///
+/// The default allows everything, which is the official emulator's behaviour when no rules file
+/// is configured. Lookups read other documents for `get()`/`exists()` (`before`: the state the
+/// request started from) and `getAfter()`/`existsAfter()` (`after`: with the whole batch
+/// applied); they are valid only during the call.
+package struct FirestoreRulesGate: Sendable {
+    package typealias Lookup = (ResourcePath) -> StoredDocument?
+    /// Decides a batch of accesses (one read, or every write of a commit): nil allows.
+    private let decide: @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?
+    /// True for ``allowAll``: callers may skip building accesses.
+    package let allowsEverything: Bool
+
+    /// A gate from a yes/no decision per access; a denial is PERMISSION_DENIED
+    /// "Missing or insufficient permissions.".
+    package init(_ allow: @escaping @Sendable (FirestoreAccess, Lookup) -> Bool) {
+        self.decide = { accesses, before, _ in
+            for access in accesses where !allow(access, before) {
+                return .permissionDenied("Missing or insufficient permissions.")
+            }
+            return nil
+        }
+        self.allowsEverything = false
+    }
+
+    /// A gate that decides whole batches: nil allows, otherwise the error to return (a denial, or
+    /// a bad token).
+    package init(decidingBatch decide: @escaping @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?) {
+        self.decide = decide
+        self.allowsEverything = false
+    }
+
+    private init(allowingEverything: ()) {
+        self.decide = { _, _, _ in nil }
+        self.allowsEverything = true
+    }
+
+    /// Allows every access.
+    package static let allowAll = FirestoreRulesGate(allowingEverything: ())
+    /// Denies every access except the owner's.
+    package static let denyAll = FirestoreRulesGate { _, _ in false }
+
+    /// Throws unless the read is allowed.
+    func check(_ access: FirestoreAccess, lookup: Lookup) throws(EmulatorError) {
+        if access.caller == .owner || allowsEverything { return }
+        if let error = decide([access], lookup, lookup) { throw error }
+    }
+
+    /// Throws unless every write of a batch is allowed.
+    func checkBatch(_ accesses: [FirestoreAccess], before: Lookup, after: Lookup) throws(EmulatorError) {
+        if allowsEverything || accesses.isEmpty { return }
+        if let error = decide(accesses.filter { $0.caller != .owner }, before, after) { throw error }
+    }
+}

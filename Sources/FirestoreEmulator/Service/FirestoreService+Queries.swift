@@ -1,0 +1,159 @@
+package import EmulatorModel
+
+/// The answer to RunQuery: the documents in order, the offset's skipped count and the read time.
+package struct QueryResult: Sendable, Equatable {
+    package var transaction: [UInt8]?
+    package var documents: [StoredDocument]
+    package var skipped: Int
+    package var readTime: Int64
+}
+
+/// The answer to RunAggregationQuery.
+package struct AggregationResult: Sendable, Equatable {
+    package var transaction: [UInt8]?
+    package var fields: ValueMap
+    package var readTime: Int64
+}
+
+extension FirestoreService {
+    /// RunQuery: `parent` is the documents root or a document; the query's `from` is relative to it.
+    package func runQuery(
+        _ database: DatabaseID, parent: ResourcePath, query: StructuredQuery,
+        consistency: ReadConsistency = .latest, caller: FirestoreCaller = .owner
+    ) throws(EmulatorError) -> QueryResult {
+        let engine = try QueryEngine(query, database: database)
+        try Self.validateParent(parent, query)
+        let resolved = try resolve(consistency, database)
+        let (documents, skipped, readTime) = try window(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
+        var projected = documents
+        if let select = query.select {
+            for i in projected.indices { projected[i].fields = QueryEngine.project(projected[i].fields, select) }
+        }
+        return QueryResult(transaction: resolved.newTransaction, documents: projected, skipped: skipped, readTime: readTime)
+    }
+
+    /// RunAggregationQuery: count, sum and avg over the windowed result of the query.
+    package func runAggregationQuery(
+        _ database: DatabaseID, parent: ResourcePath, aggregation: AggregationQuery,
+        consistency: ReadConsistency = .latest, caller: FirestoreCaller = .owner
+    ) throws(EmulatorError) -> AggregationResult {
+        let aliases = try aggregation.aliases()
+        let engine = try QueryEngine(aggregation.query, database: database)
+        try Self.validateParent(parent, aggregation.query)
+        let resolved = try resolve(consistency, database)
+        let (documents, _, readTime) = try window(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
+        return AggregationResult(
+            transaction: resolved.newTransaction, fields: aggregation.evaluate(documents, aliases: aliases),
+            readTime: readTime)
+    }
+
+    /// PartitionQuery: the official emulator does not implement it.
+    package func partitionQuery(_ database: DatabaseID, parent: ResourcePath, query: StructuredQuery) throws(EmulatorError) {
+        _ = try QueryEngine(query, database: database)
+        try Self.validateParent(parent, query)
+        throw .unimplemented("PartitionQuery is not supported by the Firestore emulator.")
+    }
+
+    /// The ordered, windowed (unprojected) result, after rules and transaction bookkeeping.
+    private func window(
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, resolved: ResolvedRead, caller: FirestoreCaller
+    ) throws(EmulatorError) -> ([StoredDocument], Int, Int64) {
+        let query = engine.query
+        var candidates: [StoredDocument]
+        var readTime: Int64
+        let (view, viewTime) = try store.view(database, at: resolved.time)
+        // Rules check a query by its constraints (as production does), before any document is read.
+        if caller != .owner, !gate(database).allowsEverything, let selector = query.from.first {
+            try gate(database).check(
+                FirestoreAccess(
+                    method: .list, database: database, path: parent.appending(selector.collectionID), caller: caller,
+                    query: query, isCollectionGroup: selector.allDescendants, time: viewTime),
+                lookup: { try? view.document($0) })
+        }
+        if useIndexes, resolved.time == nil, let hit = try orderedCandidates(database, parent: parent, engine: engine) {
+            (candidates, readTime) = hit
+        } else if useIndexes, resolved.time == nil, let selector = query.from.first, selector.allDescendants,
+            !selector.collectionID.isEmpty,
+            let hit = try store.groupDocuments(database, parent: parent, collectionID: selector.collectionID)
+        {
+            (candidates, readTime) = hit
+        } else if useIndexes, resolved.time == nil, let selector = query.from.first, !selector.allDescendants,
+            let (field, value) = Self.indexableEquality(query.filter),
+            let hit = try store.indexedDocuments(
+                database, collection: parent.appending(selector.collectionID), field: field, equalTo: value)
+        {
+            (candidates, readTime) = hit
+        } else {
+            candidates = try Self.candidates(view, parent: parent, query: query)
+            readTime = viewTime
+        }
+        let (documents, skipped) = engine.window(candidates)
+        candidates = []
+        if let id = resolved.recordingTransaction {
+            transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents)))
+        }
+        return (documents, skipped, readTime)
+    }
+
+    /// For `[where e == x] orderBy f [desc] limit n` on one collection at head: the first matching
+    /// documents in order from an index on `[e,] f`, or nil when the shape does not fit.
+    private func orderedCandidates(
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine
+    ) throws(EmulatorError) -> ([StoredDocument], Int64)? {
+        let query = engine.query
+        let order = engine.order
+        guard let limit = query.limit, let selector = query.from.first, !selector.allDescendants, order.count == 2,
+            !order[0].field.isDocumentID, order[1].field.isDocumentID, order[0].direction == order[1].direction
+        else { return nil }
+        var equality = Self.indexableEquality(query.filter)
+        if let e = equality, e.0 == order[0].field { equality = nil }
+        let (needed, overflow) = query.offset.addingReportingOverflow(limit)
+        if overflow { return nil }
+        return try store.orderedDocuments(
+            database, collection: parent.appending(selector.collectionID), equality: equality, order: order[0].field,
+            descending: order[0].direction == .descending, needed: needed,
+            accept: { engine.matches($0) && engine.withinCursors($0) })
+    }
+
+    static func versions(_ documents: [StoredDocument]) -> [ResourcePath: Int64] {
+        var out: [ResourcePath: Int64] = [:]
+        for d in documents { out[d.path] = d.updateTime }
+        return out
+    }
+
+    static func validateParent(_ parent: ResourcePath, _ query: StructuredQuery) throws(EmulatorError) {
+        guard parent.isEmpty || parent.isDocument else {
+            throw .invalidArgument("The parent of a query must be the documents root or a document.")
+        }
+        for selector in query.from {
+            if selector.collectionID.isEmpty {
+                if !selector.allDescendants {
+                    throw .invalidArgument("Collection id must not be empty unless all_descendants is set (kindless query).")
+                }
+            } else {
+                try ResourcePath.validateSegment(selector.collectionID)
+            }
+        }
+    }
+
+    /// The documents a query must look at: one collection, a collection group below `parent`, or
+    /// every document below `parent` (kindless).
+    static func candidates<S: DocumentSource>(
+        _ view: DatabaseView<S>, parent: ResourcePath, query: StructuredQuery
+    ) throws(EmulatorError) -> [StoredDocument] {
+        guard let selector = query.from.first else { return [] }
+        if !selector.allDescendants { return try view.documents(in: parent.appending(selector.collectionID)) }
+        return try view.documents(under: parent, collectionID: selector.collectionID.isEmpty ? nil : selector.collectionID)
+    }
+
+    /// The first top-level `field == value` conjunct on a stored field, if any: a query with one
+    /// can be narrowed through an index (the engine re-applies the whole filter, so the result is
+    /// the same as a scan's).
+    static func indexableEquality(_ filter: QueryFilter?) -> (FieldPath, Value)? {
+        guard let filter else { return nil }
+        for c in filter.conjuncts {
+            if case .field(let path, .equal, let value) = c, !path.isDocumentID { return (path, value) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,115 @@
+package import EmulatorModel
+import EmulatorStorage
+
+/// The answer to Commit.
+package struct CommitResult: Sendable, Equatable {
+    package var writeResults: [WriteResult]
+    package var commitTime: Int64
+}
+
+/// One write's outcome in a BatchWrite: a result or an error.
+package typealias BatchWriteOutcome = Result<WriteResult, EmulatorError>
+
+extension FirestoreService {
+    /// Commit: applies `writes` atomically and in order, optionally ending a transaction. A
+    /// read-write transaction whose reads changed since fails with ABORTED and writes nothing.
+    package func commit(
+        _ database: DatabaseID, writes: [Write], transaction: [UInt8]? = nil, caller: FirestoreCaller = .owner
+    ) throws(EmulatorError) -> CommitResult {
+        try commit(database, writes: writes, transaction: transaction, caller: caller, readBack: nil).result
+    }
+
+    /// Commit, also returning the document at `readBack` as the commit left it.
+    func commit(
+        _ database: DatabaseID, writes: [Write], transaction: [UInt8]?, caller: FirestoreCaller, readBack: ResourcePath?
+    ) throws(EmulatorError) -> (result: CommitResult, document: StoredDocument?) {
+        if writes.count > WriteApplier.maxWritesPerCommit {
+            throw .invalidArgument("maximum \(WriteApplier.maxWritesPerCommit) writes allowed per request")
+        }
+        for w in writes { try WriteApplier.validate(w, database: database) }
+        var entry: TransactionRegistry.Entry?
+        if let transaction {
+            entry = try transactions.end(transaction, database: database, now: store.currentTime())
+            if case .readOnly? = entry?.mode, !writes.isEmpty {
+                throw .invalidArgument("Cannot modify entities in a read-only transaction.")
+            }
+        }
+        let gate = gate(database)
+        let (results, commitTime) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
+            if let entry { try Self.validateReads(entry, buffer.view, database: database) }
+            let results = try applyAll(writes, &buffer, gate: gate, caller: caller, database: database)
+            return (results, try readBack.flatMap { p throws(EmulatorError) in try buffer.document(p) })
+        }
+        return (CommitResult(writeResults: results.0, commitTime: commitTime), results.1)
+    }
+
+    /// BatchWrite: applies each write on its own (not atomically); one outcome per write.
+    package func batchWrite(
+        _ database: DatabaseID, writes: [Write], caller: FirestoreCaller = .owner
+    ) throws(EmulatorError) -> [BatchWriteOutcome] {
+        if writes.count > WriteApplier.maxWritesPerCommit {
+            throw .invalidArgument("maximum \(WriteApplier.maxWritesPerCommit) writes allowed per request")
+        }
+        var seen = Set<ResourcePath>()
+        for w in writes where !seen.insert(w.name.path).inserted {
+            throw .invalidArgument("Batch write contains multiple writes to the same document: \(w.name.name)")
+        }
+        let gate = gate(database)
+        return writes.map { w in
+            Result { () throws(EmulatorError) -> WriteResult in
+                try WriteApplier.validate(w, database: database)
+                let (results, _) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
+                    try applyAll([w], &buffer, gate: gate, caller: caller, database: database)
+                }
+                return results.first ?? WriteResult(updateTime: nil)
+            }
+        }
+    }
+
+    /// Applies writes in order. With rules in force, every write's access (document before and
+    /// after) is collected and the batch is checked once at the end, so `get()` sees the state
+    /// before the commit and `getAfter()` the state with every write applied; a denial writes nothing.
+    func applyAll(
+        _ writes: [Write], _ buffer: inout CommitBuffer, gate: FirestoreRulesGate, caller: FirestoreCaller,
+        database: DatabaseID
+    ) throws(EmulatorError) -> [WriteResult] {
+        var results: [WriteResult] = []
+        results.reserveCapacity(writes.count)
+        if caller == .owner || gate.allowsEverything {
+            for w in writes { results.append(try WriteApplier.apply(w, to: &buffer, authorize: nil)) }
+            return results
+        }
+        // The head is exactly the state this commit started from (commits are serialized).
+        let before = try store.view(database, at: nil).0
+        let commitTime = buffer.commitTime
+        var accesses: [FirestoreAccess] = []
+        for w in writes {
+            let path = w.name.path
+            results.append(
+                try WriteApplier.apply(w, to: &buffer) { (method, old, new, _) throws(EmulatorError) in
+                    accesses.append(
+                        FirestoreAccess(
+                            method: method, database: database, path: path, caller: caller, resource: old,
+                            requestResource: new, time: commitTime))
+                })
+        }
+        try gate.checkBatch(
+            accesses, before: { try? before.document($0) }, after: { try? buffer.view.document($0) })
+        return results
+    }
+
+    /// Checks that nothing a read-write transaction read has changed; ABORTED otherwise.
+    static func validateReads(
+        _ entry: TransactionRegistry.Entry, _ view: DatabaseView<some DocumentSource>, database: DatabaseID
+    ) throws(EmulatorError) {
+        guard case .readWrite = entry.mode else { return }
+        let aborted = EmulatorError.aborted(
+            "Transaction lock timeout. A document this transaction read was changed by another request; retry the transaction.")
+        for (path, seen) in entry.reads where try view.document(path)?.updateTime != seen { throw aborted }
+        for q in entry.queries {
+            let engine = try QueryEngine(q.query, database: database)
+            let now = engine.window(try candidates(view, parent: q.parent, query: q.query)).documents
+            if versions(now) != q.seen { throw aborted }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package import EmulatorModel
+import EmulatorSupport
+import Synchronization
+
+/// Firestore's semantics, independent of any transport: REST and gRPC decode requests into these
+/// calls and encode what they return. Every method checks security rules through the gate of the
+/// request's project before it reads or writes.
+package final class FirestoreService: Sendable {
+    let store: DocumentStore
+    let transactions = TransactionRegistry()
+    private let gates: Mutex<[String: FirestoreRulesGate]>
+    private let defaultGate: FirestoreRulesGate
+    /// Whether queries may use equality indexes (off only to compare against plain scans in tests).
+    let useIndexes: Bool
+
+    package init(store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true) {
+        self.store = store
+        self.useIndexes = useIndexes
+        self.defaultGate = rules
+        self.gates = Mutex([:])
+    }
+
+    /// Replaces the rules of `project` (the emulator's `:securityRules` endpoint).
+    package func setRules(_ gate: FirestoreRulesGate, project: String) {
+        gates.withLock { $0[project] = gate }
+    }
+
+    func gate(_ database: DatabaseID) -> FirestoreRulesGate {
+        gates.withLock { $0[database.project] } ?? defaultGate
+    }
+
+    /// Checks that `name` lies in `database`.
+    static func requireSameDatabase(_ name: DocumentName, _ database: DatabaseID) throws(EmulatorError) {
+        guard name.projectID.utf8.elementsEqual(database.project.utf8),
+            name.databaseID.utf8.elementsEqual(database.database.utf8)
+        else {
+            throw .invalidArgument("Document name \"\(name.name)\" is not in database \"\(database.name)\".")
+        }
+    }
+
+    /// Resolves a consistency selector: validates transaction ids and read times, and begins a
+    /// new transaction when asked.
+    func resolve(_ consistency: ReadConsistency, _ database: DatabaseID) throws(EmulatorError) -> ResolvedRead {
+        let now = store.currentTime()
+        switch consistency {
+        case .latest:
+            return ResolvedRead(time: nil)
+        case .readTime(let t):
+            try validateReadTime(t, now: now)
+            return ResolvedRead(time: t)
+        case .transaction(let id):
+            let entry = try transactions.entry(id, database: database, now: now)
+            switch entry.mode {
+            case .readOnly(let t): return ResolvedRead(time: t)
+            case .readWrite: return ResolvedRead(time: nil, recordingTransaction: id)
+            }
+        case .newTransaction(let options):
+            let id = try beginTransaction(database, options: options)
+            switch options {
+            case .readOnly:
+                let entry = try transactions.entry(id, database: database, now: now)
+                if case .readOnly(let t) = entry.mode { return ResolvedRead(time: t, newTransaction: id) }
+                return ResolvedRead(time: nil, newTransaction: id)
+            case .readWrite:
+                return ResolvedRead(time: nil, recordingTransaction: id, newTransaction: id)
+            }
+        }
+    }
+
+    func validateReadTime(_ t: Int64, now: Int64) throws(EmulatorError) {
+        if t > now { throw .invalidArgument("read_time cannot be in the future.") }
+        if t < now - store.retention {
+            throw .failedPrecondition("read_time is older than the oldest version the emulator keeps (one hour).")
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Begins a transaction and returns its opaque id.
+    package func beginTransaction(_ database: DatabaseID, options: TransactionOptions) throws(EmulatorError) -> [UInt8] {
+        let now = store.currentTime()
+        switch options {
+        case .readOnly(let t?):
+            try validateReadTime(t, now: now)
+            return transactions.begin(database, mode: .readOnly(readTime: t), now: now)
+        case .readOnly(nil):
+            return transactions.begin(database, mode: .readOnly(readTime: now), now: now)
+        case .readWrite:
+            return transactions.begin(database, mode: .readWrite, now: now)
+        }
+    }
+
+    /// Ends a transaction without writing.
+    package func rollback(_ database: DatabaseID, transaction: [UInt8]) throws(EmulatorError) {
+        _ = try transactions.end(transaction, database: database, now: store.currentTime())
+    }
+
+    /// Removes every document at or below `path` (the emulator's DELETE endpoint).
+    package func clear(_ database: DatabaseID, under path: ResourcePath) {
+        store.clear(database, under: path)
+        if path.isEmpty { transactions.removeAll(database) }
+    }
+
+    /// A 20-character `[A-Za-z0-9]` id, as the SDKs generate.
+    static func autoID() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        var rng = SystemRandomNumberGenerator()
+        var out: [UInt8] = []
+        for _ in 0..<20 { out.append(alphabet[Int(rng.next(upperBound: UInt64(alphabet.count)))]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

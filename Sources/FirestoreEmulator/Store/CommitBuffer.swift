@@ -1,0 +1,37 @@
+import EmulatorModel
+import EmulatorStorage
+
+/// The writes of one commit in progress over the engine's commit builder.
+///
+/// `document(_:)` answers with this commit's own earlier writes first, so several writes to one
+/// document in one commit apply in order.
+struct CommitBuffer {
+    var builder: CommitBuilder
+    let namespace: NamespaceID
+
+    var commitTime: Int64 { builder.commitTime }
+    var view: DatabaseView<CommitBuilder> { DatabaseView(source: builder, namespace: namespace) }
+
+    /// The document as this commit currently sees it.
+    func document(_ path: ResourcePath) throws(EmulatorError) -> StoredDocument? {
+        try view.document(path)
+    }
+
+    /// Sets the document's fields. Returns its update time after this write: the commit time, or
+    /// the previous update time when nothing changed.
+    @discardableResult
+    mutating func set(_ path: ResourcePath, fields: ValueMap) throws(EmulatorError) -> Int64 {
+        do {
+            return try builder.put(namespace, DatabaseView<CommitBuilder>.key(path), ValueCodec.encode(fields)).updateTime
+        } catch {
+            throw .internal("Storage rejected the write of \(path): \(error.message)")
+        }
+    }
+
+    /// Deletes the document (a no-op when it is missing).
+    mutating func delete(_ path: ResourcePath) throws(EmulatorError) {
+        do { try builder.delete(namespace, DatabaseView<CommitBuilder>.key(path)) } catch {
+            throw .internal("Storage rejected the delete of \(path): \(error.message)")
+        }
+    }
+}
