@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "EmulatorStorage", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "SecurityRules", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         // L3
         .target(name: "EmulatorPosix", dependencies: ["EmulatorHTTP", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
         .target(
@@ -35,7 +37,10 @@ let package = Package(
             swiftSettings: settings),
         .target(
             name: "FirestoreEmulator",
-            dependencies: ["EmulatorStorage", "SecurityRules", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "EmulatorStorage", "SecurityRules", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
         .target(name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         // L4
@@ -62,6 +67,8 @@ let package = Package(
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "SecurityRulesTests", dependencies: ["SecurityRules", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorHTTP2Tests", dependencies: ["EmulatorHTTP2", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(
             name: "DatabaseEmulatorTests",
@@ -69,7 +76,10 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "FirestoreEmulatorTests",
-            dependencies: ["FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSnapshotTests",
@@ -77,7 +87,10 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSuiteTests",
-            dependencies: ["EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
+                "EmulatorSupport",
+            ],
             swiftSettings: settings),
     ]
 )

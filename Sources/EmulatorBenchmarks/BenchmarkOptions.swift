@@ -1,7 +1,8 @@
 /// The command line of `EmulatorBenchmarks`: `<scenario> [--quick] [--port N] [--streams N]`.
 ///
-/// A bare number after the scenario name is accepted as the scenario's main parameter, so the
-/// older spellings `http-serve 8080` and `sse-fanout 1000` keep working.
+/// A bare number after the scenario name is accepted as the scenario's main parameter, and a bare
+/// `quick` as `--quick`, so the older spellings `http-serve 8080`, `sse-fanout 1000` and
+/// `storage quick` keep working.
 ///
 ///     EmulatorBenchmarks storage --quick
 ///     EmulatorBenchmarks http-serve --port 18080
@@ -25,7 +26,7 @@ struct BenchmarkOptions: Sendable {
         }
         while let argument = rest.popFirst() {
             switch argument {
-            case "--quick": quick = true
+            case "--quick", "quick": quick = true  // `quick` is the older spelling
             case "--port": port = rest.popFirst().flatMap { Int($0) }
             case "--streams": streams = rest.popFirst().flatMap { Int($0) }
             default:

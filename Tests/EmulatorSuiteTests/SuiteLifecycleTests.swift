@@ -27,9 +27,9 @@ struct SuiteLifecycleTests {
             #expect(emulators[member: "firestore"]?[member: "port"] == .int(Int64(firestore)))
             #expect(emulators[member: "database"]?[member: "port"] == .int(Int64(database)))
 
-            let notYet = try get(firestore, "/v1/projects/demo-loop/databases/(default)/documents/a/b")
-            #expect(notYet.status == 501)
-            #expect(try JSONReader.parse(notYet.body)[member: "error"] == .string("The Firestore emulator is not implemented yet"))
+            let missing = try get(firestore, "/v1/projects/demo-loop/databases/(default)/documents/a/b")
+            #expect(missing.status == 404)
+            #expect(try JSONReader.parse(missing.body)[member: "error"]?[member: "status"] == .string("NOT_FOUND"))
             let data = try get(database, "/a.json?ns=demo-loop")
             #expect(data.status == 200)
             #expect(data.body == Array("null".utf8))

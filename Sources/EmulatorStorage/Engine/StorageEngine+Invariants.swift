@@ -67,6 +67,11 @@ extension TreeNode {
             if leafDepth != depth { problems.append("leaves at depths \(leafDepth ?? -1) and \(depth)") }
             if slots.isEmpty && !isRoot { problems.append("empty non-root leaf") }
             if slots.count > TreeNode.maxLeafEntries { problems.append("overfull leaf") }
+            let keys = slots.indices.map(key(at:))
+            if hints.count != keys.count
+                || zip(keys, hints).contains(where: { !$0.0.starts(with: keys[0].prefix(hintOffset)) || $0.0.count < hintOffset || TreeNode.hint($0.0, hintOffset) != $0.1 }) {
+                problems.append("leaf hints out of step")
+            }
             for index in slots.indices {
                 let entry = entry(at: index)
                 if let lower, ByteOrder.less(entry.key, lower) { problems.append("key below its separator") }
@@ -76,6 +81,11 @@ extension TreeNode {
             return
         }
         if separatorCount != children.count - 1 { problems.append("separator count mismatch") }
+        let separators = (0..<separatorCount).map(separator(at:))
+        if hints.count != separators.count
+            || zip(separators, hints).contains(where: { !$0.0.starts(with: separators[0].prefix(hintOffset)) || $0.0.count < hintOffset || TreeNode.hint($0.0, hintOffset) != $0.1 }) {
+            problems.append("separator hints out of step")
+        }
         if children.count < (isRoot ? 2 : 1) { problems.append("internal node with \(children.count) children") }
         if children.count > TreeNode.maxChildren { problems.append("overfull internal node") }
         for (index, child) in children.enumerated() {

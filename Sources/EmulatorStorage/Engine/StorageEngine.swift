@@ -94,7 +94,10 @@ package final class StorageEngine: Sendable {
     }
 
     /// Drops everything in a namespace (or one subtree of it) at once: O(1) for a whole
-    /// namespace. History of the dropped entries goes too (older read times see them as absent),
+    /// namespace; for a subtree, the tree is cut along the two boundary paths (whole subtrees in
+    /// between are detached, not copied or edited), and the detached leaves' slot arrays are
+    /// scanned to count what went (with indexes, each removed entry is visited to unindex it).
+    /// History of the dropped entries goes too (older read times see them as absent),
     /// and subscribers get one batch with `clearedSubtree` set instead of per-key changes.
     /// Limits and index definitions stay.
     @discardableResult

@@ -49,16 +49,26 @@ extension TreeNode {
 
     /// Appends an entry (keys must arrive in order).
     func append(_ entry: VersionedEntry) {
-        slots.append(makeSlot(entry))
+        insert(entry, at: slots.count)
     }
 
     func insert(_ entry: VersionedEntry, at index: Int) {
+        admitHint(for: entry.key)
         slots.insert(makeSlot(entry), at: index)
+        hints.insert(TreeNode.hint(entry.key, hintOffset), at: index)
+    }
+
+    /// Removes a run of slots at once.
+    func removeSlots(_ range: Range<Int>) {
+        for index in range { release(slots[index], keepingKey: false) }
+        slots.removeSubrange(range)
+        hints.removeSubrange(range)
     }
 
     func remove(at index: Int) {
         release(slots[index], keepingKey: false)
         slots.remove(at: index)
+        hints.remove(at: index)
     }
 
     /// Replaces slot `index` (same key) with `entry`, reusing what did not change.
@@ -84,11 +94,13 @@ extension TreeNode {
     func splitLeaf(at from: Int) -> TreeNode {
         let right = TreeNode()
         right.slots.reserveCapacity(slots.count - from + 8)
+        right.hints.reserveCapacity(slots.count - from + 8)
         for index in from..<slots.count {
             right.append(entry(at: index))
             release(slots[index], keepingKey: false)
         }
         slots.removeSubrange(from...)
+        hints.removeSubrange(from...)
         return right
     }
 

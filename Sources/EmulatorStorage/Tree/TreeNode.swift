@@ -8,25 +8,39 @@
 /// any snapshot) is never mutated. Commits mutate a node only after `isKnownUniquelyReferenced`
 /// proves the commit's working tree is its sole owner, and copy it otherwise (path copying).
 final class TreeNode: @unchecked Sendable {
-    // Leaf payload (empty for internal nodes).
-    var slots: [LeafSlot]
-    var arena: [UInt8]
-    /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
-    var externals: [[UInt8]]
-    /// Older versions, oldest first, referenced by `LeafSlot.history`.
-    var histories: [[EntryVersion]]
-    /// Arena bytes no slot refers to any more.
-    var garbage: Int
-
+    // Dynamic exclusivity checks are off for these fields (they cost a runtime call per access,
+    // over 15% of commit and read time): no two accesses to one node's field can overlap, since
+    // a node is either published and only read, or private to the one committing thread.
+    // Fields a search reads come first, so a descent touches few cache lines per node.
+    let isLeaf: Bool
     // Internal payload (empty for leaves).
-    var children: [TreeNode]
+    @exclusivity(unchecked) var children: [TreeNode]
     /// End offsets in `arena` of the separators: separator `i` ≤ every key in `children[i + 1]`
     /// and > every key in `children[i]`. Packed for the same reason as leaves.
-    var separatorEnds: [UInt32]
-    let isLeaf: Bool
+    @exclusivity(unchecked) var separatorEnds: [UInt32]
+    @exclusivity(unchecked) var arena: [UInt8]
 
-    init(leafSlots: [LeafSlot] = [], arena: [UInt8] = [], externals: [[UInt8]] = [], histories: [[EntryVersion]] = []) {
+    // Leaf payload (empty for internal nodes).
+    /// Per slot, the 8 key bytes after `hintOffset` (see `TreeNode+Hints`): a leaf search
+    /// compares these and reads the arena only on a tie.
+    @exclusivity(unchecked) var hints: [UInt64]
+    /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
+    @exclusivity(unchecked) var hintOffset: Int
+    @exclusivity(unchecked) var slots: [LeafSlot]
+    /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
+    @exclusivity(unchecked) var externals: [[UInt8]]
+    /// Older versions, oldest first, referenced by `LeafSlot.history`.
+    @exclusivity(unchecked) var histories: [[EntryVersion]]
+    /// Arena bytes no slot refers to any more.
+    @exclusivity(unchecked) var garbage: Int
+
+    init(
+        leafSlots: [LeafSlot] = [], hints: [UInt64] = [], hintOffset: Int = 0, arena: [UInt8] = [],
+        externals: [[UInt8]] = [], histories: [[EntryVersion]] = []
+    ) {
         self.slots = leafSlots
+        self.hints = hints
+        self.hintOffset = hintOffset
         self.arena = arena
         self.externals = externals
         self.histories = histories
@@ -38,6 +52,8 @@ final class TreeNode: @unchecked Sendable {
 
     init(children: [TreeNode], separators: [[UInt8]]) {
         self.slots = []
+        self.hints = []
+        self.hintOffset = 0
         self.arena = []
         self.externals = []
         self.histories = []
@@ -49,10 +65,13 @@ final class TreeNode: @unchecked Sendable {
             arena.append(contentsOf: separator)
             separatorEnds.append(UInt32(arena.count))
         }
+        rebuildSeparatorHints()
     }
 
-    private init(children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32]) {
+    private init(children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int) {
         self.slots = []
+        self.hints = hints
+        self.hintOffset = hintOffset
         self.arena = arena
         self.externals = []
         self.histories = []
@@ -79,7 +98,12 @@ final class TreeNode: @unchecked Sendable {
             var copiedArena: [UInt8] = []
             copiedArena.reserveCapacity(arena.count + 128)
             copiedArena.append(contentsOf: arena)
-            return TreeNode(children: copiedChildren, arena: copiedArena, separatorEnds: copiedEnds)
+            var copiedHints: [UInt64] = []
+            copiedHints.reserveCapacity(hints.count + 2)
+            copiedHints.append(contentsOf: hints)
+            return TreeNode(
+                children: copiedChildren, arena: copiedArena, separatorEnds: copiedEnds, hints: copiedHints,
+                hintOffset: hintOffset)
         }
         var needsRewrite = garbage > 256 && garbage * 2 > arena.count
         if horizon > 0 && !needsRewrite {
@@ -96,12 +120,18 @@ final class TreeNode: @unchecked Sendable {
             var copiedArena: [UInt8] = []
             copiedArena.reserveCapacity(arena.count + 384)
             copiedArena.append(contentsOf: arena)
-            let copied = TreeNode(leafSlots: copiedSlots, arena: copiedArena, externals: externals, histories: histories)
+            var copiedHints: [UInt64] = []
+            copiedHints.reserveCapacity(hints.count + 4)
+            copiedHints.append(contentsOf: hints)
+            let copied = TreeNode(
+                leafSlots: copiedSlots, hints: copiedHints, hintOffset: hintOffset, arena: copiedArena,
+                externals: externals, histories: histories)
             copied.garbage = garbage
             return copied
         }
         let copied = TreeNode()
         copied.slots.reserveCapacity(slots.count + 4)
+        copied.hints.reserveCapacity(slots.count + 4)
         copied.arena.reserveCapacity(arena.count - garbage + 256)
         for index in slots.indices {
             var entry = entry(at: index)
@@ -118,17 +148,11 @@ final class TreeNode: @unchecked Sendable {
     @inline(__always)
     func childIndex(for key: [UInt8]) -> Int {
         separatorEnds.withUnsafeBufferPointer { ends in
-            arena.withUnsafeBufferPointer { arena in
-                key.withUnsafeBufferPointer { key in
-                    var low = 0
-                    var high = ends.count
-                    while low < high {
-                        let mid = (low + high) >> 1
-                        let start = mid == 0 ? 0 : Int(ends[mid - 1])
-                        let order = ByteOrder.compare(arena, start, Int(ends[mid]) - start, key)
-                        if order <= 0 { low = mid + 1 } else { high = mid }
+            hints.withUnsafeBufferPointer { hints in
+                arena.withUnsafeBufferPointer { arena in
+                    key.withUnsafeBufferPointer { key in
+                        TreeNode.childSearch(ends, hints, hintOffset, arena, key)
                     }
-                    return low
                 }
             }
         }
@@ -147,6 +171,7 @@ final class TreeNode: @unchecked Sendable {
         arena.insert(contentsOf: bytes, at: start)
         separatorEnds.insert(UInt32(start), at: index)
         for position in index..<separatorEnds.count { separatorEnds[position] += UInt32(bytes.count) }
+        rebuildSeparatorHints()
     }
 
     func removeSeparator(at index: Int) {
@@ -155,27 +180,21 @@ final class TreeNode: @unchecked Sendable {
         arena.removeSubrange(start..<end)
         separatorEnds.remove(at: index)
         for position in index..<separatorEnds.count { separatorEnds[position] -= UInt32(end - start) }
+        rebuildSeparatorHints()
     }
 
     /// First slot index whose key is ≥ `key`, and whether it equals.
     @inline(__always)
     func entryIndex(for key: [UInt8]) -> (index: Int, found: Bool) {
         slots.withUnsafeBufferPointer { slots in
-            arena.withUnsafeBufferPointer { arena in
-                key.withUnsafeBufferPointer { key in
-                    var low = 0
-                    var high = slots.count
-                    while low < high {
-                        let mid = (low + high) >> 1
-                        let slot = slots[mid]
-                        let order = ByteOrder.compare(
-                            arena, Int(slot.keyStart), Int(slot.keyCount), key)
-                        if order == 0 { return (mid, true) }
-                        if order < 0 { low = mid + 1 } else { high = mid }
+            hints.withUnsafeBufferPointer { hints in
+                arena.withUnsafeBufferPointer { arena in
+                    key.withUnsafeBufferPointer { key in
+                        TreeNode.search(slots, hints, hintOffset, arena, key)
                     }
-                    return (low, false)
                 }
             }
         }
     }
+
 }

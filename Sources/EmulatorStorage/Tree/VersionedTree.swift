@@ -19,9 +19,15 @@ struct VersionedTree: Sendable {
     /// The leaf that holds or would hold `key`.
     @inline(__always)
     func leaf(for key: [UInt8]) -> TreeNode {
-        var node = root
-        while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
-        return node
+        // `self` holds the root for the whole descent and nodes below a held root are never
+        // mutated or freed (commits copy them), so the descent need not retain each node.
+        var node = Unmanaged.passUnretained(root)
+        while let child = node._withUnsafeGuaranteedRef({ node in
+            node.isLeaf ? nil : node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[node.childIndex(for: key)]) }
+        }) {
+            node = child
+        }
+        return node.takeUnretainedValue()
     }
 
     /// Runs `body` on the entry for `key` (an absent placeholder if none) and stores the result:
@@ -92,19 +98,22 @@ struct VersionedTree: Sendable {
         return removed
     }
 
+    /// Cuts `range` out of the subtree at `node` (uniquely owned). Children lying wholly inside
+    /// the range are dropped as whole subtrees; only the (at most two) children the range
+    /// boundaries cut through are descended, so the work is O(depth × fan-out) plus what
+    /// `removed` has to count or collect.
     private static func remove(_ node: TreeNode, _ range: StorageKeyRange, _ removed: inout RemovedEntries) {
         if node.isLeaf {
             let start = node.entryIndex(for: range.lower).index
             var end = node.count
             if let upper = range.upper { end = max(start, node.entryIndex(for: upper).index) }
-            var index = end - 1
-            while index >= start {
-                if node.slots[index].valueKind != LeafSlot.tombstone { removed.add(node, index) }
-                node.remove(at: index)
-                index -= 1
-            }
+            guard start < end else { return }
+            for index in start..<end where node.slots[index].valueKind != LeafSlot.tombstone { removed.add(node, index) }
+            node.removeSlots(start..<end)
             return
         }
+        // Children first...last may hold keys in range; those strictly between lie wholly inside
+        // it (their bounds are separators that are themselves inside the range).
         let first = node.childIndex(for: range.lower)
         var last = node.children.count - 1
         if let upper = range.upper {
@@ -113,33 +122,31 @@ struct VersionedTree: Sendable {
             if last > 0 && ByteOrder.compare(node.separator(at: last - 1), upper) >= 0 { last -= 1 }
         }
         guard first <= last else { return }
-        var index = last
-        while index >= first {
-            let childLower = index > 0 ? node.separator(at: index - 1) : nil
-            let childUpper = index < node.separatorCount ? node.separator(at: index) : nil
-            let coversLower = childLower.map { !ByteOrder.less($0, range.lower) } ?? range.lower.isEmpty
-            let coversUpper: Bool
-            switch (childUpper, range.upper) {
-            case (_, nil): coversUpper = true
-            case (nil, _?): coversUpper = false
-            case (let c?, let u?): coversUpper = !ByteOrder.less(u, c)
+        if last - first >= 2 {
+            for index in (first + 1)..<last { collectLive(node.children[index], into: &removed) }
+            node.removeChildren((first + 1)..<last)
+            last = first + 1
+        }
+        // Right boundary first, so `first` stays valid.
+        for index in first == last ? [first] : [last, first] {
+            if !isKnownUniquelyReferenced(&node.children[index]) {
+                node.children[index] = node.children[index].copy(horizon: 0)
             }
-            if coversLower && coversUpper {
-                collectLive(node.children[index], into: &removed)
-                node.removeChild(at: index)
-            } else {
-                if !isKnownUniquelyReferenced(&node.children[index]) {
-                    node.children[index] = node.children[index].copy(horizon: 0)
-                }
-                remove(node.children[index], range, &removed)
-                if node.children[index].isEmpty { node.removeChild(at: index) }
-            }
-            index -= 1
+            remove(node.children[index], range, &removed)
+            if node.children[index].isEmpty { node.removeChild(at: index) }
         }
     }
 
     static func collectLive(_ node: TreeNode, into removed: inout RemovedEntries) {
         if node.isLeaf {
+            guard removed.collect else {
+                removed.count += node.slots.withUnsafeBufferPointer { slots in
+                    var live = 0
+                    for slot in slots where slot.valueKind != LeafSlot.tombstone { live += 1 }
+                    return live
+                }
+                return
+            }
             for index in node.slots.indices where node.slots[index].valueKind != LeafSlot.tombstone {
                 removed.add(node, index)
             }
@@ -169,6 +176,22 @@ extension TreeNode {
         if separatorCount > 0 { removeSeparator(at: max(index - 1, 0)) }
     }
 
+    /// Removes `children[range]` (at least one child stays) and the separators between them.
+    func removeChildren(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        // Child i sits between separators i - 1 and i; dropping children lower..<upper drops
+        // separators lower - 1 ..< upper - 1 (or lower ..< upper when the range starts at 0).
+        let separators = range.lowerBound == 0 ? range : (range.lowerBound - 1)..<(range.upperBound - 1)
+        let byteStart = separators.lowerBound == 0 ? 0 : Int(separatorEnds[separators.lowerBound - 1])
+        let byteEnd = Int(separatorEnds[separators.upperBound - 1])
+        arena.removeSubrange(byteStart..<byteEnd)
+        separatorEnds.removeSubrange(separators)
+        let shift = UInt32(byteEnd - byteStart)
+        for position in separators.lowerBound..<separatorEnds.count { separatorEnds[position] -= shift }
+        children.removeSubrange(range)
+        rebuildSeparatorHints()
+    }
+
     func splitInternal() -> (separator: [UInt8], right: TreeNode) {
         let mid = children.count / 2
         let right = TreeNode(children: Array(children[mid...]), separators: (mid..<separatorCount).map(separator(at:)))
@@ -176,6 +199,7 @@ extension TreeNode {
         children.removeSubrange(mid...)
         arena.removeSubrange((mid - 1 == 0 ? 0 : Int(separatorEnds[mid - 2]))...)
         separatorEnds.removeSubrange((mid - 1)...)
+        rebuildSeparatorHints()
         return (up, right)
     }
 }

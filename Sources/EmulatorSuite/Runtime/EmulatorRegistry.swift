@@ -1,26 +1,40 @@
 package import EmulatorHTTP
 import EmulatorSupport
 
-/// Which router serves each emulator's port. Wiring a real emulator is one line in `standard`:
+/// Which router (and, for gRPC, which HTTP/2 handler) serves each emulator's port. Wiring a real
+/// emulator is one line in `standard`:
 ///
 /// ```swift
-/// registry.routers[.firestore] = { context in FirestoreEmulator(context: …).router }
+/// registry.routers[.database] = { context in DatabaseEmulator(context: …).router }
+/// registry.endpoints[.firestore] = { context in EmulatorEndpoint(router: …, http2Handler: …) }
 /// ```
 package struct EmulatorRegistry: Sendable {
     package typealias RouterFactory = @Sendable (EmulatorContext) -> Router
 
-    package var routers: [EmulatorKind: RouterFactory]
+    package typealias EndpointFactory = @Sendable (EmulatorContext) -> EmulatorEndpoint
 
-    package init(routers: [EmulatorKind: RouterFactory] = [:]) {
+    package var routers: [EmulatorKind: RouterFactory]
+    /// Emulators that serve more than HTTP/1.1 on their port (Firestore's gRPC); an entry here
+    /// takes precedence over `routers`.
+    package var endpoints: [EmulatorKind: EndpointFactory]
+
+    package init(routers: [EmulatorKind: RouterFactory] = [:], endpoints: [EmulatorKind: EndpointFactory] = [:]) {
         self.routers = routers
+        self.endpoints = endpoints
+    }
+
+    /// The router and HTTP/2 hook for `kind`.
+    package func endpoint(for kind: EmulatorKind, context: EmulatorContext) -> EmulatorEndpoint {
+        if let make = endpoints[kind] { return make(context) }
+        return EmulatorEndpoint(router: router(for: kind, context: context))
     }
 
     /// The registry `emulators start` uses. Emulators that have not landed answer 501 on every path.
+    /// Firestore serves REST and gRPC on its port.
     package static var standard: EmulatorRegistry {
-        EmulatorRegistry(routers: [
-            .firestore: { _ in notImplemented("The Firestore emulator is not implemented yet") },
-            .database: { databaseRouter($0) },
-        ])
+        EmulatorRegistry(
+            routers: [.database: { databaseRouter($0) }],
+            endpoints: [.firestore: { firestoreEndpoint($0) }])
     }
 
     /// The router for `kind`; a kind with no factory answers 501.

@@ -79,14 +79,16 @@ package final class Suite: Sendable {
         for kind in kinds {
             guard let address = configuration.listeners[kind] else { continue }
             // The hub answers browsers (the Emulator UI, rules-unit-testing in a page) like the official one.
+            let endpoint: EmulatorEndpoint? = kind == .hub ? nil : registry.endpoint(for: kind, context: context)
             let handler: HTTPHandler =
                 kind == .hub
                 ? HubRouter.handler(
                     HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) })
-                : registry.router(for: kind, context: context).respond(to:)
+                : (endpoint?.router ?? Router()).respond(to:)
             do throws(SuiteStartError) {
                 let handler = console.verbosity == .debug ? logging(handler, kind: kind, console: console) : handler
-                let listener = try bind(kind, address, handler: handler, transport: transport, console: console)
+                let listener = try bind(
+                    kind, address, handler: handler, http2Handler: endpoint?.http2Handler, transport: transport, console: console)
                 started.append((kind, listener))
                 directory.register(kind, host: address.advertisedHost, port: listener.port)
                 if kind != .hub {
@@ -119,7 +121,8 @@ package final class Suite: Sendable {
 
     /// Binds one listener; the hub moves to the next free port when its default is taken.
     private static func bind(
-        _ kind: EmulatorKind, _ address: ListenAddress, handler: @escaping HTTPHandler, transport: any ListenerFactory,
+        _ kind: EmulatorKind, _ address: ListenAddress, handler: @escaping HTTPHandler,
+        http2Handler: HTTP2ConnectionHandlerFactory?, transport: any ListenerFactory,
         console: Console
     ) throws(SuiteStartError) -> any SuiteListener {
         let attempts = address.isFixed || address.port == 0 ? 1 : 50
@@ -127,7 +130,7 @@ package final class Suite: Sendable {
             let port = address.port + offset
             guard port <= 65535 else { break }
             do throws(ListenFailure) {
-                let listener = try transport.listen(host: address.host, port: port, handler: handler)
+                let listener = try transport.listen(host: address.host, port: port, handler: handler, http2Handler: http2Handler)
                 if offset > 0 {
                     console.warning(kind.rawValue, "\(kind.description) unable to start on port \(address.port), starting on \(port) instead.")
                 }

@@ -6,6 +6,21 @@ package import EmulatorHTTP
 package protocol ListenerFactory: Sendable {
     /// Binds `host:port` (`port == 0`: any free port) and serves `handler` until shut down.
     func listen(host: String, port: Int, handler: @escaping HTTPHandler) throws(ListenFailure) -> any SuiteListener
+
+    /// Like ``listen(host:port:handler:)``; connections that open with the HTTP/2 preface go to
+    /// `http2Handler` (gRPC on the Firestore port) when it is set.
+    func listen(
+        host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?
+    ) throws(ListenFailure) -> any SuiteListener
+}
+
+extension ListenerFactory {
+    /// Transports without HTTP/2 serve HTTP/1.1 only.
+    package func listen(
+        host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?
+    ) throws(ListenFailure) -> any SuiteListener {
+        try listen(host: host, port: port, handler: handler)
+    }
 }
 
 /// One running listener.

@@ -6,8 +6,14 @@ package struct PosixListenerFactory: ListenerFactory {
     package init() {}
 
     package func listen(host: String, port: Int, handler: @escaping HTTPHandler) throws(ListenFailure) -> any SuiteListener {
+        try listen(host: host, port: port, handler: handler, http2Handler: nil)
+    }
+
+    package func listen(
+        host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?
+    ) throws(ListenFailure) -> any SuiteListener {
         do {
-            return try HTTPServer.start(ServerConfiguration(host: host, port: port), handler: handler)
+            return try HTTPServer.start(ServerConfiguration(host: host, port: port, http2Handler: http2Handler), handler: handler)
         } catch {
             if case .addressInUse = error { throw .addressInUse }
             throw .other(error.description)

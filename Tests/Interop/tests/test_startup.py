@@ -34,16 +34,14 @@ def test_every_port_accepts_connections(suite, port_name):
         pass
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "http://{firestore}/v1/projects/demo-interop/databases/(default)/documents/users/ada",
-    ],
-)
-def test_unimplemented_emulators_answer_501_json(suite, url):
-    response = requests.get(url.format(firestore=suite.firestore, database=suite.database), timeout=5)
-    assert response.status_code == 501
-    assert "not implemented yet" in response.json()["error"]
+def test_both_emulators_answer_on_their_ports(suite):
+    # Firestore (REST here; gRPC in test_firestore_grpc.py) and the Realtime Database are wired.
+    firestore = requests.get(
+        f"http://{suite.firestore}/v1/projects/demo-interop/databases/(default)/documents/users/ada", timeout=5)
+    assert firestore.status_code == 404
+    assert firestore.json()["error"]["status"] == "NOT_FOUND"
+    database = requests.get(f"http://{suite.database}/users/ada.json?ns=demo-interop", timeout=5)
+    assert database.status_code == 200
 
 
 def test_keep_alive_connections_serve_several_requests(suite):

@@ -1,0 +1,58 @@
+import Synchronization
+
+extension GRPCServerConnection {
+    /// The writer handed to handlers: a call id on this connection.
+    final class CallWriter: GRPCMessageWriter {
+        let connection: GRPCServerConnection
+        let stream: UInt32
+
+        init(connection: GRPCServerConnection, stream: UInt32) {
+            self.connection = connection
+            self.stream = stream
+        }
+
+        @discardableResult func send(_ message: [UInt8]) -> Bool { connection.send(stream, message) }
+        func finish(_ status: GRPCStatus) { connection.finish(stream, status) }
+        func respond(_ message: [UInt8]) { _ = connection.respond(stream, [message], status: .ok) }
+        var isOpen: Bool { connection.isOpen(stream) }
+    }
+
+    /// The writer of server-streaming handlers: collects messages and writes them in batches of
+    /// up to 64 KiB, the last batch together with the trailers. Handlers run synchronously, so
+    /// batching only delays bytes until the handler returns or the batch fills.
+    final class BatchingWriter: GRPCMessageWriter {
+        let connection: GRPCServerConnection
+        let stream: UInt32
+        private let batch = Mutex<(messages: [[UInt8]], bytes: Int, done: Bool)>(([], 0, false))
+        static let limit = 64 * 1024
+
+        init(connection: GRPCServerConnection, stream: UInt32) {
+            self.connection = connection
+            self.stream = stream
+        }
+
+        @discardableResult func send(_ message: [UInt8]) -> Bool {
+            let full = batch.withLock { b -> [[UInt8]]? in
+                guard !b.done else { return nil }
+                b.messages.append(message)
+                b.bytes += message.count + 5
+                guard b.bytes >= Self.limit else { return [] }
+                defer { b.messages = []; b.bytes = 0 }
+                return b.messages
+            }
+            guard let full else { return false }
+            return full.isEmpty ? connection.isOpen(stream) : connection.respond(stream, full, status: nil)
+        }
+
+        func finish(_ status: GRPCStatus) {
+            let rest = batch.withLock { b -> [[UInt8]]? in
+                guard !b.done else { return nil }
+                b.done = true
+                return b.messages
+            }
+            if let rest { _ = connection.respond(stream, rest, status: status) }
+        }
+
+        var isOpen: Bool { !batch.withLock { $0.done } && connection.isOpen(stream) }
+    }
+}

@@ -1,0 +1,278 @@
+package import EmulatorHTTP
+import Synchronization
+
+/// Serves gRPC on one HTTP/2 connection: drives ``HTTP2Connection`` with the bytes the transport
+/// hands over and dispatches calls to a ``GRPCRouter``. Handlers run on the transport's thread,
+/// never while the connection's lock is held, so they may write to their call from anywhere.
+///
+/// ```swift
+/// configuration.http2Handler = GRPCServerConnection.factory(router: router)
+/// ```
+package final class GRPCServerConnection: UpgradedConnectionHandler {
+    struct Call {
+        var context: GRPCCallContext
+        var method: GRPCMethod
+        var deframer = GRPCMessageDeframer()
+        var requests: [[UInt8]] = []
+        var headersSent = false
+        var streaming: (any GRPCStreamingCall)?
+        /// Request messages or a half-close that arrived before the streaming call object existed.
+        var started = false
+    }
+
+    struct State {
+        var connection = HTTP2Connection()
+        var calls: [UInt32: Call] = [:]
+        var closed = false
+        /// Bytes produced under the lock, written in one piece when the lock is released.
+        var outbound: [UInt8] = []
+    }
+
+    private let router: GRPCRouter
+    private let output: any UpgradedConnectionWriter
+    private let state = Mutex(State())
+
+    package init(router: GRPCRouter, output: any UpgradedConnectionWriter) {
+        self.router = router
+        self.output = output
+    }
+
+    /// The transport hook: one ``GRPCServerConnection`` per HTTP/2 connection.
+    package static func factory(router: GRPCRouter) -> HTTP2ConnectionHandlerFactory {
+        { writer in GRPCServerConnection(router: router, output: writer) }
+    }
+
+    package func received(_ bytes: [UInt8]) {
+        var work: [@Sendable () -> Void] = []
+        locked { s in
+            guard !s.closed else { return }
+            let actions = s.connection.receive(bytes)
+            perform(actions, &s, &work)
+        }
+        for w in work { w() }
+    }
+
+    package func closed() {
+        let calls = state.withLock { s in
+            s.closed = true
+            let calls = s.calls.values.compactMap(\.streaming)
+            s.calls.removeAll()
+            return calls
+        }
+        for c in calls { c.cancelled() }
+    }
+
+    /// Runs `body` under the lock, then writes what it produced as one piece (still under the
+    /// lock, so frames from different threads never interleave out of order).
+    private func locked<R>(_ body: (inout State) -> R) -> R {
+        state.withLock { s in
+            let r = body(&s)
+            flush(&s)
+            return r
+        }
+    }
+
+    private func flush(_ s: inout State) {
+        guard !s.outbound.isEmpty else { return }
+        output.write(s.outbound)
+        s.outbound.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Dispatch (lock held)
+
+    private func perform(_ actions: [HTTP2Connection.Action], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        for action in actions {
+            switch action {
+            case .write(let bytes):
+                s.outbound += bytes
+            case .close:
+                s.closed = true
+                flush(&s)
+                output.close()
+                for call in s.calls.values {
+                    if let streaming = call.streaming { work.append { streaming.cancelled() } }
+                }
+                s.calls.removeAll()
+            case .headers(let stream, let fields, let endStream):
+                if s.calls[stream] != nil {
+                    if endStream { endOfRequests(stream, &s, &work) }
+                } else {
+                    open(stream, fields, endStream: endStream, &s, &work)
+                }
+            case .data(let stream, let payload, let endStream):
+                guard s.calls[stream] != nil else { continue }
+                s.calls[stream]?.deframer.append(payload)
+                while true {
+                    let message: [UInt8]?
+                    do { message = try s.calls[stream]?.deframer.next() } catch {
+                        fail(stream, error, &s)
+                        break
+                    }
+                    guard let message else { break }
+                    deliver(stream, message, &s, &work)
+                }
+                if endStream, s.calls[stream] != nil { endOfRequests(stream, &s, &work) }
+            case .reset(let stream, _):
+                if let call = s.calls.removeValue(forKey: stream), let streaming = call.streaming {
+                    work.append { streaming.cancelled() }
+                }
+            }
+        }
+    }
+
+    private func open(_ stream: UInt32, _ fields: [HeaderField], endStream: Bool, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        let head: GRPCRequestHead
+        do { head = try GRPCRequestHead(fields) } catch {
+            var response = [HeaderField(":status", error.status)]
+            if let status = error.grpc {
+                response.append(HeaderField("content-type", "application/grpc"))
+                response += status.trailers
+            }
+            perform(s.connection.sendHeaders(stream: stream, response, endStream: true), &s, &work)
+            return
+        }
+        guard let method = router.method(for: head.path) else {
+            let status = GRPCStatus(GRPCStatus.Code.unimplemented, "Method not found: \(head.path.dropFirst())")
+            perform(s.connection.sendHeaders(stream: stream, Self.trailersOnly(status), endStream: true), &s, &work)
+            return
+        }
+        let context = GRPCCallContext(path: head.path, metadata: head.metadata, timeoutNanoseconds: head.timeoutNanoseconds)
+        s.calls[stream] = Call(context: context, method: method)
+        if case .bidirectional(let make) = method {
+            let writer = CallWriter(connection: self, stream: stream)
+            work.append { [self] in
+                let call = make(context, writer)
+                let keep = state.withLock { s -> Bool in
+                    guard s.calls[stream] != nil else { return false }
+                    s.calls[stream]?.streaming = call
+                    return true
+                }
+                if !keep { call.cancelled() }
+            }
+        }
+        if endStream { endOfRequests(stream, &s, &work) }
+    }
+
+    private func deliver(_ stream: UInt32, _ message: [UInt8], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        guard let call = s.calls[stream] else { return }
+        if case .bidirectional = call.method {
+            work.append { [self] in
+                if let streaming = state.withLock({ $0.calls[stream]?.streaming }) { streaming.received(message) }
+            }
+        } else {
+            s.calls[stream]?.requests.append(message)
+        }
+    }
+
+    private func endOfRequests(_ stream: UInt32, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        guard let call = s.calls[stream] else { return }
+        if call.deframer.hasPartialMessage {
+            fail(stream, GRPCStatus(GRPCStatus.Code.internal, "Incomplete message at the end of the request stream"), &s)
+            return
+        }
+        let writer = CallWriter(connection: self, stream: stream)
+        switch call.method {
+        case .bidirectional:
+            work.append { [self] in
+                if let streaming = state.withLock({ $0.calls[stream]?.streaming }) { streaming.halfClosed() }
+            }
+        case .unary(let handler):
+            guard call.requests.count == 1, let request = call.requests.first else {
+                fail(stream, Self.requestCountStatus(call.requests.count), &s)
+                return
+            }
+            let context = call.context
+            work.append {
+                switch handler(context, request) {
+                case .success(let response):
+                    writer.respond(response)
+                case .failure(let status):
+                    writer.finish(status)
+                }
+            }
+        case .serverStreaming(let handler):
+            guard call.requests.count == 1, let request = call.requests.first else {
+                fail(stream, Self.requestCountStatus(call.requests.count), &s)
+                return
+            }
+            let context = call.context
+            let batching = BatchingWriter(connection: self, stream: stream)
+            work.append { batching.finish(handler(context, request, batching)) }
+        }
+    }
+
+    static func requestCountStatus(_ n: Int) -> GRPCStatus {
+        n == 0
+            ? GRPCStatus(GRPCStatus.Code.internal, "Half-closed without a request")
+            : GRPCStatus(GRPCStatus.Code.internal, "Too many requests")
+    }
+
+    /// Ends the call with `status` and stops the client sending.
+    private func fail(_ stream: UInt32, _ status: GRPCStatus, _ s: inout State) {
+        var ignored: [@Sendable () -> Void] = []
+        finish(stream, status, &s, &ignored)
+    }
+
+    static func trailersOnly(_ status: GRPCStatus) -> [HeaderField] {
+        [HeaderField(":status", "200"), HeaderField("content-type", "application/grpc")] + status.trailers
+    }
+
+    static let responseHeaders = [HeaderField(":status", "200"), HeaderField("content-type", "application/grpc")]
+
+    // MARK: Writing (from CallWriter)
+
+    func send(_ stream: UInt32, _ message: [UInt8]) -> Bool {
+        var work: [@Sendable () -> Void] = []
+        let sent = locked { s -> Bool in
+            guard !s.closed, let call = s.calls[stream] else { return false }
+            if !call.headersSent {
+                s.calls[stream]?.headersSent = true
+                perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
+            }
+            perform(s.connection.sendData(stream: stream, GRPCMessageDeframer.frame(message)), &s, &work)
+            return true
+        }
+        for w in work { w() }
+        return sent
+    }
+
+    func finish(_ stream: UInt32, _ status: GRPCStatus) {
+        var work: [@Sendable () -> Void] = []
+        locked { s in finish(stream, status, &s, &work) }
+        for w in work { w() }
+    }
+
+    private func finish(_ stream: UInt32, _ status: GRPCStatus, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        guard !s.closed, let call = s.calls.removeValue(forKey: stream) else { return }
+        if call.headersSent {
+            perform(s.connection.sendTrailers(stream: stream, status.trailers), &s, &work)
+        } else {
+            perform(s.connection.sendHeaders(stream: stream, Self.trailersOnly(status), endStream: true), &s, &work)
+        }
+    }
+
+    /// Messages, then trailers when `status` is set, written together.
+    func respond(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?) -> Bool {
+        var work: [@Sendable () -> Void] = []
+        let open = locked { s -> Bool in
+            guard !s.closed, let call = s.calls[stream] else { return false }
+            if !messages.isEmpty {
+                if !call.headersSent {
+                    s.calls[stream]?.headersSent = true
+                    perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
+                }
+                var data: [UInt8] = []
+                for m in messages { data += GRPCMessageDeframer.frame(m) }
+                perform(s.connection.sendData(stream: stream, data), &s, &work)
+            }
+            if let status { finish(stream, status, &s, &work) }
+            return true
+        }
+        for w in work { w() }
+        return open
+    }
+
+    func isOpen(_ stream: UInt32) -> Bool {
+        state.withLock { !$0.closed && $0.calls[stream] != nil }
+    }
+}

@@ -1,0 +1,9 @@
+/// The wire types of the protobuf encoding.
+package enum ProtoWireType: UInt8, Sendable {
+    case varint = 0
+    case fixed64 = 1
+    case lengthDelimited = 2
+    case startGroup = 3
+    case endGroup = 4
+    case fixed32 = 5
+}

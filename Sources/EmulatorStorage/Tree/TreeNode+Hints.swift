@@ -1,0 +1,130 @@
+import Glibc
+
+/// Key hints: a leaf keeps, per slot, the 8 key bytes that follow a prefix all its keys share
+/// (`hintOffset`), big-endian in a `UInt64`, zero-padded. Within the leaf, hint order agrees
+/// with key order wherever two hints differ, so a search compares hints (one small
+/// contiguous array) and reads key bytes from the arena only when hints tie. For document ids
+/// under one collection that is usually only the final match, instead of one arena read per
+/// probe. Keeping the hint array in step with `slots` is the job of every slot mutation.
+/// Internal nodes keep the same kind of hints for their separators (rebuilt on every separator
+/// change, which only splits and range cuts make).
+extension TreeNode {
+    /// The hint of `key` at `offset` (big-endian, zero-padded).
+    @inline(__always)
+    static func hint(_ key: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int, _ offset: Int) -> UInt64 {
+        guard count > offset, let base = key.baseAddress else { return 0 }
+        if count - offset >= 8 {
+            return UInt64(bigEndian: UnsafeRawPointer(base + start + offset).loadUnaligned(as: UInt64.self))
+        }
+        var value: UInt64 = 0
+        for index in offset..<count { value = value << 8 | UInt64(base[start + index]) }
+        return value << (8 * UInt64(8 - (count - offset)))
+    }
+
+    static func hint(_ key: [UInt8], _ offset: Int) -> UInt64 {
+        key.withUnsafeBufferPointer { hint($0, 0, $0.count, offset) }
+    }
+
+    /// Lowers `hintOffset` (recomputing every hint) when `key` does not share the leaf's prefix.
+    func admitHint(for key: [UInt8]) {
+        guard let first = slots.first else {
+            hintOffset = key.count
+            return
+        }
+        let shared = arena.withUnsafeBufferPointer { arena in
+            key.withUnsafeBufferPointer { key in
+                var length = 0
+                let limit = Swift.min(hintOffset, key.count, Int(first.keyCount))
+                let start = Int(first.keyStart)
+                while length < limit && arena[start + length] == key[length] { length += 1 }
+                return length
+            }
+        }
+        guard shared < hintOffset else { return }
+        hintOffset = shared
+        arena.withUnsafeBufferPointer { arena in
+            for index in slots.indices {
+                let slot = slots[index]
+                hints[index] = TreeNode.hint(arena, Int(slot.keyStart), Int(slot.keyCount), shared)
+            }
+        }
+    }
+
+    /// First slot index whose key is ≥ `key`, and whether it equals (see the type's notes).
+    @inline(__always)
+    static func search(
+        _ slots: UnsafeBufferPointer<LeafSlot>, _ hints: UnsafeBufferPointer<UInt64>, _ offset: Int,
+        _ arena: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>
+    ) -> (index: Int, found: Bool) {
+        guard let first = slots.first, let arenaBase = arena.baseAddress else { return (0, false) }
+        // Every key here starts with the same `offset` bytes; a key that does not is below or above all.
+        let shared = Swift.min(offset, key.count)
+        if shared > 0, let keyBase = key.baseAddress {
+            let order = memcmp(arenaBase + Int(first.keyStart), keyBase, shared)
+            if order > 0 { return (0, false) }
+            if order < 0 { return (slots.count, false) }
+        }
+        if key.count < offset { return (0, false) }  // a proper prefix of every key here
+        let target = hint(key, 0, key.count, offset)
+        // A linear scan: the hint array is at most 512 bytes, and independent sequential loads
+        // overlap their cache misses where a binary search would wait for each probe in turn.
+        var index = 0
+        while index < hints.count && hints[index] < target { index += 1 }
+        while index < hints.count && hints[index] == target {
+            let slot = slots[index]
+            let order = ByteOrder.compare(arena, Int(slot.keyStart), Int(slot.keyCount), key)
+            if order == 0 { return (index, true) }
+            if order > 0 { break }
+            index += 1
+        }
+        return (index, false)
+    }
+
+    /// Recomputes an internal node's separator hints and their shared prefix length.
+    func rebuildSeparatorHints() {
+        hints.removeAll(keepingCapacity: true)
+        hintOffset = 0
+        let count = separatorEnds.count
+        guard count > 0 else { return }
+        separatorEnds.withUnsafeBufferPointer { ends in
+            arena.withUnsafeBufferPointer { arena in
+                // Separators are sorted, so the first and last share what all of them share.
+                let lastStart = count == 1 ? 0 : Int(ends[count - 2])
+                let limit = Swift.min(Int(ends[0]), Int(ends[count - 1]) - lastStart)
+                var shared = 0
+                while shared < limit && arena[shared] == arena[lastStart + shared] { shared += 1 }
+                hintOffset = shared
+                for index in 0..<count {
+                    let start = index == 0 ? 0 : Int(ends[index - 1])
+                    hints.append(TreeNode.hint(arena, start, Int(ends[index]) - start, shared))
+                }
+            }
+        }
+    }
+
+    /// Number of separators ≤ `key`: the index of the child that may hold it.
+    @inline(__always)
+    static func childSearch(
+        _ ends: UnsafeBufferPointer<UInt32>, _ hints: UnsafeBufferPointer<UInt64>, _ offset: Int,
+        _ arena: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>
+    ) -> Int {
+        guard !ends.isEmpty, let arenaBase = arena.baseAddress else { return 0 }
+        let shared = Swift.min(offset, key.count)
+        if shared > 0, let keyBase = key.baseAddress {
+            // Separator 0 starts at arena offset 0.
+            let order = memcmp(arenaBase, keyBase, shared)
+            if order > 0 { return 0 }
+            if order < 0 { return ends.count }
+        }
+        if key.count < offset { return 0 }  // a proper prefix of every separator
+        let target = hint(key, 0, key.count, offset)
+        var index = 0
+        while index < hints.count && hints[index] < target { index += 1 }
+        while index < hints.count && hints[index] == target {
+            let start = index == 0 ? 0 : Int(ends[index - 1])
+            if ByteOrder.compare(arena, start, Int(ends[index]) - start, key) > 0 { break }
+            index += 1
+        }
+        return index
+    }
+}

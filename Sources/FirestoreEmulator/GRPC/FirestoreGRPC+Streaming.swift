@@ -1,0 +1,108 @@
+import EmulatorModel
+import EmulatorProtobuf
+
+extension FirestoreGRPC {
+    func batchGetDocuments(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
+        var r = request
+        var database = ""
+        var names: [DocumentName] = []
+        var mask: [FieldPath]?
+        var consistency = ProtoDecoding.Consistency()
+        while let (f, w) = try r.next() {
+            switch f {
+            case 1: try r.expect(w, .lengthDelimited, f); database = try r.string()
+            case 2: try r.expect(w, .lengthDelimited, f); names.append(try DocumentName.document(r.string()))
+            case 3: try r.expect(w, .lengthDelimited, f); mask = try ProtoDecoding.mask(r.message())
+            case 4: try r.expect(w, .lengthDelimited, f); consistency.selected.append(.transaction(try r.bytes()))
+            case 5: try r.expect(w, .lengthDelimited, f); consistency.selected.append(.newTransaction(try ProtoDecoding.transactionOptions(r.message())))
+            case 7: try r.expect(w, .lengthDelimited, f); consistency.selected.append(.readTime(try ProtoValue.readMicroseconds(r.message())))
+            default: try r.skip(w)
+            }
+        }
+        let db = try ProtoDecoding.database(database)
+        let (transaction, items, readTime) = try service.batchGet(db, names: names, mask: mask, consistency: try consistency.value, caller: caller)
+        if let transaction {
+            var w = ProtoWriter()
+            w.bytes(3, transaction)
+            send(w)
+        }
+        for item in items {
+            var w = ProtoWriter()
+            switch item {
+            case .found(let d): w.message(1) { Self.write(d, database: db, to: &$0) }
+            case .missing(let p): w.string(2, db.documentName(p))
+            }
+            ProtoValue.writeTimestamp(4, microseconds: readTime, to: &w)
+            send(w)
+        }
+    }
+
+    /// Parent, query message and consistency of RunQuery / RunAggregationQuery; the field numbers
+    /// of transaction, new_transaction and read_time differ between them.
+    func queryRequest(
+        _ request: ProtoReader, selectors: (transaction: Int, newTransaction: Int, readTime: Int)
+    ) throws(EmulatorError) -> (DocumentName, ProtoReader?, ReadConsistency) {
+        var r = request
+        var parent = ""
+        var query: ProtoReader?
+        var consistency = ProtoDecoding.Consistency()
+        while let (f, w) = try r.next() {
+            switch f {
+            case 1: try r.expect(w, .lengthDelimited, f); parent = try r.string()
+            case 2: try r.expect(w, .lengthDelimited, f); query = try r.message()
+            case selectors.transaction: try r.expect(w, .lengthDelimited, f); consistency.selected.append(.transaction(try r.bytes()))
+            case selectors.newTransaction:
+                try r.expect(w, .lengthDelimited, f)
+                consistency.selected.append(.newTransaction(try ProtoDecoding.transactionOptions(r.message())))
+            case selectors.readTime:
+                try r.expect(w, .lengthDelimited, f)
+                consistency.selected.append(.readTime(try ProtoValue.readMicroseconds(r.message())))
+            case 8, 10:
+                if w == .lengthDelimited, !(try r.message().isAtEnd) {
+                    throw .unimplemented("Query explain is not supported by the Firestore emulator.")
+                }
+            default: try r.skip(w)
+            }
+        }
+        return (try DocumentName.parent(parent), query, try consistency.value)
+    }
+
+    func runQuery(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
+        let (parent, q, consistency) = try queryRequest(request, selectors: (5, 6, 7))
+        guard let q else { throw .invalidArgument("RunQuery requires a structured_query.") }
+        let query = try ProtoDecoding.structuredQuery(q)
+        let db = DatabaseID(project: parent.projectID, database: parent.databaseID)
+        let result = try service.runQuery(db, parent: parent.path, query: query, consistency: consistency, caller: caller)
+        if let t = result.transaction {
+            var w = ProtoWriter()
+            w.bytes(2, t)
+            send(w)
+        }
+        if result.documents.isEmpty {
+            var w = ProtoWriter()
+            ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
+            if result.skipped > 0 { w.int32(4, Int32(clamping: result.skipped)) }
+            send(w)
+        }
+        for (i, d) in result.documents.enumerated() {
+            var w = ProtoWriter()
+            w.message(1) { Self.write(d, database: db, to: &$0) }
+            ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
+            if i == 0, result.skipped > 0 { w.int32(4, Int32(clamping: result.skipped)) }
+            send(w)
+        }
+    }
+
+    func runAggregationQuery(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
+        let (parent, q, consistency) = try queryRequest(request, selectors: (4, 5, 6))
+        guard let q else { throw .invalidArgument("RunAggregationQuery requires a structured_aggregation_query.") }
+        let aggregation = try ProtoDecoding.aggregationQuery(q)
+        let db = DatabaseID(project: parent.projectID, database: parent.databaseID)
+        let result = try service.runAggregationQuery(db, parent: parent.path, aggregation: aggregation, consistency: consistency, caller: caller)
+        var w = ProtoWriter()
+        w.message(1) { ProtoValue.writeFields(result.fields, field: 2, to: &$0) }
+        if let t = result.transaction { w.bytes(2, t) }
+        ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
+        send(w)
+    }
+}

@@ -1,0 +1,107 @@
+package import EmulatorHTTP
+package import EmulatorHTTP2
+import EmulatorModel
+import EmulatorProtobuf
+
+/// Firestore's gRPC face (`google.firestore.v1.Firestore`): decodes protobuf requests, calls the
+/// same ``FirestoreService`` as REST and encodes the answers. Errors become `grpc-status` with the
+/// same messages REST sends.
+///
+/// ```swift
+/// let grpc = FirestoreGRPC(service: emulator.service)
+/// configuration.http2Handler = grpc.connectionFactory
+/// ```
+package struct FirestoreGRPC: Sendable {
+    package static let serviceName = "google.firestore.v1.Firestore"
+    let service: FirestoreService
+
+    package init(service: FirestoreService) { self.service = service }
+
+    /// The method table.
+    package var router: GRPCRouter {
+        var router = GRPCRouter()
+        register(on: &router)
+        return router
+    }
+
+    /// The transport hook for connections that open with the HTTP/2 preface.
+    package var connectionFactory: HTTP2ConnectionHandlerFactory { GRPCServerConnection.factory(router: router) }
+
+    package func register(on router: inout GRPCRouter) {
+        let s = Self.serviceName
+        router.register(s, "GetDocument", unary(getDocument))
+        router.register(s, "ListDocuments", unary(listDocuments))
+        router.register(s, "CreateDocument", unary(createDocument))
+        router.register(s, "UpdateDocument", unary(updateDocument))
+        router.register(s, "DeleteDocument", unary(deleteDocument))
+        router.register(s, "BeginTransaction", unary(beginTransaction))
+        router.register(s, "Commit", unary(commit))
+        router.register(s, "Rollback", unary(rollback))
+        router.register(s, "ListCollectionIds", unary(listCollectionIds))
+        router.register(s, "BatchWrite", unary(batchWrite))
+        router.register(s, "PartitionQuery", unary(partitionQuery))
+        router.register(s, "BatchGetDocuments", streaming(batchGetDocuments))
+        router.register(s, "RunQuery", streaming(runQuery))
+        router.register(s, "RunAggregationQuery", streaming(runAggregationQuery))
+        let service = self.service
+        router.register(s, "Listen", .bidirectional { context, writer in
+            FirestoreListenCall(service: service, caller: Self.caller(context), writer: writer)
+        })
+        router.register(s, "Write", .bidirectional { context, writer in
+            FirestoreWriteCall(service: service, caller: Self.caller(context), writer: writer)
+        })
+    }
+
+    // MARK: Adapters
+
+    typealias Unary = @Sendable (ProtoReader, FirestoreCaller) throws(EmulatorError) -> [UInt8]
+    typealias Streaming = @Sendable (ProtoReader, FirestoreCaller, (ProtoWriter) -> Void) throws(EmulatorError) -> Void
+
+    func unary(_ body: @escaping Unary) -> GRPCMethod {
+        .unary { context, request in
+            do throws(EmulatorError) { return .success(try body(ProtoReader(request), Self.caller(context))) } catch {
+                return .failure(Self.status(error))
+            }
+        }
+    }
+
+    func streaming(_ body: @escaping Streaming) -> GRPCMethod {
+        .serverStreaming { context, request, writer in
+            do throws(EmulatorError) {
+                try body(ProtoReader(request), Self.caller(context)) { writer.send($0.bytes) }
+                return .ok
+            } catch {
+                return Self.status(error)
+            }
+        }
+    }
+
+    static func status(_ error: EmulatorError) -> GRPCStatus { GRPCStatus(error.code.rawValue, error.message) }
+
+    /// `authorization: Bearer owner` bypasses rules; any other bearer token is a user token.
+    static func caller(_ context: GRPCCallContext) -> FirestoreCaller {
+        guard let auth = context.metadata.first("authorization") else { return .anonymous }
+        let parts = auth.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .anonymous }
+        let token = String(parts[1])
+        return token == "owner" ? .owner : .user(token: token)
+    }
+
+    // MARK: Encoding helpers
+
+    static func write(_ d: StoredDocument, database: DatabaseID, to w: inout ProtoWriter) {
+        ProtoDocument(name: database.documentName(d.path), fields: d.fields, createTime: d.createTime, updateTime: d.updateTime)
+            .write(to: &w)
+    }
+
+    static func write(_ r: WriteResult, to w: inout ProtoWriter) {
+        if let t = r.updateTime { ProtoValue.writeTimestamp(1, microseconds: t, to: &w) }
+        for v in r.transformResults { w.message(2) { ProtoValue.write(v, to: &$0) } }
+    }
+
+    static func encode(_ body: (inout ProtoWriter) -> Void) -> [UInt8] {
+        var w = ProtoWriter()
+        body(&w)
+        return w.bytes
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+@testable import EmulatorStorage
+
+/// Leaf searches compare 8-byte key hints taken after a prefix the leaf's keys share; these
+/// check them against a plain bytewise search on keys chosen to tie, nest and straddle that prefix.
+@Suite struct LeafSearchTests {
+    /// Keys over a tiny alphabet (0, 1, 2, 255) with a shared head, so many keys are prefixes of
+    /// others, tie on their first 8 bytes after the head, or differ only in the zero padding.
+    static func trickyKey(_ rng: inout SeededGenerator, head: [UInt8]) -> [UInt8] {
+        let alphabet: [UInt8] = [0, 1, 2, 255]
+        let length = Int.random(in: 0...14, using: &rng)
+        var key = Array(head.prefix(Int.random(in: head.count - 2...head.count, using: &rng)))
+        for _ in 0..<length { key.append(alphabet[Int.random(in: 0..<alphabet.count, using: &rng)]) }
+        return key
+    }
+
+    static func referenceIndex(_ node: TreeNode, _ key: [UInt8]) -> (index: Int, found: Bool) {
+        var index = 0
+        while index < node.count && ByteOrder.less(node.key(at: index), key) { index += 1 }
+        return (index, index < node.count && node.key(at: index) == key)
+    }
+
+    @Test(arguments: 1...40)
+    func hintSearchAgreesWithBytewiseSearch(seed: Int) {
+        var rng = SeededGenerator(seed: UInt64(seed))
+        let head = Array("docs\u{0}x".utf8)
+        var keys = Set<[UInt8]>()
+        while keys.count < Int.random(in: 1...TreeNode.maxLeafEntries, using: &rng) {
+            keys.insert(LeafSearchTests.trickyKey(&rng, head: head))
+        }
+        let node = TreeNode()
+        // Insert in random order (so the shared prefix shrinks as keys arrive), each at its place.
+        for key in keys.shuffled(using: &rng) {
+            node.insert(VersionedEntry(key: key, value: [1], createTime: 1, updateTime: 1), at: node.entryIndex(for: key).index)
+        }
+        let stored = (0..<node.count).map(node.key(at:))
+        #expect(stored == keys.sorted { ByteOrder.less($0, $1) })
+        // Every stored key, and many that are not, land where a bytewise search puts them.
+        var probes = Array(keys)
+        for _ in 0..<300 { probes.append(LeafSearchTests.trickyKey(&rng, head: head)) }
+        probes += [[], Array(head.prefix(3)), [255, 255]]
+        for probe in probes {
+            let got = node.entryIndex(for: probe)
+            let want = LeafSearchTests.referenceIndex(node, probe)
+            #expect(got.index == want.index && got.found == want.found, "probe \(probe)")
+        }
+        // Removing keys keeps the remaining ones findable.
+        for index in stride(from: node.count - 1, through: 0, by: -2) { node.remove(at: index) }
+        for index in 0..<node.count {
+            #expect(node.entryIndex(for: node.key(at: index)) == (index, true))
+        }
+    }
+}

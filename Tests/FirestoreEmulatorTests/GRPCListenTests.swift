@@ -1,0 +1,197 @@
+import EmulatorHTTP2
+import EmulatorModel
+import EmulatorProtobuf
+import Testing
+
+@testable import FirestoreEmulator
+
+@Suite("Listen over gRPC")
+struct GRPCListenTests {
+    /// A ListenResponse reduced to what clients act on.
+    enum Response: Equatable {
+        case target(type: Int32, ids: [Int32], hasReadTime: Bool)
+        case change(name: String, ids: [Int32])
+        case delete(name: String)
+        case remove(name: String)
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> Response? {
+        var r = ProtoReader(bytes)
+        guard let (field, _) = try r.next() else { return nil }
+        var m = try r.message()
+        var type: Int32 = 0
+        var ids: [Int32] = []
+        var readTime = false
+        var name = ""
+        while let (f, w) = try m.next() {
+            switch (field, f) {
+            case (2, 1): type = try m.int32()
+            case (2, 2), (3, 5): try m.repeatedInt32(w, into: &ids)
+            case (2, 6): readTime = true; try m.skip(w)
+            case (3, 1): name = try ProtoDocument(m.message()).name
+            case (4, 1), (6, 1): name = try m.string()
+            default: try m.skip(w)
+            }
+        }
+        switch field {
+        case 2: return .target(type: type, ids: ids, hasReadTime: readTime)
+        case 3: return .change(name: name, ids: ids)
+        case 4: return .delete(name: name)
+        case 6: return .remove(name: name)
+        default: return nil
+        }
+    }
+
+    static func addDocuments(_ client: GRPCTestClient, id: Int32, _ paths: [String]) -> [UInt8] {
+        var w = ProtoWriter()
+        w.string(1, client.database)
+        w.message(2) { t in
+            t.message(3) { d in for p in paths { d.string(2, client.root + "/" + p) } }
+            t.int32(5, id)
+        }
+        return w.bytes
+    }
+
+    static func addQuery(_ client: GRPCTestClient, id: Int32, collection: String) -> [UInt8] {
+        var w = ProtoWriter()
+        w.string(1, client.database)
+        w.message(2) { t in
+            t.message(2) { q in
+                q.string(1, client.root)
+                q.message(2) { $0.message(2) { $0.string(2, collection) } }
+            }
+            t.int32(5, id)
+        }
+        return w.bytes
+    }
+
+    /// Waits until `writer` holds at least `count` messages (the worker runs asynchronously).
+    static func responses(_ writer: CollectingWriter, count: Int) async throws -> [Response] {
+        for _ in 0..<400 where writer.messages.count < count { try await Task.sleep(for: .milliseconds(5)) }
+        return try writer.messages.compactMap(decode)
+    }
+
+    @Test func queryTargetGetsInitialSnapshotThenChanges() async throws {
+        let client = GRPCTestClient()
+        client.set([("c/a", ["n": .integer(1)])])
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(Self.addQuery(client, id: 0x5079, collection: "c"))
+        let initial = try await Self.responses(writer, count: 4)
+        #expect(initial == [
+            .target(type: 1, ids: [0x5079], hasReadTime: false),
+            .change(name: client.root + "/c/a", ids: [0x5079]),
+            .target(type: 3, ids: [0x5079], hasReadTime: false),
+            .target(type: 0, ids: [], hasReadTime: true),
+        ])
+
+        client.set([("c/b", ["n": .integer(2)])])
+        let afterAdd = try await Self.responses(writer, count: 6)
+        #expect(Array(afterAdd.dropFirst(4)) == [.change(name: client.root + "/c/b", ids: [0x5079]), .target(type: 0, ids: [], hasReadTime: true)])
+
+        _ = client.unary("Commit") { w in
+            w.string(1, client.database)
+            w.message(2) { $0.string(2, client.root + "/c/a") }
+        }
+        let afterDelete = try await Self.responses(writer, count: 8)
+        #expect(Array(afterDelete.dropFirst(6)) == [.remove(name: client.root + "/c/a"), .target(type: 0, ids: [], hasReadTime: true)])
+    }
+
+    @Test func documentTargetForMissingDocumentThenDelete() async throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(Self.addDocuments(client, id: 2, ["c/d"]))
+        #expect(try await Self.responses(writer, count: 3) == [
+            .target(type: 1, ids: [2], hasReadTime: false),
+            .target(type: 3, ids: [2], hasReadTime: false),
+            .target(type: 0, ids: [], hasReadTime: true),
+        ])
+        client.set([("c/d", [:])])
+        #expect(Array(try await Self.responses(writer, count: 5).dropFirst(3)).first == .change(name: client.root + "/c/d", ids: [2]))
+        _ = client.unary("Commit") { w in
+            w.string(1, client.database)
+            w.message(2) { $0.string(2, client.root + "/c/d") }
+        }
+        #expect(Array(try await Self.responses(writer, count: 7).dropFirst(5)).first == .delete(name: client.root + "/c/d"))
+    }
+
+    @Test func removeTargetAnswersRemoveAndStopsChanges() async throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(Self.addQuery(client, id: 4, collection: "c"))
+        _ = try await Self.responses(writer, count: 3)
+        var w = ProtoWriter()
+        w.string(1, client.database)
+        w.int32(3, 4)
+        call.received(w.bytes)
+        #expect(try await Self.responses(writer, count: 4).last == .target(type: 2, ids: [4], hasReadTime: false))
+        client.set([("c/x", [:])])
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(writer.messages.count == 4)
+    }
+
+    @Test func resumedTargetIsResetFirst() async throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        var w = ProtoWriter()
+        w.string(1, client.database)
+        w.message(2) { t in
+            t.message(3) { $0.string(2, client.root + "/c/a") }
+            t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 1])
+            t.int32(5, 6)
+        }
+        call.received(w.bytes)
+        let responses = try await Self.responses(writer, count: 2)
+        #expect(Array(responses.prefix(2)) == [.target(type: 1, ids: [6], hasReadTime: false), .target(type: 4, ids: [6], hasReadTime: false)])
+    }
+
+    @Test func badRequestEndsTheStreamWithInvalidArgument() {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received([0x0A, 0x03, 0x78])
+        #expect(writer.status?.code == 3)
+    }
+
+    @Test func targetIdZeroGetsAServerAssignedId() async throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(Self.addQuery(client, id: 0, collection: "c"))
+        call.received(Self.addQuery(client, id: 0, collection: "d"))
+        let responses = try await Self.responses(writer, count: 6)
+        let added = responses.compactMap { r -> [Int32]? in if case .target(1, let ids, _) = r { ids } else { nil } }
+        #expect(added == [[1], [2]])
+    }
+
+    @Test func collectionGroupTargetSeesNestedDocumentsButNotOtherCollections() async throws {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        var w = ProtoWriter()
+        w.string(1, client.database)
+        w.message(2) { t in
+            t.message(2) { q in
+                q.string(1, client.root)
+                q.message(2) { $0.message(2) { s in s.string(2, "g"); s.bool(3, true) } }
+            }
+            t.int32(5, 8)
+        }
+        call.received(w.bytes)
+        _ = try await Self.responses(writer, count: 3)
+        client.set([("other/1", [:])])
+        client.set([("a/1/g/x", ["v": .integer(1)])])
+        let responses = try await Self.responses(writer, count: 5)
+        #expect(Array(responses.dropFirst(3)) == [.change(name: client.root + "/a/1/g/x", ids: [8]), .target(type: 0, ids: [], hasReadTime: true)])
+    }
+}
