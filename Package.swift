@@ -16,6 +16,7 @@ let package = Package(
     name: "emulators",
     products: [
         .executable(name: "emulators", targets: ["emulators"]),
+        .library(name: "EmulatorClient", targets: ["EmulatorClient"]),
     ],
     targets: [
         // L0
@@ -42,7 +43,13 @@ let package = Package(
                 "EmulatorSupport",
             ],
             swiftSettings: settings),
-        .target(name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .target(
+            name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
+            swiftSettings: settings),
+        .target(
+            name: "EmulatorClient",
+            dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
+            swiftSettings: settings),
         // L4
         .target(
             name: "EmulatorSuite",
@@ -84,6 +91,12 @@ let package = Package(
         .testTarget(
             name: "EmulatorSnapshotTests",
             dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport"],
+            swiftSettings: settings),
+        .testTarget(
+            name: "EmulatorClientTests",
+            dependencies: [
+                "EmulatorClient", "EmulatorSuite", "FirestoreEmulator", "EmulatorStorage", "EmulatorModel", "EmulatorSupport",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSuiteTests",

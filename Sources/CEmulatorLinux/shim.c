@@ -74,3 +74,41 @@ long cemu_send(int fd, const void *bytes, unsigned long count) {
 int cemu_errno(void) {
     return errno;
 }
+
+// CRC-32C for snapshot and journal files (LevelDB log records).
+#include <string.h>
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hardware(uint32_t crc, const uint8_t *data, uint64_t length) {
+    uint64_t c = (uint32_t)~crc;
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, data, 8);
+        c = _mm_crc32_u64(c, word);
+        data += 8;
+        length -= 8;
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (length > 0) {
+        c32 = _mm_crc32_u8(c32, *data++);
+        length--;
+    }
+    return ~c32;
+}
+#endif
+
+static uint32_t crc32c_software(uint32_t crc, const uint8_t *data, uint64_t length) {
+    uint32_t c = ~crc;
+    while (length-- > 0) {
+        c ^= *data++;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    }
+    return ~c;
+}
+
+uint32_t cemu_crc32c(uint32_t crc, const uint8_t *data, uint64_t length) {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("sse4.2")) return crc32c_hardware(crc, data, length);
+#endif
+    return crc32c_software(crc, data, length);
+}

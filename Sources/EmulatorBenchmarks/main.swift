@@ -22,7 +22,12 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "database", summary: "RTDB emulator through its router: SSE fan-out, GET/PUT at 32 clients") { runDatabaseBenchmark(quick: $0.quick) },
     BenchmarkScenario(name: "firestore", summary: "Firestore emulator through its router: load, queries, 500-doc commits") { runFirestoreBenchmark(quick: $0.quick) },
     BenchmarkScenario(name: "rules", summary: "security rules evaluation") { _ in runRulesBenchmark() },
-    // PENDING snapshot: BenchmarkScenario(name: "snapshot", summary: "export/import of a snapshot") { runSnapshotBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "rules-throughput", summary: "requests/s with rules against open rules") {
+        runRulesThroughputBenchmark(quick: $0.quick)
+    },
+    BenchmarkScenario(name: "snapshot", summary: "export/import of 1M ~1 KB docs (100k small with --quick)") {
+        runSnapshotBenchmark(quick: $0.quick)
+    },
 ]
 
 let options = BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -31,7 +36,7 @@ func printUsage() {
     print("usage: EmulatorBenchmarks <scenario> [--quick] [--port N] [--streams N]")
     print("scenarios:")
     for scenario in scenarios {
-        let padding = String(repeating: " ", count: max(1, 12 - scenario.name.count))
+        let padding = String(repeating: " ", count: max(1, 18 - scenario.name.count))
         print("  \(scenario.name)\(padding)\(scenario.summary)")
     }
 }

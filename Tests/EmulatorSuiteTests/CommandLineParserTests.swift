@@ -45,6 +45,19 @@ struct CommandLineParserTests {
                 })
     }
 
+    @Test func dataDirectoryFlags() throws {
+        #expect(try CommandLineParser.parse(["start", "--data-dir", "live"]) == start { $0.dataDirectory = "live" })
+        #expect(
+            try CommandLineParser.parse(["exec", "--data-dir=live", "--data-dir-no-fsync", "true"])
+                == {
+                    var options = StartOptions()
+                    options.dataDirectory = "live"
+                    options.dataDirectoryFsync = false
+                    return Command.exec(script: "true", options: options)
+                }())
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["export", "out", "--data-dir", "x"]) }
+    }
+
     @Test func debugAndNonInteractiveAreAcceptedGlobally() throws {
         #expect(try CommandLineParser.parse(["--debug", "--non-interactive", "start"]) == start { $0.verbosity = .debug })
     }

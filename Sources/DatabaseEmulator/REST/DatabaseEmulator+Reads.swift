@@ -16,9 +16,7 @@ extension DatabaseEmulator {
         }
         let now = configuration.now()
         let (node, allowed) = namespace.read { data, rules in
-            guard request.auth.isAdmin
-                || rules.canRead(request.path, query: query, auth: request.auth, now: now, data: data)
-            else {
+            guard request.auth.mayRead(request.path, query: query, now: now, data: data, rules: rules) else {
                 return (DatabaseNode.empty, false)
             }
             var node = data.node(at: request.path)
@@ -69,7 +67,7 @@ extension DatabaseEmulator {
     {
         let now = configuration.now()
         let allowed = namespace.read { data, rules in
-            request.auth.isAdmin || rules.canRead(request.path, query: query, auth: request.auth, now: now, data: data)
+            request.auth.mayRead(request.path, query: query, now: now, data: data, rules: rules)
         }
         guard allowed else { throw .permissionDenied }
         var headers = HTTPHeaders()

@@ -85,10 +85,7 @@ extension DatabaseEmulator {
                     written = node
                 }
                 let write = DatabaseWrite.set(target, node)
-                if !auth.isAdmin
-                    && !rules.canWrite(
-                        [path], auth: auth, now: now, data: data, newData: DatabaseOverlaySource(base: data, write: write))
-                {
+                if !auth.mayWrite([path], now: now, data: data, newData: DatabaseOverlaySource(base: data, write: write), rules: rules) {
                     throw .rest(.permissionDenied)
                 }
                 return write
@@ -177,9 +174,8 @@ extension DatabaseEmulator {
                     return (update.path, DatabaseNode.build(update.value, existing: existing, now: now))
                 }
                 let write = DatabaseWrite.update(base: base, resolved)
-                if !auth.isAdmin
-                    && !rules.canWrite(
-                        write.locations, auth: auth, now: now, data: data, newData: DatabaseOverlaySource(base: data, write: write))
+                if !auth.mayWrite(
+                    write.locations, now: now, data: data, newData: DatabaseOverlaySource(base: data, write: write), rules: rules)
                 {
                     throw .rest(.permissionDenied)
                 }

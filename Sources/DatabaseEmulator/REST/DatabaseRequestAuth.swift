@@ -1,8 +1,9 @@
 import EmulatorHTTP
 import EmulatorSupport
+import Synchronization
 
 /// Reads the credentials of a REST request: `Authorization: Bearer <token>`, `access_token=` or
-/// `auth=`. `owner` is the admin token; an unsigned or signed JWT gives a user whose claims become
+/// `auth=`. `owner` (in any case) is the admin token; an unsigned or signed JWT gives a user whose claims become
 /// rules' `auth`; `auth_variable_override` (admin only) replaces `auth` and drops admin rights.
 enum DatabaseRequestAuth {
     static func resolve(_ request: HTTPRequest, query items: [(name: String, value: String)]) throws(DatabaseRESTError)
@@ -25,16 +26,10 @@ enum DatabaseRequestAuth {
         }
         var auth = DatabaseAuth.unauthenticated
         if let token, !token.isEmpty {
-            if token == "owner" {
+            if token.utf8.count == 5, token.lowercased() == "owner" {
                 auth = .admin
-            } else if let claims = jwtClaims(token) {
-                var expiresAt: Int64?
-                switch claims[member: "exp"] {
-                case .int(let seconds)?: expiresAt = seconds.multipliedReportingOverflow(by: 1000).partialValue
-                case .double(let seconds)? where seconds.isFinite && abs(seconds) < 1e15: expiresAt = Int64(seconds * 1000)
-                default: expiresAt = nil
-                }
-                auth = DatabaseAuth(isAdmin: false, variable: authVariable(claims), expiresAt: expiresAt)
+            } else if let user = decodedTokens.user(token) {
+                auth = user
             } else {
                 throw .invalidToken
             }
@@ -49,6 +44,21 @@ enum DatabaseRequestAuth {
             }
         }
         return auth
+    }
+
+    /// Tokens already decoded (clients send the same token with every request).
+    static let decodedTokens = DecodedTokens()
+
+    /// The user a JWT names, with its expiry; nil when `token` is not a JWT.
+    static func user(_ token: String) -> DatabaseAuth? {
+        guard let claims = jwtClaims(token) else { return nil }
+        var expiresAt: Int64?
+        switch claims[member: "exp"] {
+        case .int(let seconds)?: expiresAt = seconds.multipliedReportingOverflow(by: 1000).partialValue
+        case .double(let seconds)? where seconds.isFinite && abs(seconds) < 1e15: expiresAt = Int64(seconds * 1000)
+        default: expiresAt = nil
+        }
+        return DatabaseAuth(isAdmin: false, variable: authVariable(claims), expiresAt: expiresAt)
     }
 
     /// The payload of a JWT (`header.payload.signature`, signature may be empty), if it is one.
@@ -78,5 +88,20 @@ extension String {
         while s.first == " " { s.removeFirst() }
         while s.last == " " { s.removeLast() }
         return String(s)
+    }
+}
+
+/// Users decoded from tokens, by token text (at most 1,024; emptied when full).
+final class DecodedTokens: Sendable {
+    private let entries = Mutex<[String: DatabaseAuth]>([:])
+
+    func user(_ token: String) -> DatabaseAuth? {
+        if let hit = entries.withLock({ $0[token] }) { return hit }
+        guard let user = DatabaseRequestAuth.user(token) else { return nil }
+        entries.withLock {
+            if $0.count >= 1024 { $0.removeAll(keepingCapacity: true) }
+            $0[token] = user
+        }
+        return user
     }
 }

@@ -87,7 +87,7 @@ final class DatabaseNamespace: Sendable {
             var kept: [DatabaseStreamGroup] = []
             var cancelled: [any HTTPStreamWriter] = []
             for group in s.groups {
-                if group.auth.isAdmin || rules.canRead(group.path, query: group.query, auth: group.auth, now: now(), data: data) {
+                if group.auth.mayRead(group.path, query: group.query, now: now(), data: data, rules: rules) {
                     kept.append(group)
                 } else {
                     let bytes = DatabaseEvent.cancel("Permission denied").bytes
@@ -145,9 +145,7 @@ final class DatabaseNamespace: Sendable {
                 }
                 guard let event else { continue }
                 // Rules that read data may stop granting the read once the data changed.
-                if !group.auth.isAdmin
-                    && !s.rules.canRead(group.path, query: group.query, auth: group.auth, now: time, data: after)
-                {
+                if !group.auth.mayRead(group.path, query: group.query, now: time, data: after, rules: s.rules) {
                     let bytes = DatabaseEvent.cancel("Permission denied").bytes
                     for member in group.members where member.openedAt < batch.commitTime && member.writer.write(bytes) {
                         cancelled.append(member.writer)

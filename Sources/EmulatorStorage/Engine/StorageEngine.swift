@@ -23,6 +23,8 @@ package final class StorageEngine: Sendable {
     /// Serializes commits, index builds and clears (and change delivery, which keeps order).
     private let commitLock = Mutex(())
     private let feed = ChangeFeed()
+    /// The durability hook (a journal), if one is attached.
+    private let commitLog = Mutex<(any CommitLog)?>(nil)
     private let clock: StorageClock
     /// How long superseded versions stay readable, in microseconds.
     package let retention: CommitTime
@@ -66,6 +68,7 @@ package final class StorageEngine: Sendable {
         _ body: (inout CommitBuilder) throws(Failure) -> Value
     ) throws(Failure) -> CommitResult<Value> {
         var outcome: CommitResult<Value>?
+        var logged: (log: any CommitLog, token: UInt64)?
         try commitLock.withLock { _ throws(Failure) in
             let before = head.withLock { $0 }
             let time = max(clock.now(), before.lastCommitTime + 1)
@@ -83,8 +86,12 @@ package final class StorageEngine: Sendable {
                     before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
                     after: StorageSnapshot(state: after, readTime: time, isHead: true))
             }
+            if !changes.isEmpty, let log = commitLog.withLock({ $0 }) {
+                logged = (log, log.append(changes, commitTime: time))
+            }
             outcome = CommitResult(commitTime: time, changes: changes, value: value)
         }
+        if let logged { logged.log.waitUntilDurable(logged.token) }
         // Set on every path that does not throw.
         return outcome.unsafelyUnwrapped
     }
@@ -102,7 +109,8 @@ package final class StorageEngine: Sendable {
     /// Limits and index definitions stay.
     @discardableResult
     package func clear(_ namespace: NamespaceID, subtree: StorageKey = .root) -> CommitTime {
-        commitLock.withLock { _ in
+        var logged: (log: any CommitLog, token: UInt64)?
+        let time = commitLock.withLock { _ in
             let before = head.withLock { $0 }
             let time = max(clock.now(), before.lastCommitTime + 1)
             var after = before
@@ -131,8 +139,19 @@ package final class StorageEngine: Sendable {
                     before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
                     after: StorageSnapshot(state: after, readTime: time, isHead: true))
             }
+            if let log = commitLog.withLock({ $0 }) {
+                logged = (log, log.appendClear(namespace, subtree: subtree, commitTime: time))
+            }
             return time
         }
+        if let logged { logged.log.waitUntilDurable(logged.token) }
+        return time
+    }
+
+    /// Attaches (or with nil detaches) the durability hook every later commit and clear reports to.
+    /// Attach it after loading recovered data, so recovery is not journaled again.
+    package func setCommitLog(_ log: (any CommitLog)?) {
+        commitLock.withLock { _ in commitLog.withLock { $0 = log } }
     }
 
     // MARK: Configuration

@@ -24,6 +24,8 @@ package enum CommandLineParser {
         Flag(names: ["--log-verbosity"], arity: .required, commands: [.start, .exec]),
         Flag(names: ["--import"], arity: .required, commands: [.start, .exec]),
         Flag(names: ["--export-on-exit"], arity: .optional, commands: [.start, .exec]),
+        Flag(names: ["--data-dir"], arity: .required, commands: [.start, .exec]),
+        Flag(names: ["--data-dir-no-fsync"], arity: .none, commands: [.start, .exec]),
         Flag(names: ["--force"], arity: .none, commands: [.export]),
         Flag(names: ["--ui"], arity: .none, commands: [.exec]),
         Flag(names: ["--non-interactive"], arity: .none, commands: nil),
@@ -145,6 +147,8 @@ package enum CommandLineParser {
             case "--config": options.configPath = value
             case "--import": options.importDirectory = value
             case "--export-on-exit": options.exportOnExit = .some(value)
+            case "--data-dir": options.dataDirectory = value
+            case "--data-dir-no-fsync": options.dataDirectoryFsync = false
             case "--debug": options.verbosity = .debug
             case "--log-verbosity":
                 guard let value, let verbosity = LogVerbosity(rawValue: value.uppercased()) else {

@@ -17,7 +17,7 @@ package struct CommandRunner: Sendable {
 
     package init(
         console: Console = Console(verbosity: .info), registry: EmulatorRegistry = .standard,
-        hooks: SnapshotHooks = .unimplemented, workingDirectory: String = LocalFiles.currentDirectory()
+        hooks: SnapshotHooks = .live(version: SuiteVersion.current), workingDirectory: String = LocalFiles.currentDirectory()
     ) {
         self.console = console
         self.registry = registry
@@ -179,6 +179,11 @@ package struct CommandRunner: Sendable {
         }
         let projectId = rc.resolveProject(options.project)
         let path = LocalFiles.absolute(options.path, relativeTo: workingDirectory)
+        // An export replaces its target: never the directory the user stands in, or a parent of it.
+        if path == "/" || path == workingDirectory || workingDirectory.hasPrefix(path.hasSuffix("/") ? path : path + "/") {
+            console.fatal("Export target \"\(path)\" must not be the current directory or one of its parents: an export replaces the whole target directory.")
+            return 1
+        }
         do {
             try ExportClient(console: console).run(projectId: projectId, path: path, only: options.only, force: options.force)
             return 0

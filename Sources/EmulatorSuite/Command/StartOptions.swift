@@ -12,6 +12,10 @@ package struct StartOptions: Sendable, Equatable {
     package var importDirectory: String?
     /// `--export-on-exit [dir]`: `.some(nil)` means "reuse the --import directory".
     package var exportOnExit: String??
+    /// `--data-dir <dir>`: keep all data live in this directory (journal + checkpoints).
+    package var dataDirectory: String?
+    /// False with `--data-dir-no-fsync`: journal with `write` only (survives kill -9, not power loss).
+    package var dataDirectoryFsync = true
 
     package init() {}
 }

@@ -105,11 +105,14 @@ package enum ConfigurationLoader {
             workingDirectory: workingDirectory)
         notices += data.notices
 
-        return SuiteConfiguration(
+        var configuration = SuiteConfiguration(
             projectId: projectId, listeners: listeners, firestoreRules: firestoreRules, databaseRules: databaseRules,
             singleProjectMode: config.singleProjectMode, verbosity: options.verbosity,
             configFile: configFound ? configFile : nil, importPlan: data.importPlan, exportOnExit: data.exportOnExit,
-            notices: notices)
+            notices: notices,
+            dataDirectory: options.dataDirectory.map { LocalFiles.absolute($0, relativeTo: workingDirectory) })
+        configuration.dataDirectoryFsync = options.dataDirectoryFsync
+        return configuration
     }
 
     /// Reads a rules file relative to the project directory; a missing file only warns, as officially.

@@ -20,6 +20,10 @@ package struct SuiteConfiguration: Sendable {
     package var importPlan: ImportPlan?
     /// `--export-on-exit`: the absolute directory to export to at shutdown.
     package var exportOnExit: String?
+    /// `--data-dir`: the absolute live data directory (every commit journaled before it is acknowledged).
+    package var dataDirectory: String?
+    /// Whether the journal `fdatasync`s before acknowledging (`--data-dir-no-fsync` turns it off).
+    package var dataDirectoryFsync = true
     /// Lines to print before starting (warnings found while loading).
     package var notices: [SuiteNotice]
     /// Where the hub locator file goes (`$TMPDIR` or `/tmp`); nil writes none.
@@ -36,8 +40,10 @@ package struct SuiteConfiguration: Sendable {
         importPlan: ImportPlan? = nil,
         exportOnExit: String? = nil,
         notices: [SuiteNotice] = [],
-        locatorDirectory: String? = LocalFiles.temporaryDirectory()
+        locatorDirectory: String? = LocalFiles.temporaryDirectory(),
+        dataDirectory: String? = nil
     ) {
+        self.dataDirectory = dataDirectory
         self.projectId = projectId
         self.listeners = listeners
         self.firestoreRules = firestoreRules

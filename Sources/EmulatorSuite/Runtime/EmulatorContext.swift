@@ -1,7 +1,9 @@
+package import EmulatorStorage
+
 /// What every emulator is built from: one per running suite, shared by all of them.
 ///
-/// Seam for the storage engine: when EmulatorStorage lands, add `package let storage: <engine>`
-/// here, create it once in `Suite.start`, and every emulator's router factory receives it.
+/// `storage` is the suite's one engine: both emulators, import/export and the data directory
+/// use it, so an export is one consistent cut across both.
 package struct EmulatorContext: Sendable {
     package var projectId: String
     package var singleProjectMode: Bool
@@ -10,11 +12,16 @@ package struct EmulatorContext: Sendable {
     /// database.rules per namespace; a namespace without an entry has open rules.
     package var databaseRules: [DatabaseRulesBinding]
     package var console: Console
+    /// The storage engine every emulator of the suite shares.
+    package var storage: StorageEngine
+    /// The emulators whose rules follow firebase.json's files (hot reload).
+    package var liveRules = LiveRules()
 
     package init(
         projectId: String, singleProjectMode: Bool = true, firestoreRules: RulesSource? = nil,
-        databaseRules: [DatabaseRulesBinding] = [], console: Console
+        databaseRules: [DatabaseRulesBinding] = [], console: Console, storage: StorageEngine = StorageEngine()
     ) {
+        self.storage = storage
         self.projectId = projectId
         self.singleProjectMode = singleProjectMode
         self.firestoreRules = firestoreRules

@@ -5,9 +5,8 @@ import EmulatorStorage
 extension EmulatorRegistry {
     /// The Realtime Database emulator's router, with firebase.json's `database.rules` installed.
     static func databaseRouter(_ context: EmulatorContext) -> Router {
-        // Its own engine until EmulatorContext carries the suite's shared one.
         let database = DatabaseEmulator(
-            storage: StorageEngine(),
+            storage: context.storage,
             configuration: DatabaseEmulatorConfiguration(defaultNamespace: "\(context.projectId)-default-rtdb"))
         for binding in context.databaseRules {
             do {
@@ -16,6 +15,7 @@ extension EmulatorRegistry {
                 context.console.warning("database", "rules \(binding.rules.path): \(error.message)")
             }
         }
+        context.liveRules.attach(database)
         return database.router
     }
 }

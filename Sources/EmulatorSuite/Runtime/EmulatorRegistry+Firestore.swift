@@ -1,23 +1,20 @@
-import EmulatorStorage
 import FirestoreEmulator
 
 extension EmulatorRegistry {
     /// Firestore: REST on HTTP/1.1 and gRPC (h2c, prior knowledge) on the same port, both over
-    /// one `FirestoreService`. An unparsable firestore.rules leaves the rules open (the loader
-    /// reports issues when rules are uploaded).
+    /// one `FirestoreService` and so one rules check. firebase.json's `firestore.rules` is
+    /// compiled at start (open rules when none is configured or it does not compile: its problems
+    /// are printed as `path:line:col - ERROR …`), `:securityRules` uploads are compiled by the
+    /// rules engine, and the file is hot-reloaded (``LiveRules``).
     static func firestoreEndpoint(_ context: EmulatorContext) -> EmulatorEndpoint {
-        var rules = FirestoreRulesGate.allowAll
-        if let source = context.firestoreRules {
-            let (gate, issues) = FirestoreRulesEngine.compile(source.text)
-            if let gate { rules = gate }
-            for issue in issues { context.console.warning("firestore", "rules \(source.path):\(issue.line):\(issue.column): \(issue.description)") }
-        }
-        // Its own engine until EmulatorContext carries the suite's shared one.
+        // The suite's shared engine: one consistent cut for exports, one journal for --data-dir.
         let emulator = FirestoreEmulator(
-            storage: StorageEngine(),
+            storage: context.storage,
             configuration: FirestoreEmulatorConfiguration(
-                projectID: context.projectId, singleProjectMode: context.singleProjectMode, rules: rules,
-                rulesLoader: FirestoreRulesEngine.loader))
+                projectID: context.projectId, singleProjectMode: context.singleProjectMode,
+                rules: RulesLoading.firestoreStartGate(context),
+                rulesLoader: FirestoreRulesEngine.loader(logger: RulesLoading.logger("firestore", context))))
+        context.liveRules.attach(emulator)
         return EmulatorEndpoint(router: emulator.router, http2Handler: FirestoreGRPC(service: emulator.service).connectionFactory)
     }
 }

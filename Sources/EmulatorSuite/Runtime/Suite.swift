@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import EmulatorHTTP
+import EmulatorSnapshot
 import EmulatorSupport
 import Synchronization
 
@@ -23,12 +24,16 @@ package final class Suite: Sendable {
     private let listeners: [(kind: EmulatorKind, listener: any SuiteListener)]
     fileprivate let locator: HubLocator?
     private let hooks: SnapshotHooks
+    /// `--data-dir`: journals every commit; closed (flushed) at shutdown.
+    private let dataDirectory: DataDirectory?
     private let stopped = Mutex(false)
 
     private init(
         configuration: SuiteConfiguration, context: EmulatorContext, directory: HubDirectory,
-        listeners: [(kind: EmulatorKind, listener: any SuiteListener)], locator: HubLocator?, hooks: SnapshotHooks
+        listeners: [(kind: EmulatorKind, listener: any SuiteListener)], locator: HubLocator?, hooks: SnapshotHooks,
+        dataDirectory: DataDirectory?
     ) {
+        self.dataDirectory = dataDirectory
         self.configuration = configuration
         self.context = context
         self.directory = directory
@@ -58,21 +63,49 @@ package final class Suite: Sendable {
         let context = EmulatorContext(
             projectId: configuration.projectId, singleProjectMode: configuration.singleProjectMode,
             firestoreRules: configuration.firestoreRules, databaseRules: configuration.databaseRules, console: console)
-        if let plan = configuration.importPlan {
+        // The live data directory is restored before anything else touches the engine.
+        var dataDirectory: DataDirectory?
+        if let path = configuration.dataDirectory {
+            do throws(SnapshotError) {
+                let opened = try DataDirectory.open(
+                    path, engine: context.storage, durability: configuration.dataDirectoryFsync ? .sync : .write)
+                dataDirectory = opened
+                console.info(
+                    "emulators",
+                    "Data directory \(path): restored \(opened.recovered.entries) entries and \(opened.recovered.commits) journaled commits")
+            } catch {
+                throw SuiteStartError(.importFailed, "Data directory \(path) cannot be loaded: \(error)")
+            }
+        }
+        var importPlan = configuration.importPlan
+        if let plan = importPlan, let dataDirectory, dataDirectory.recovered.entries + dataDirectory.recovered.commits > 0 {
+            console.warning("emulators", "Not importing \(plan.directory): the data directory \(dataDirectory.path) already holds data.")
+            importPlan = nil
+        }
+        if let plan = importPlan {
             console.info("emulators", "Importing data from \(plan.directory)")
             do {
                 try hooks.importData(plan, context)
             } catch where error.code == .notImplemented {
                 console.warning("emulators", "\(error.message); starting with empty data.")
             } catch {
+                dataDirectory?.close()
                 throw SuiteStartError(.importFailed, "Import from \(plan.directory) failed: \(error.message)")
             }
+        }
+
+        // As the official CLI: a database rules file that does not load stops the start.
+        let rulesProblems = configuration.emulators.contains(.database) ? RulesLoading.databaseStartProblems(context) : []
+        if !rulesProblems.isEmpty {
+            dataDirectory?.close()
+            throw SuiteStartError(.rulesFailed, "Failed to load initial Database Emulator rules:\n" + rulesProblems.joined(separator: "\n"))
         }
 
         let directory = HubDirectory(pid: pid)
         var started: [(kind: EmulatorKind, listener: any SuiteListener)] = []
         func abandon() {
             for entry in started.reversed() { entry.listener.shutdown(gracePeriod: .zero) }
+            dataDirectory?.close()
         }
         let exportHook = hooks.exportData
         let kinds = configuration.listeners.keys.sorted()
@@ -100,6 +133,7 @@ package final class Suite: Sendable {
             }
         }
 
+        context.liveRules.startWatching(context)
         var locator: HubLocator?
         if let locatorDirectory = configuration.locatorDirectory {
             let candidate = HubLocator(directory: locatorDirectory, projectId: configuration.projectId, pid: pid)
@@ -116,7 +150,7 @@ package final class Suite: Sendable {
         }
         return Suite(
             configuration: configuration, context: context, directory: directory, listeners: started, locator: locator,
-            hooks: hooks)
+            hooks: hooks, dataDirectory: dataDirectory)
     }
 
     /// Binds one listener; the hub moves to the next free port when its default is taken.
@@ -205,6 +239,7 @@ package final class Suite: Sendable {
                 console.warning("emulators", "Automatic export to \"\(target)\" failed, going to exit now... (\(error.message))")
             }
         }
+        context.liveRules.stopWatching()
         console.info("emulators", "Shutting down emulators.")
         let deadline = ContinuousClock.now + gracePeriod
         for entry in listeners.reversed() {
@@ -212,6 +247,7 @@ package final class Suite: Sendable {
             let remaining = max(deadline - ContinuousClock.now, .zero)
             entry.listener.shutdown(gracePeriod: remaining)
         }
+        dataDirectory?.close()
         locator?.release()
     }
 }

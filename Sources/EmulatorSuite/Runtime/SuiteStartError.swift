@@ -9,6 +9,8 @@ package struct SuiteStartError: Error, Sendable, Equatable, CustomStringConverti
         package static let listenFailed = Code(rawValue: "listen-failed")
         /// `--import` failed.
         package static let importFailed = Code(rawValue: "import-failed")
+        /// A database rules file from firebase.json does not compile.
+        package static let rulesFailed = Code(rawValue: "rules-failed")
     }
 
     package var code: Code

@@ -78,13 +78,9 @@ package struct FirestoreGRPC: Sendable {
 
     static func status(_ error: EmulatorError) -> GRPCStatus { GRPCStatus(error.code.rawValue, error.message) }
 
-    /// `authorization: Bearer owner` bypasses rules; any other bearer token is a user token.
+    /// `authorization: Bearer owner` (any case) bypasses rules; any other bearer token is a user token.
     static func caller(_ context: GRPCCallContext) -> FirestoreCaller {
-        guard let auth = context.metadata.first("authorization") else { return .anonymous }
-        let parts = auth.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .anonymous }
-        let token = String(parts[1])
-        return token == "owner" ? .owner : .user(token: token)
+        FirestoreCaller(authorization: context.metadata.first("authorization"))
     }
 
     // MARK: Encoding helpers

@@ -29,6 +29,18 @@ package struct AggregationQuery: Sendable, Equatable {
 
     static let maxAggregations = 5
 
+    /// The distinct fields read by `sum` and `avg`, in request order.
+    var aggregatedFields: [FieldPath] {
+        var out: [FieldPath] = []
+        for a in aggregations {
+            switch a.op {
+            case .sum(let f), .average(let f): if !out.contains(f) { out.append(f) }
+            case .count: continue
+            }
+        }
+        return out
+    }
+
     /// The result name of each aggregation, after validating count and uniqueness.
     func aliases() throws(EmulatorError) -> [String] {
         if aggregations.isEmpty { throw .invalidArgument("Aggregations can not be empty.") }

@@ -10,22 +10,35 @@ package import EmulatorModel
 package struct QueryEngine: Sendable {
     package let query: StructuredQuery
     package let database: DatabaseID
-    /// The full ordering: explicit orders, inequality fields, then `__name__`.
+    /// The full ordering: explicit orders, inequality fields, then `__name__`. Cursors are
+    /// positions in this ordering.
     package let order: [StructuredQuery.Order]
+    /// The ordering that ranks documents for offset and limit: `order`, except that an
+    /// aggregation's summed or averaged fields are ordered too (see `init(_:database:aggregating:)`).
+    package let rank: [StructuredQuery.Order]
 
-    package init(_ query: StructuredQuery, database: DatabaseID) throws(EmulatorError) {
+    /// - Parameter aggregating: fields a `sum` / `avg` aggregation reads. Production runs such an
+    ///   aggregation as if each field were ordered (like an inequality field): documents missing it
+    ///   are excluded — for every aggregation of the request, `count` included — and a limit keeps
+    ///   the first documents by that field. With no explicit order,
+    ///   `limit(2).sum("n")` over n = 5, 1, 3 (by name) sums 1 + 3.
+    package init(_ query: StructuredQuery, database: DatabaseID, aggregating: [FieldPath] = []) throws(EmulatorError) {
         self.query = query
         self.database = database
         self.order = Self.normalizedOrder(query)
+        self.rank = aggregating.isEmpty ? order : Self.normalizedOrder(query, alsoOrdering: aggregating)
         try QueryValidation.validate(query, order: order)
     }
 
     /// Explicit orders; then every inequality field not yet ordered, by field path; then
     /// `__name__`. Implicit orders take the direction of the last explicit one (ascending if none).
-    package static func normalizedOrder(_ query: StructuredQuery) -> [StructuredQuery.Order] {
+    /// `alsoOrdering` fields join the inequality fields.
+    package static func normalizedOrder(
+        _ query: StructuredQuery, alsoOrdering extra: [FieldPath] = []
+    ) -> [StructuredQuery.Order] {
         var order = query.orderBy
         let direction = order.last?.direction ?? .ascending
-        var inequalities = query.filter?.inequalityFields ?? []
+        var inequalities = (query.filter?.inequalityFields ?? []) + extra
         inequalities.sort { FieldPath.compare($0, $1) < 0 }
         // `__name__` is never placed among the inequality fields: it always comes last.
         for field in inequalities where !field.isDocumentID && !order.contains(where: { $0.field == field }) {
@@ -37,17 +50,17 @@ package struct QueryEngine: Sendable {
         return order
     }
 
-    /// Whether the document passes the filter and has every ordered field.
+    /// Whether the document passes the filter and has every ordered (and ranked) field.
     package func matches(_ document: StoredDocument) -> Bool {
-        for o in order where !o.field.isDocumentID {
+        for o in rank where !o.field.isDocumentID {
             if document.fields.value(at: o.field) == nil { return false }
         }
         return query.filter?.matches(document, database: database) ?? true
     }
 
-    /// Orders two matching documents by the full ordering; negative when `a` comes first.
+    /// Orders two matching documents by the ranking; negative when `a` comes first.
     package func compare(_ a: StoredDocument, _ b: StoredDocument) -> Int {
-        for o in order {
+        for o in rank {
             let c: Int
             if o.field.isDocumentID {
                 c = ResourcePath.compare(a.path, b.path)

@@ -62,13 +62,12 @@ package struct FirestoreREST: Sendable {
 
     static func ok(_ bytes: [UInt8]) -> HTTPResponse { HTTPResponse.json(bytes) }
 
-    /// The caller from `Authorization: Bearer …` (`owner` bypasses rules).
+    /// The caller from `Authorization: Bearer …`, or from `access_token=` when there is no header.
+    /// `owner` (in any case, with `Bearer` in any case) is the admin token and bypasses rules.
     static func caller(_ request: HTTPRequest) -> FirestoreCaller {
-        guard let auth = request.headers["Authorization"] else { return .anonymous }
-        let parts = auth.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .anonymous }
-        let token = String(parts[1]).trimmingSpaces
-        return token == "owner" ? .owner : .user(token: token)
+        if let header = request.headers["Authorization"] { return FirestoreCaller(authorization: header) }
+        guard let token = request.query("access_token"), !token.isEmpty else { return .anonymous }
+        return FirestoreCaller.isOwnerToken(token) ? .owner : .user(token: token)
     }
 
     /// Parses the body as JSON (an empty body is `{}`); `text/plain` bodies are accepted too.

@@ -1,6 +1,7 @@
 import EmulatorModel
-import EmulatorSupport
+package import EmulatorSupport
 import SecurityRules
+import Synchronization
 
 /// Connects the rules gate to the SecurityRules engine: compiles `firestore.rules` sources and
 /// turns each access into a `FirestoreRulesRequest` (auth from the bearer token, `resource`,
@@ -12,13 +13,15 @@ import SecurityRules
 ///     rulesLoader: FirestoreRulesEngine.loader))
 /// ```
 package enum FirestoreRulesEngine {
-    /// Compiles a rules source; a source with errors gives no gate and ERROR issues.
-    package static func compile(_ source: String, fileName: String = "firestore.rules") -> (
+    /// Compiles a rules source; a source with errors gives no gate and ERROR issues. With a
+    /// `logger`, every `debug(x)` a rule evaluates is logged (info, `debug: <x>`) and so is every
+    /// denial with the rule that decided it (debug level).
+    package static func compile(_ source: String, fileName: String = "firestore.rules", logger: Logger? = nil) -> (
         gate: FirestoreRulesGate?, issues: [FirestoreRulesIssue]
     ) {
         switch FirestoreRuleset.parse(source, fileName: fileName) {
         case .success(let ruleset):
-            return (gate(ruleset), [])
+            return (gate(ruleset, logger: logger), [])
         case .failure(let diagnostics):
             let issues = diagnostics.diagnostics.map {
                 FirestoreRulesIssue(line: $0.line, column: $0.column, description: $0.message, severity: "ERROR")
@@ -30,7 +33,12 @@ package enum FirestoreRulesEngine {
     /// The loader for `PUT /emulator/v1/projects/{p}:securityRules`.
     package static let loader: FirestoreRulesLoader = { compile($0) }
 
-    static func gate(_ ruleset: FirestoreRuleset) -> FirestoreRulesGate {
+    /// The loader for `:securityRules`, logging `debug()` output and denials to `logger`.
+    package static func loader(logger: Logger?) -> FirestoreRulesLoader {
+        { compile($0, logger: logger) }
+    }
+
+    static func gate(_ ruleset: FirestoreRuleset, logger: Logger? = nil) -> FirestoreRulesGate {
         FirestoreRulesGate(decidingBatch: { accesses, before, after in
             guard let first = accesses.first else { return nil }
             var requests: [FirestoreRulesRequest] = []
@@ -45,6 +53,13 @@ package enum FirestoreRulesEngine {
                     let source = LookupSource(database: first.database, before: before, after: after)
                     let decision =
                         requests.count == 1 ? ruleset.evaluate(requests[0], data: source) : ruleset.evaluateBatch(requests, data: source)
+                    if let logger {
+                        for line in decision.debugOutput { logger.info("debug: \(line)") }
+                        if !decision.isAllowed {
+                            logger.debug(
+                                "PERMISSION_DENIED \(first.method.rawValue) \(first.database.documentName(first.path)): \(decision.message)")
+                        }
+                    }
                     return decision.isAllowed ? nil : .permissionDenied(decision.firestoreWireMessage)
                 }
             }
@@ -57,10 +72,10 @@ package enum FirestoreRulesEngine {
         switch access.caller {
         case .owner, .anonymous: auth = nil
         case .user(let token):
-            switch AuthToken.parse(bearer: token) {
-            case .success(let context): auth = context
-            case .failure: return .failure(.invalidArgument(AuthToken.firestoreMalformedMessage))
+            guard let context = parsedTokens.auth(token) else {
+                return .failure(.invalidArgument(AuthToken.firestoreMalformedMessage))
             }
+            auth = context
         }
         let name = access.database.documentName(access.path)
         let method = FirestoreRulesMethod(rawValue: access.method.rawValue) ?? .get
@@ -72,6 +87,10 @@ package enum FirestoreRulesEngine {
                 newResource: access.requestResource.map { RulesDocument(name: name, fields: $0) },
                 query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup))
     }
+
+    /// Tokens already decoded: clients send the same ID token with every request (and every write
+    /// of a batch carries it), so it is decoded once.
+    static let parsedTokens = TokenCache()
 
     /// Query constraints as rules check them: limit, offset, order and the filter in DNF.
     static func rulesQuery(_ query: StructuredQuery) -> RulesQuery {
@@ -144,5 +163,22 @@ private struct LookupSource: FirestoreRulesDataSource, @unchecked Sendable {
             let d = (afterWrites ? after : before)(parsed.path)
         else { return nil }
         return RulesDocument(name: name, fields: d.fields)
+    }
+}
+
+/// Decoded ID tokens by their text (at most `capacity`; emptied when full). nil for a malformed token.
+final class TokenCache: Sendable {
+    private let entries = Mutex<[String: AuthContext?]>([:])
+    private let capacity = 1024
+
+    /// The auth context of `token` (nil inside for a signed-out empty token), or nil when malformed.
+    func auth(_ token: String) -> AuthContext?? {
+        if let hit = entries.withLock({ $0[token] }) { return .some(hit) }
+        guard case .success(let context) = AuthToken.parse(bearer: token) else { return nil }
+        entries.withLock {
+            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
+            $0[token] = context
+        }
+        return .some(context)
     }
 }

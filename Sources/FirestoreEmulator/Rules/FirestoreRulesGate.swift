@@ -6,6 +6,30 @@ package enum FirestoreCaller: Sendable, Equatable {
     case anonymous
     case owner
     case user(token: String)
+
+    /// The caller an `Authorization` header value names (REST and gRPC metadata alike):
+    /// `Bearer owner` in any case is the owner, another bearer token a user, anything else
+    /// (or no header) anonymous.
+    package init(authorization: String?) {
+        guard let authorization else {
+            self = .anonymous
+            return
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            self = .anonymous
+            return
+        }
+        var token = Substring(parts[1])
+        while token.first == " " { token.removeFirst() }
+        while token.last == " " { token.removeLast() }
+        self = token.isEmpty ? .anonymous : Self.isOwnerToken(token) ? .owner : .user(token: String(token))
+    }
+
+    /// Whether `token` is the emulator's admin token: `owner`, in any case.
+    package static func isOwnerToken(_ token: some StringProtocol) -> Bool {
+        token.utf8.count == 5 && token.lowercased() == "owner"
+    }
 }
 
 /// One access a request makes, as security rules see it.

@@ -38,7 +38,7 @@ extension FirestoreService {
         consistency: ReadConsistency = .latest, caller: FirestoreCaller = .owner
     ) throws(EmulatorError) -> AggregationResult {
         let aliases = try aggregation.aliases()
-        let engine = try QueryEngine(aggregation.query, database: database)
+        let engine = try QueryEngine(aggregation.query, database: database, aggregating: aggregation.aggregatedFields)
         try Self.validateParent(parent, aggregation.query)
         let resolved = try resolve(consistency, database)
         let (documents, _, readTime) = try window(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
@@ -63,8 +63,9 @@ extension FirestoreService {
         var readTime: Int64
         let (view, viewTime) = try store.view(database, at: resolved.time)
         // Rules check a query by its constraints (as production does), before any document is read.
-        if caller != .owner, !gate(database).allowsEverything, let selector = query.from.first {
-            try gate(database).check(
+        let gate = caller == .owner ? nil : gate(database)
+        if let gate, !gate.allowsEverything, let selector = query.from.first {
+            try gate.check(
                 FirestoreAccess(
                     method: .list, database: database, path: parent.appending(selector.collectionID), caller: caller,
                     query: query, isCollectionGroup: selector.allDescendants, time: viewTime),
@@ -101,7 +102,7 @@ extension FirestoreService {
         _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine
     ) throws(EmulatorError) -> ([StoredDocument], Int64)? {
         let query = engine.query
-        let order = engine.order
+        let order = engine.rank
         guard let limit = query.limit, let selector = query.from.first, !selector.allDescendants, order.count == 2,
             !order[0].field.isDocumentID, order[1].field.isDocumentID, order[0].direction == order[1].direction
         else { return nil }

@@ -8,25 +8,35 @@ import Synchronization
 package final class FirestoreService: Sendable {
     let store: DocumentStore
     let transactions = TransactionRegistry()
-    private let gates: Mutex<[String: FirestoreRulesGate]>
-    private let defaultGate: FirestoreRulesGate
+    /// Rules uploaded per project (`:securityRules`), and the rules of every other project.
+    private let gates: Mutex<(byProject: [String: FirestoreRulesGate], fallback: FirestoreRulesGate)>
     /// Whether queries may use equality indexes (off only to compare against plain scans in tests).
     let useIndexes: Bool
 
     package init(store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true) {
         self.store = store
         self.useIndexes = useIndexes
-        self.defaultGate = rules
-        self.gates = Mutex([:])
+        self.gates = Mutex(([:], rules))
     }
 
     /// Replaces the rules of `project` (the emulator's `:securityRules` endpoint).
     package func setRules(_ gate: FirestoreRulesGate, project: String) {
-        gates.withLock { $0[project] = gate }
+        gates.withLock { $0.byProject[project] = gate }
+    }
+
+    /// Replaces the rules of every project without an upload of its own (firebase.json's rules
+    /// file, reloaded when it changes), and drops `project`'s upload so that the file's rules
+    /// apply there too. The next request is checked against them, whatever project id it uses
+    /// (firebase-tools#2603 kept old rules for other project ids).
+    package func setDefaultRules(_ gate: FirestoreRulesGate, replacingProject project: String? = nil) {
+        gates.withLock {
+            $0.fallback = gate
+            if let project { $0.byProject[project] = nil }
+        }
     }
 
     func gate(_ database: DatabaseID) -> FirestoreRulesGate {
-        gates.withLock { $0[database.project] } ?? defaultGate
+        gates.withLock { $0.byProject[database.project] ?? $0.fallback }
     }
 
     /// Checks that `name` lies in `database`.

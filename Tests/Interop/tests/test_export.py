@@ -12,12 +12,12 @@ def test_export_without_a_running_suite_says_so(suite, project_dir):
 
 
 def test_export_finds_the_running_suite_through_its_locator(suite, tmp_path):
-    # Until snapshots land the hub answers 501, which the client reports with the official message.
     env = {"TMPDIR": os.environ["TMPDIR"]}
     result = run_cli(suite.binary, "export", str(tmp_path / "backup"), "--project", suite.project, cwd=tmp_path, env=env)
     assert f"Found running emulator hub for project {suite.project} at http://{suite.hub}" in result.stdout
-    assert result.returncode == 1
-    assert "Export request failed, see emulator logs for more information." in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "Export complete" in result.stdout
+    assert (tmp_path / "backup" / "firebase-export-metadata.json").is_file()
 
 
 def test_export_refuses_to_overwrite_without_force(suite, tmp_path):

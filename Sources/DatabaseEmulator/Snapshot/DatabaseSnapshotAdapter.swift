@@ -1,0 +1,44 @@
+package import EmulatorModel
+package import EmulatorStorage
+package import EmulatorSupport
+
+/// How Realtime Database data goes to and from a snapshot: per namespace, the root in export
+/// format (`.priority`/`.value` kept, never arrays), the JSON `database_export/<ns>.json` holds.
+///
+/// ```swift
+/// let files = DatabaseSnapshotAdapter.exportNamespaces(from: try engine.snapshot())
+/// try DatabaseSnapshotAdapter.importNamespace("demo-default-rtdb", json: parsed, into: engine)
+/// ```
+package enum DatabaseSnapshotAdapter {
+    /// Every namespace holding data in `snapshot`, plus `alsoInclude` (written as `null` when
+    /// empty, as the official export does for namespaces imported at start-up), sorted by name.
+    package static func exportNamespaces(
+        from snapshot: StorageSnapshot, alsoInclude: [String] = []
+    ) -> [(name: String, json: [UInt8])] {
+        let prefix = "database/"
+        var names = Set(alsoInclude)
+        for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
+            var entries = snapshot.scan(namespace).makeIterator()
+            if entries.next() != nil { names.insert(String(namespace.name.dropFirst(prefix.count))) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.map { name in
+            let source = DatabaseSnapshotSource(snapshot: snapshot, namespace: DatabaseStorageMapping.namespaceID(name))
+            return (name, source.node(at: .root).encoded(export: true))
+        }
+    }
+
+    /// Replaces namespace `name` with `json` (export or plain format) in one commit.
+    /// Throws `INVALID_ARGUMENT` for data a write could not carry (bad keys, too deep, …).
+    package static func importNamespace(_ name: String, json: JSONValue, into engine: StorageEngine) throws(EmulatorError) {
+        do throws(DatabaseRESTError) {
+            try DatabaseInputValidator.validate(json, at: .root, body: [])
+        } catch {
+            throw .invalidArgument("namespace \(name): \(error.message)")
+        }
+        let node = DatabaseNode.build(json, existing: .empty, now: WallClock.nowMilliseconds())
+        let ns = DatabaseStorageMapping.namespaceID(name)
+        engine.commit { (txn: inout CommitBuilder) in
+            DatabaseStorageMapping.apply(.set(.root, node), to: &txn, ns)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import EmulatorModel
+import EmulatorSupport
+import Synchronization
+
+/// The kinds of events an observer can listen to.
+public enum DataEventType: Int, Sendable {
+    case childAdded = 0, childRemoved, childChanged, childMoved, value
+}
+
+/// An observer's id, for `removeObserver(withHandle:)`.
+public typealias DatabaseHandle = UInt
+
+/// A location with an ordering and window.
+///
+/// ```swift
+/// let top = ref.child("scores").queryOrderedByValue().queryLimited(toLast: 3)
+/// let snapshot = try await top.getData()
+/// for child in snapshot.children { print(child.key ?? "", child.value ?? "") }
+/// ```
+public class DatabaseQuery: @unchecked Sendable {
+    // Safe: all stored properties are immutable `let`s of Sendable types.
+    public let database: Database
+    let path: [String]
+    let params: DatabaseQueryParams
+
+    init(database: Database, path: [String], params: DatabaseQueryParams) {
+        self.database = database
+        self.path = path
+        self.params = params
+    }
+
+    /// The location this query reads.
+    public var ref: DatabaseReference { DatabaseReference(database: database, path: path) }
+
+    private func with(_ change: (inout DatabaseQueryParams) -> Void) -> DatabaseQuery {
+        var p = params
+        change(&p)
+        return DatabaseQuery(database: database, path: path, params: p)
+    }
+
+    public func queryOrderedByKey() -> DatabaseQuery { with { $0.index = .key; $0.explicitIndex = true } }
+    public func queryOrderedByValue() -> DatabaseQuery { with { $0.index = .value; $0.explicitIndex = true } }
+    public func queryOrderedByPriority() -> DatabaseQuery { with { $0.index = .priority; $0.explicitIndex = true } }
+    public func queryOrdered(byChild key: String) -> DatabaseQuery {
+        with { $0.index = .child(DatabaseReference.split(key)); $0.explicitIndex = true }
+    }
+    public func queryLimited(toFirst limit: UInt) -> DatabaseQuery { with { $0.limitToFirst = Int(limit) } }
+    public func queryLimited(toLast limit: UInt) -> DatabaseQuery { with { $0.limitToLast = Int(limit) } }
+
+    private func bound(_ value: Any?) -> JSONValue { (try? DatabaseValue.json(value)) ?? .null }
+    public func queryStarting(atValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let v = bound(value)
+        return with { $0.start = .init(value: v, key: childKey, inclusive: true) }
+    }
+    public func queryStarting(afterValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let v = bound(value)
+        return with { $0.start = .init(value: v, key: childKey, inclusive: false) }
+    }
+    public func queryEnding(atValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let v = bound(value)
+        return with { $0.end = .init(value: v, key: childKey, inclusive: true) }
+    }
+    public func queryEnding(beforeValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let v = bound(value)
+        return with { $0.end = .init(value: v, key: childKey, inclusive: false) }
+    }
+    public func queryEqual(toValue value: Any?, childKey: String? = nil) -> DatabaseQuery {
+        let v = bound(value)
+        return with {
+            $0.start = .init(value: v, key: childKey, inclusive: true)
+            $0.end = .init(value: v, key: childKey, inclusive: true)
+        }
+    }
+
+    /// Reads the current value from the server.
+    public func getData() async throws -> DataSnapshot {
+        let query = self
+        return try await blocking { try query.read() }
+    }
+
+    func read() throws(DatabaseError) -> DataSnapshot {
+        let response = try database.send("GET", path: path, query: params.restQuery + [("format", "export")])
+        return DataSnapshot(ref: ref, node: try DatabaseQuery.node(response.body), params: params)
+    }
+
+    static func node(_ body: [UInt8]) throws(DatabaseError) -> DatabaseNode {
+        do {
+            return try DatabaseNode(json: try JSONReader.parse(body))
+        } catch let e as EmulatorError {
+            throw DatabaseError(e.message)
+        } catch {
+            throw DatabaseError("Unparseable response from the database")
+        }
+    }
+
+    // MARK: observers
+
+    /// Calls `block` for each event of `eventType` until the observer is removed: `.value` once
+    /// with the current data and after every change; child events per child (initial children
+    /// arrive as `.childAdded`). Events are derived locally from a Server-Sent Events stream and
+    /// delivered on that stream's thread.
+    @discardableResult
+    public func observe(
+        _ eventType: DataEventType, with block: @escaping @Sendable (DataSnapshot) -> Void,
+        withCancel cancel: (@Sendable (any Error) -> Void)? = nil
+    ) -> DatabaseHandle {
+        observe(eventType, andPreviousSiblingKeyWith: { snapshot, _ in block(snapshot) }, withCancel: cancel)
+    }
+
+    /// Like ``observe(_:with:withCancel:)``; child events also get the key of the previous
+    /// sibling in query order (nil for the first child).
+    @discardableResult
+    public func observe(
+        _ eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping @Sendable (DataSnapshot, String?) -> Void,
+        withCancel cancel: (@Sendable (any Error) -> Void)? = nil
+    ) -> DatabaseHandle {
+        let handle = database.nextHandle.add(1, ordering: .relaxed).oldValue
+        let observer = DatabaseObserver(query: self, eventType: eventType, block: block, cancel: cancel)
+        database.observers.withLock { $0[handle] = observer }
+        observer.start()
+        return handle
+    }
+
+    /// Calls `block` once: with the current value for `.value`, or once per current child for `.childAdded`.
+    public func observeSingleEvent(of eventType: DataEventType, with block: @escaping @Sendable (DataSnapshot) -> Void) {
+        let query = self
+        BackgroundThread.run {
+            guard let snapshot = try? query.read() else { return }
+            switch eventType {
+            case .value: block(snapshot)
+            case .childAdded: for child in snapshot.children { block(child) }
+            default: break
+            }
+        }
+    }
+
+    public func removeObserver(withHandle handle: DatabaseHandle) {
+        database.observers.withLock { $0.removeValue(forKey: handle) }?.stop()
+    }
+
+    /// Removes the observers registered at exactly this location (not those of its children).
+    public func removeAllObservers() {
+        let mine = database.observers.withLock { all in
+            let keys = all.filter { $0.value.query.path == path }.map(\.key)
+            return keys.compactMap { all.removeValue(forKey: $0) }
+        }
+        for o in mine { o.stop() }
+    }
+}

@@ -1,0 +1,168 @@
+import EmulatorModel
+import EmulatorSupport
+import Synchronization
+public import Foundation
+
+/// A location in the Realtime Database: read it, write it, observe it.
+///
+/// ```swift
+/// let key = try #require(ref.child("posts").childByAutoId().key)
+/// try await ref.updateChildValues(["/posts/\(key)": post, "/user-posts/\(uid)/\(key)": post])
+/// ```
+public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, CustomStringConvertible {
+    // Safe: adds no stored properties.
+
+    init(database: Database, path: [String]) {
+        super.init(database: database, path: path, params: DatabaseQueryParams())
+    }
+
+    static func split(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// The last key, nil at the root.
+    public var key: String? { path.last }
+    public var parent: DatabaseReference? { path.isEmpty ? nil : DatabaseReference(database: database, path: Array(path.dropLast())) }
+    public var root: DatabaseReference { DatabaseReference(database: database, path: []) }
+    public func child(_ pathString: String) -> DatabaseReference {
+        DatabaseReference(database: database, path: path + DatabaseReference.split(pathString))
+    }
+    /// A child with a new push id (time-ordered, 20 characters); nothing is written yet.
+    public func childByAutoId() -> DatabaseReference { child(database.pushIDs.next()) }
+
+    public var url: String {
+        let a = database.address
+        return "http://\(a.host):\(a.port)/" + path.joined(separator: "/")
+    }
+    public var description: String { url }
+
+    // MARK: writes
+
+    /// Replaces the value here (nil deletes). Returns when the server has applied the write.
+    @discardableResult
+    public func setValue(_ value: Any?) async throws -> DatabaseReference {
+        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: try DatabaseValue.json(value))
+        return self
+    }
+
+    /// Replaces the value and sets its priority (`String`, number or nil).
+    @discardableResult
+    public func setValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
+        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: try DatabaseReference.withPriority(value, priority))
+        return self
+    }
+
+    static func withPriority(_ value: Any?, _ priority: Any?) throws(DatabaseError) -> JSONValue {
+        let v = try DatabaseValue.json(value)
+        let p = try DatabaseValue.json(priority)
+        if case .object(var members) = v {
+            members.append(JSONMember(".priority", p))
+            return .object(members)
+        }
+        return .object([JSONMember(".value", v), JSONMember(".priority", p)])
+    }
+
+    /// Encodes `value` with `JSONEncoder` and writes it.
+    @discardableResult
+    public func setValue<T: Encodable>(from value: T, encoder: JSONEncoder = JSONEncoder()) async throws -> DatabaseReference {
+        let data = try encoder.encode(value)
+        let json: JSONValue
+        do { json = try JSONReader.parse([UInt8](data)) } catch { throw DatabaseError("Encoder produced invalid JSON") }
+        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: json)
+        return self
+    }
+
+    public func setPriority(_ priority: Any?) async throws {
+        try await sendAsync("PUT", path: path + [".priority"], query: [("print", "silent")], body: try DatabaseValue.json(priority))
+    }
+
+    /// Writes each key (a relative path, `/` allowed) without touching siblings; all or nothing.
+    @discardableResult
+    public func updateChildValues(_ values: [String: Any]) async throws -> DatabaseReference {
+        try await sendAsync("PATCH", path: path, query: [("print", "silent")], body: try DatabaseReference.patchBody(values))
+        return self
+    }
+
+    static func patchBody(_ values: [String: Any]) throws(DatabaseError) -> JSONValue {
+        var members: [JSONMember] = []
+        for (k, v) in values {
+            let key = split(k).joined(separator: "/")
+            members.append(JSONMember(key, try DatabaseValue.json(v)))
+        }
+        return .object(members)
+    }
+
+    @discardableResult
+    public func removeValue() async throws -> DatabaseReference {
+        try await sendAsync("DELETE", path: path, query: [("print", "silent")])
+        return self
+    }
+
+    private func sendAsync(
+        _ method: String, path: [String], query: [(String, String)] = [], body: JSONValue? = nil
+    ) async throws {
+        let database = self.database
+        _ = try await blocking { try database.send(method, path: path, query: query, body: body) }
+    }
+
+    // MARK: transactions
+
+    /// Runs `block` on the current value and writes its result only if the value did not change
+    /// meanwhile (ETag `if-match`); on a conflict the block runs again with the newer value, up to
+    /// 25 times. Returns whether it committed and the final data.
+    public func runTransactionBlock(
+        _ block: (MutableData) -> TransactionResult
+    ) async throws -> (Bool, DataSnapshot) {
+        let database = self.database
+        let path = self.path
+        var response = try await blocking {
+            try database.send("GET", path: path, query: [("format", "export")], headers: [("X-Firebase-ETag", "true")])
+        }
+        for _ in 0..<25 {
+            guard let etag = response.header("etag") else { throw DatabaseError("The server sent no ETag") }
+            let current = try DatabaseQuery.node(response.body)
+            let data = MutableData(storage: MutableData.Storage(current), path: [])
+            guard let result = block(data).data else {
+                return (false, DataSnapshot(ref: self, node: current))
+            }
+            let proposed = result.storage.node.json(export: true)
+            let put = try await blocking {
+                try database.send(
+                    "PUT", path: path, body: proposed, headers: [("X-Firebase-ETag", "true"), ("if-match", etag)], accept: [412])
+            }
+            if put.status != 412 {
+                return (true, try await getData())
+            }
+            response = put
+        }
+        throw DatabaseError("The transaction was retried too many times", status: 412)
+    }
+
+    // MARK: onDisconnect
+
+    /// Queues a write for when this client goes offline (`Database.goOffline()` or deinit).
+    public func onDisconnectSetValue(_ value: Any?) async throws {
+        let body = try DatabaseValue.json(value)
+        database.onDisconnectWrites.withLock { $0.append(("PUT", path, body)) }
+    }
+
+    public func onDisconnectSetValue(_ value: Any?, andPriority priority: Any?) async throws {
+        let body = try DatabaseReference.withPriority(value, priority)
+        database.onDisconnectWrites.withLock { $0.append(("PUT", path, body)) }
+    }
+
+    public func onDisconnectRemoveValue() async throws {
+        database.onDisconnectWrites.withLock { $0.append(("DELETE", path, .null)) }
+    }
+
+    public func onDisconnectUpdateChildValues(_ values: [String: Any]) async throws {
+        let body = try DatabaseReference.patchBody(values)
+        database.onDisconnectWrites.withLock { $0.append(("PATCH", path, body)) }
+    }
+
+    /// Drops the queued onDisconnect writes at or below this location.
+    public func cancelDisconnectOperations() async throws {
+        let mine = path
+        database.onDisconnectWrites.withLock { $0.removeAll { $0.path.starts(with: mine) } }
+    }
+}

@@ -1,0 +1,129 @@
+import EmulatorModel
+import EmulatorSupport
+import Foundation
+import Synchronization
+
+/// A Firestore database reached over the emulator's REST API.
+///
+/// ```swift
+/// let db = Firestore(projectID: "demo-books")
+/// db.useEmulator(withHost: "127.0.0.1", port: 8080)
+/// try await db.collection("books").document("hitchhiker").setData(from: book)
+/// ```
+public final class Firestore: Sendable, Hashable {
+    public let projectID: String
+    public let databaseID: String
+    private let endpoint: Mutex<(host: String, port: Int)>
+    private let clients = Mutex<HTTPClient?>(nil)
+
+    /// A database; the emulator address comes from `FIRESTORE_EMULATOR_HOST` (`host:port`) when set,
+    /// else `127.0.0.1:8080`, until ``useEmulator(withHost:port:)`` changes it.
+    public init(projectID: String, database: String = "(default)") {
+        self.projectID = projectID
+        self.databaseID = database
+        var host = "127.0.0.1"
+        var port = 8080
+        if let env = ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"],
+            let colon = env.lastIndex(of: ":"), let p = Int(env[env.index(after: colon)...])
+        {
+            host = String(env[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            port = p
+        }
+        endpoint = Mutex((host, port))
+    }
+
+    /// The same as `Firestore(projectID:database:)`.
+    public static func firestore(projectID: String, database: String = "(default)") -> Firestore {
+        Firestore(projectID: projectID, database: database)
+    }
+
+    /// Points this instance at an emulator.
+    public func useEmulator(withHost host: String, port: Int) {
+        endpoint.withLock { $0 = (host, port) }
+        clients.withLock { $0 = nil }
+    }
+
+    public static func == (a: Firestore, b: Firestore) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    /// `projects/{p}/databases/{d}`.
+    var databaseName: String { "projects/\(projectID)/databases/\(databaseID)" }
+    var documentsName: String { databaseName + "/documents" }
+
+    public func collection(_ path: String) -> CollectionReference {
+        CollectionReference(firestore: self, path: Firestore.normalize(path))
+    }
+
+    public func document(_ path: String) -> DocumentReference {
+        DocumentReference(firestore: self, path: Firestore.normalize(path))
+    }
+
+    /// Every collection named `collectionID`, at any depth.
+    public func collectionGroup(_ collectionID: String) -> Query {
+        Query(firestore: self, description: QueryDescription(parentPath: "", collectionID: collectionID, allDescendants: true))
+    }
+
+    public func batch() -> WriteBatch { WriteBatch(firestore: self) }
+
+    static func normalize(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+    }
+
+    // MARK: transport
+
+    private var client: HTTPClient {
+        clients.withLock { c in
+            if let c { return c }
+            let e = endpoint.withLock { $0 }
+            let made = HTTPClient(host: e.host, port: e.port, headers: [("Authorization", "Bearer owner")])
+            c = made
+            return made
+        }
+    }
+
+    /// Percent-encodes a resource path for a URL (segments keep their slashes).
+    static func urlPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: "~"), UInt8(ascii: "/"), UInt8(ascii: "("), UInt8(ascii: ")"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+            }
+        }
+        return out
+    }
+
+    /// Calls the REST API; returns the parsed JSON body or throws the mapped error.
+    func call(_ method: String, _ target: String, body: JSONValue? = nil) throws(FirestoreError) -> JSONValue {
+        let bytes = body.map { JSONWriter.encode($0) } ?? []
+        let response: HTTPClientResponse
+        do {
+            response = try client.send(
+                method: method, target: target,
+                headers: body == nil ? [] : [("Content-Type", "application/json")], body: bytes)
+        } catch {
+            throw FirestoreError(.unavailable, "Could not reach the Firestore emulator: \(error.description)")
+        }
+        let json: JSONValue
+        do {
+            json = response.body.isEmpty ? .object([]) : try JSONReader.parse(response.body)
+        } catch {
+            throw FirestoreError(.internal, "Unparseable response (HTTP \(response.status))")
+        }
+        if response.status >= 300 {
+            var errorJSON = json[member: "error"]
+            if errorJSON == nil, case .array(let items) = json, let first = items.first { errorJSON = first[member: "error"] }
+            var code = FirestoreErrorCode.unknown
+            var message = "HTTP \(response.status)"
+            if case .string(let s)? = errorJSON?[member: "status"] { code = FirestoreErrorCode(name: s) }
+            if case .string(let m)? = errorJSON?[member: "message"] { message = m }
+            throw FirestoreError(code, message)
+        }
+        return json
+    }
+}

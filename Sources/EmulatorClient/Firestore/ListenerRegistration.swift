@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+
+/// A live listener; ``remove()`` stops it (no callback runs after `remove()` returns, except one
+/// already in progress).
+public protocol ListenerRegistration: Sendable {
+    func remove()
+}
+
+/// Polls a read every `interval` on its own thread and reports when the result changes.
+///
+/// The emulator's REST API has no change stream for Firestore (Listen is gRPC/WebChannel only),
+/// so snapshot listeners in this client poll `runQuery` / `GET` about every 100 ms.
+final class PollingListener: ListenerRegistration {
+    private let stopped = Atomic<Bool>(false)
+
+    init<State: Sendable>(
+        interval: Duration = .milliseconds(100),
+        read: @escaping @Sendable () throws -> State,
+        changed: @escaping @Sendable (State?, State) -> Bool,
+        deliver: @escaping @Sendable (State?, Result<State, any Error>) -> Void
+    ) {
+        BackgroundThread.run(name: "SnapshotListener") { [self] in
+            var last: State?
+            var lastFailed = false
+            while !self.stopped.load(ordering: .acquiring) {
+                do {
+                    let state = try read()
+                    lastFailed = false
+                    if last == nil || changed(last, state) {
+                        if self.stopped.load(ordering: .acquiring) { return }
+                        deliver(last, .success(state))
+                        last = state
+                    }
+                } catch {
+                    if !lastFailed && !self.stopped.load(ordering: .acquiring) { deliver(last, .failure(error)) }
+                    lastFailed = true
+                }
+                let ms = interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
+                usleep(useconds_t(max(1, ms) * 1000))
+            }
+        }
+    }
+
+    func remove() { stopped.store(true, ordering: .releasing) }
+}
+
+extension Query {
+    /// Calls `listener` with the current results, then again whenever they change.
+    ///
+    /// ```swift
+    /// let registration = db.collection("colors").addSnapshotListener { snapshot, error in
+    ///     let colors = snapshot?.documents.compactMap { try? $0.data(as: ColorEntry.self) } ?? []
+    /// }
+    /// registration.remove()
+    /// ```
+    @discardableResult
+    public func addSnapshotListener(
+        _ listener: @escaping @Sendable (QuerySnapshot?, (any Error)?) -> Void
+    ) -> any ListenerRegistration {
+        let query = self
+        return PollingListener(
+            read: { try query.run() },
+            changed: { old, new in
+                guard let old else { return true }
+                return !DocumentChange.diff(old: old, new: new).isEmpty || old.map(\.reference.path) != new.map(\.reference.path)
+            },
+            deliver: { previous, result in
+                switch result {
+                case .success(let docs): listener(QuerySnapshot(query: query, documents: docs, previous: previous ?? []), nil)
+                case .failure(let error): listener(nil, error)
+                }
+            })
+    }
+
+    /// Query snapshots as an async sequence (the first element is the current result).
+    public var snapshots: AsyncThrowingStream<QuerySnapshot, any Error> {
+        AsyncThrowingStream { continuation in
+            let registration = addSnapshotListener { snapshot, error in
+                if let snapshot { continuation.yield(snapshot) } else if let error { continuation.finish(throwing: error) }
+            }
+            continuation.onTermination = { _ in registration.remove() }
+        }
+    }
+}
+
+extension DocumentReference {
+    /// Calls `listener` with the document now, then whenever it changes (polling, see above).
+    @discardableResult
+    public func addSnapshotListener(
+        _ listener: @escaping @Sendable (DocumentSnapshot?, (any Error)?) -> Void
+    ) -> any ListenerRegistration {
+        let ref = self
+        return PollingListener(
+            read: { try ref.fetch(transaction: nil) },
+            changed: { old, new in old?.fields != new.fields || old?.updateTime != new.updateTime },
+            deliver: { _, result in
+                switch result {
+                case .success(let doc): listener(doc, nil)
+                case .failure(let error): listener(nil, error)
+                }
+            })
+    }
+
+    /// Document snapshots as an async sequence.
+    public var snapshots: AsyncThrowingStream<DocumentSnapshot, any Error> {
+        AsyncThrowingStream { continuation in
+            let registration = addSnapshotListener { snapshot, error in
+                if let snapshot { continuation.yield(snapshot) } else if let error { continuation.finish(throwing: error) }
+            }
+            continuation.onTermination = { _ in registration.remove() }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import EmulatorModel
+import EmulatorSupport
+
+extension FieldData {
+    /// Converts user fields (`[String: Any]`).
+    static func fields(_ data: [String: Any]) throws(FirestoreError) -> [String: FieldData] {
+        var out: [String: FieldData] = [:]
+        for (k, v) in data { out[k] = try FieldData(any: v) }
+        return out
+    }
+}
+
+/// One `google.firestore.v1.Write` as REST JSON.
+struct WriteOperation: Sendable {
+    let json: JSONValue
+
+    static func set(_ ref: DocumentReference, _ data: [String: FieldData], merge: Bool) throws(FirestoreError) -> WriteOperation {
+        let parts = try WriteFields(set: data, merge: merge)
+        return build(ref, parts, mask: merge ? parts.mask : nil, exists: nil)
+    }
+
+    /// A merge limited to `paths`: fields and transforms outside them are not written.
+    static func set(_ ref: DocumentReference, _ data: [String: FieldData], mergeFields paths: [ModelFieldPath]) throws(FirestoreError)
+        -> WriteOperation
+    {
+        var parts = try WriteFields(set: data, merge: true)
+        parts.transforms = parts.transforms.filter { t in paths.contains { $0.isPrefix(of: t.path) } }
+        return build(ref, parts, mask: paths.filter { p in !parts.transforms.contains { $0.path == p } }, exists: nil)
+    }
+
+    static func create(_ ref: DocumentReference, _ data: [String: FieldData]) throws(FirestoreError) -> WriteOperation {
+        build(ref, try WriteFields(set: data, merge: false), mask: nil, exists: false)
+    }
+
+    static func update(_ ref: DocumentReference, _ data: [String: Any]) throws(FirestoreError) -> WriteOperation {
+        var paths: [ModelFieldPath: FieldData] = [:]
+        for (k, v) in data { paths[FieldPath.dotted(k)] = try FieldData(any: v) }
+        let parts = try WriteFields(update: paths)
+        return build(ref, parts, mask: parts.mask, exists: true)
+    }
+
+    static func delete(_ ref: DocumentReference) -> WriteOperation {
+        WriteOperation(json: .object([JSONMember("delete", .string(ref.name))]))
+    }
+
+    private static func build(_ ref: DocumentReference, _ parts: WriteFields, mask: [ModelFieldPath]?, exists: Bool?) -> WriteOperation {
+        var members = [
+            JSONMember("update", .object([JSONMember("name", .string(ref.name)), JSONMember("fields", parts.fields.firestoreFieldsJSON)]))
+        ]
+        if let mask {
+            members.append(
+                JSONMember("updateMask", .object([JSONMember("fieldPaths", .array(mask.map { .string($0.canonicalString) }))])))
+        }
+        if let exists { members.append(JSONMember("currentDocument", .object([JSONMember("exists", .bool(exists))]))) }
+        if !parts.transforms.isEmpty {
+            members.append(JSONMember("updateTransforms", .array(parts.transforms.map { transform($0.path, $0.value) })))
+        }
+        return WriteOperation(json: .object(members))
+    }
+
+    private static func plain(_ items: [FieldData]) -> JSONValue {
+        .object([JSONMember("values", .array(items.map { ((try? $0.plainValue()) ?? .null).firestoreJSON }))])
+    }
+
+    private static func transform(_ path: ModelFieldPath, _ value: FieldValue) -> JSONValue {
+        let kind: JSONMember
+        switch value.kind {
+        case .serverTimestamp, .delete: kind = JSONMember("setToServerValue", .string("REQUEST_TIME"))
+        case .arrayUnion(let items): kind = JSONMember("appendMissingElements", plain(items))
+        case .arrayRemove(let items): kind = JSONMember("removeAllFromArray", plain(items))
+        case .increment(let n): kind = JSONMember("increment", ((try? n.plainValue()) ?? .null).firestoreJSON)
+        case .minimum(let n): kind = JSONMember("minimum", ((try? n.plainValue()) ?? .null).firestoreJSON)
+        case .maximum(let n): kind = JSONMember("maximum", ((try? n.plainValue()) ?? .null).firestoreJSON)
+        }
+        return .object([JSONMember("fieldPath", .string(path.canonicalString)), kind])
+    }
+}
+
+extension Firestore {
+    /// Commits writes atomically (optionally inside a transaction).
+    @discardableResult
+    func commit(_ writes: [WriteOperation], transaction: String? = nil) async throws -> JSONValue {
+        try await blocking { try self.commitNow(writes, transaction: transaction) }
+    }
+
+    func commitNow(_ writes: [WriteOperation], transaction: String? = nil) throws(FirestoreError) -> JSONValue {
+        var members = [JSONMember("writes", .array(writes.map(\.json)))]
+        if let transaction { members.append(JSONMember("transaction", .string(transaction))) }
+        return try call("POST", "/v1/" + Firestore.urlPath(databaseName) + "/documents:commit", body: .object(members))
+    }
+}

@@ -1,0 +1,93 @@
+import Glibc
+
+/// Decodes batches of entity records on two threads (the decode is CPU-bound and records are
+/// independent), keeping record order and reporting the first bad record. `prepare` also runs on
+/// the decoding threads, so a caller's conversion (e.g. to the stored form) is parallel too.
+struct EntityBatchDecoder<Prepared> {
+    /// Records buffered with their file offsets, waiting to be decoded.
+    var records: [[UInt8]] = []
+    var offsets: [Int] = []
+    let batchSize = 16_384
+    let transform: @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared
+
+    /// `transform` turns one record into what the caller keeps (a decoded document, or the
+    /// storage encoding directly); it runs on the decoding threads.
+    init(transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared) {
+        self.transform = transform
+    }
+
+    var isFull: Bool { records.count >= batchSize }
+
+    mutating func append(_ record: [UInt8], offset: Int) {
+        records.append(record)
+        offsets.append(offset)
+    }
+
+    /// Decodes what is buffered, calls `body` in record order, and empties the buffer.
+    mutating func flush(file: String, _ body: (Prepared) -> Void) throws(SnapshotError) {
+        guard !records.isEmpty else { return }
+        let job = Job(records: records, transform: transform)
+        records.removeAll(keepingCapacity: true)
+        job.runOnTwoThreads()
+        for index in job.results.indices {
+            switch job.results[index] {
+            case .success(let prepared)?: body(prepared)
+            case .failure(let error)?:
+                throw SnapshotError(
+                    .corrupted, "bad entity record (at byte \(error.offset) of the record): \(error.message)",
+                    file: file, offset: offsets[index])
+            case nil:
+                throw SnapshotError(.corrupted, "record was not decoded", file: file, offset: offsets[index])
+            }
+        }
+        offsets.removeAll(keepingCapacity: true)
+    }
+}
+
+/// What the helper thread runs (a non-generic entry point for `pthread_create`).
+class EntityJobBase {
+    func runSecondHalf() {}
+}
+
+/// One batch: `records` is read-only; each thread writes only its own index range of `results`,
+/// and the owner reads them only after joining the helper thread.
+private final class Job<Prepared>: EntityJobBase, @unchecked Sendable {
+    let records: [[UInt8]]
+    let transform: @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared
+    var results: [Result<Prepared, ProtoReader.Failure>?]
+
+    init(records: [[UInt8]], transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared) {
+        self.records = records
+        self.transform = transform
+        self.results = Array(repeating: nil, count: records.count)
+    }
+
+    private func run(_ range: Range<Int>) {
+        results.withUnsafeMutableBufferPointer { out in
+            for i in range {
+                do throws(ProtoReader.Failure) {
+                    out[i] = .success(try transform(records[i]))
+                } catch {
+                    out[i] = .failure(error)
+                }
+            }
+        }
+    }
+
+    override func runSecondHalf() { run(records.count / 2..<records.count) }
+
+    func runOnTwoThreads() {
+        var thread = pthread_t()
+        let started = records.count >= 1_024 && pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<EntityJobBase>.fromOpaque(raw).takeRetainedValue().runSecondHalf()
+            return nil
+        }, Unmanaged<EntityJobBase>.passRetained(self).toOpaque()) == 0
+        if started {
+            run(0..<records.count / 2)
+            pthread_join(thread, nil)
+        } else {
+            run(0..<records.count)
+        }
+    }
+}

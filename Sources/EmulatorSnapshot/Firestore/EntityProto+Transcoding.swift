@@ -1,0 +1,381 @@
+package import EmulatorModel
+
+/// A document read from an export straight into the storage encoding: its fields as
+/// `ValueCodec` bytes (what `ValueCodec.encode(fields)` gives), without building value trees.
+package struct FirestoreStoredDocument: Sendable, Equatable {
+    package var projectID: String
+    package var databaseID: String
+    package var path: ResourcePath
+    /// `ValueCodec` encoding of the document's fields.
+    package var encodedFields: [UInt8]
+
+    package init(projectID: String, databaseID: String = "(default)", path: ResourcePath, encodedFields: [UInt8]) {
+        self.projectID = projectID
+        self.databaseID = databaseID
+        self.path = path
+        self.encodedFields = encodedFields
+    }
+}
+
+extension EntityProto {
+    /// Decodes one entity record directly into `ValueCodec` bytes. Equal, by construction and by
+    /// test, to `ValueCodec.encode(decode(record).fields)`.
+    static func transcode(_ bytes: [UInt8]) throws(Failure) -> FirestoreStoredDocument {
+        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(Failure) in try transcode(&r) }
+    }
+
+    private static func transcode(_ r: inout ProtoReader) throws(Failure) -> FirestoreStoredDocument {
+        var project = ""
+        var database = defaultDatabase
+        var segments: [String] = []
+        var sawKey = false
+        var fields = EncodedFields(record: r.bytes)
+        while let (field, type) = try r.nextTag() {
+            switch field {
+            case 13:
+                sawKey = true
+                var key = try r.readMessage(type)
+                while let (kf, kt) = try key.nextTag() {
+                    switch kf {
+                    case 13: project = stripPrefix(try key.readString(kt))
+                    case 14:
+                        var path = try key.readMessage(kt)
+                        while let (pf, pt) = try path.nextTag() {
+                            guard pf == 1 else { try path.skip(pt, field: pf); continue }
+                            try path.readGroup(field: 1, pt) { (e: inout ProtoReader) throws(Failure) in
+                                let (kind, id) = try element(&e, 2, 3, 4)
+                                segments.append(kind)
+                                segments.append(id)
+                            }
+                        }
+                    case 23: database = try key.readString(kt)
+                    default: try key.skip(kt, field: kf)
+                    }
+                }
+            case 14, 15:
+                var p = try r.readMessage(type)
+                try fields.add(&p)
+            default:
+                try r.skip(type, field: field)
+            }
+        }
+        guard sawKey, !segments.isEmpty else { throw Failure(offset: 0, message: "entity has no key path") }
+        if database.isEmpty { database = defaultDatabase }
+        return FirestoreStoredDocument(
+            projectID: project, databaseID: database, path: ResourcePath(segments: segments), encodedFields: fields.encoded())
+    }
+
+    private static func stripPrefix(_ app: String) -> String {
+        guard let tilde = app.firstIndex(of: "~") else { return app }
+        return String(app[app.index(after: tilde)...])
+    }
+
+    private static func element(_ e: inout ProtoReader, _ typeField: Int, _ idField: Int, _ nameField: Int) throws(Failure) -> (String, String) {
+        var kind: String?
+        var id: String?
+        let start = e.position
+        while let (f, t) = try e.nextTag() {
+            switch f {
+            case typeField: kind = try e.readString(t)
+            case idField: id = "__id\(Int64(bitPattern: try e.readVarint(t)))__"
+            case nameField: id = try e.readString(t)
+            default: try e.skip(t, field: f)
+            }
+        }
+        guard let kind, let id, !kind.isEmpty, !id.isEmpty else {
+            throw Failure(offset: start, message: "path element without a kind and an id or name")
+        }
+        return (kind, id)
+    }
+
+    /// Properties gathered as encoded values, with the decoder's rules for repeated names. Names
+    /// stay ranges of the record and values are appended to one buffer, so a property costs no
+    /// allocation of its own.
+    struct EncodedFields {
+        let record: UnsafeBufferPointer<UInt8>
+        /// Name of each field, as a range of `record`.
+        var names: [Range<Int>] = []
+        /// Per field: its value range in `values` (single), or its elements' ranges (array).
+        var singles: [Range<Int>] = []
+        var arrays: [[Range<Int>]?] = []
+        var values: [UInt8] = []
+
+        init(record: UnsafeBufferPointer<UInt8>) {
+            self.record = record
+            values.reserveCapacity(256)
+        }
+
+        var onlyVectorElements: Bool {
+            names.count == 1 && arrays[0] != nil
+                && UnsafeBufferPointer(rebasing: record[names[0]]).elementsEqual(vectorPropertyName.utf8)
+        }
+
+        private func name(_ i: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: record[names[i]]) }
+
+        private func index(of range: Range<Int>) -> Int? {
+            let wanted = UnsafeBufferPointer(rebasing: record[range])
+            var i = names.count - 1
+            while i >= 0 {
+                if UTF8Order.compare(name(i), wanted) == 0 { return i }
+                i -= 1
+            }
+            return nil
+        }
+
+        mutating func add(_ p: inout ProtoReader) throws(Failure) {
+            var meaning: UInt64 = 0
+            var nameRange: Range<Int>?
+            var multiple = false
+            var valueRange: Range<Int>?
+            let start = p.position
+            while let (f, t) = try p.nextTag() {
+                switch f {
+                case 1: meaning = try p.readVarint(t)
+                case 3:
+                    let range = try p.readLengthDelimited(t)
+                    guard ProtoReader.isUTF8(UnsafeBufferPointer(rebasing: p.bytes[range])) else {
+                        throw Failure(offset: range.lowerBound, message: "string is not valid UTF-8")
+                    }
+                    nameRange = range
+                case 4: multiple = try p.readVarint(t) != 0
+                case 5: valueRange = try p.readLengthDelimited(t)
+                default: try p.skip(t, field: f)
+                }
+            }
+            guard let nameRange else { throw Failure(offset: start, message: "property without a name") }
+            let existing = index(of: nameRange)
+            if meaning == Meaning.emptyList {
+                if existing == nil {
+                    names.append(nameRange)
+                    singles.append(0..<0)
+                    arrays.append([])
+                }
+                return
+            }
+            let valueStart = values.count
+            if let valueRange {
+                var v = ProtoReader(p.bytes, valueRange)
+                try EntityProto.encodeValue(&v, meaning: meaning, into: &values)
+            } else {
+                values.append(ValueTag.null)
+            }
+            let value = valueStart..<values.count
+            guard multiple else {
+                if let existing {
+                    singles[existing] = value
+                    arrays[existing] = nil
+                } else {
+                    names.append(nameRange)
+                    singles.append(value)
+                    arrays.append(nil)
+                }
+                return
+            }
+            if let existing, arrays[existing] != nil {
+                arrays[existing]?.append(value)
+            } else if let existing {
+                arrays[existing] = [value]
+            } else {
+                names.append(nameRange)
+                singles.append(0..<0)
+                arrays.append([value])
+            }
+        }
+
+        /// Appends the ValueCodec map body: varint count, then per field (sorted by name bytes,
+        /// the last of equal names winning) varint length, name, value.
+        func encode(into out: inout [UInt8]) {
+            var order = Array(names.indices)
+            var sorted = true
+            var i = 1
+            while i < names.count {
+                if UTF8Order.compare(name(i - 1), name(i)) >= 0 { sorted = false; break }
+                i += 1
+            }
+            if !sorted {
+                order.sort { a, b in
+                    let c = UTF8Order.compare(name(a), name(b))
+                    return c != 0 ? c < 0 : a < b
+                }
+                var unique: [Int] = []
+                for i in order {
+                    if let last = unique.last, UTF8Order.compare(name(last), name(i)) == 0 { unique[unique.count - 1] = i } else { unique.append(i) }
+                }
+                order = unique
+            }
+            appendVarint(UInt64(order.count), &out)
+            for i in order {
+                appendVarint(UInt64(names[i].count), &out)
+                out.append(contentsOf: name(i))
+                appendValue(i, &out)
+            }
+        }
+
+        func appendValue(_ i: Int, _ out: inout [UInt8]) {
+            if let elements = arrays[i] {
+                out.append(ValueTag.array)
+                appendVarint(UInt64(elements.count), &out)
+                for element in elements { out.append(contentsOf: values[element]) }
+            } else {
+                out.append(contentsOf: values[singles[i]])
+            }
+        }
+
+        func encoded() -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(values.count + names.count * 12 + 4)
+            encode(into: &out)
+            return out
+        }
+    }
+
+    /// ValueCodec tags (the storage encoding of `EmulatorModel.ValueCodec`).
+    enum ValueTag {
+        static let null: UInt8 = 0, falseValue: UInt8 = 1, trueValue: UInt8 = 2, integer: UInt8 = 3, double: UInt8 = 4
+        static let timestamp: UInt8 = 5, string: UInt8 = 6, bytes: UInt8 = 7, reference: UInt8 = 8, geoPoint: UInt8 = 9
+        static let array: UInt8 = 10, map: UInt8 = 11
+    }
+
+    static func appendVarint(_ value: UInt64, _ out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    static func appendZigzag(_ value: Int64, _ out: inout [UInt8]) {
+        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), &out)
+    }
+
+    static func appendFixed(_ value: UInt64, _ out: inout [UInt8]) {
+        for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * k))) }
+    }
+
+    /// Appends one PropertyValue as ValueCodec bytes (the same choices as `decodeValue`; the
+    /// last of repeated value fields wins).
+    static func encodeValue(_ v: inout ProtoReader, meaning: UInt64, into out: inout [UInt8]) throws(Failure) {
+        let start = out.count
+        out.append(ValueTag.null)
+        while let (f, t) = try v.nextTag() {
+            switch f {
+            case 1:
+                let raw = Int64(bitPattern: try v.readVarint(t))
+                out.removeSubrange(start...)
+                if meaning == Meaning.timestamp {
+                    let time = Timestamp(microseconds: raw)
+                    out.append(ValueTag.timestamp)
+                    appendZigzag(time.seconds, &out)
+                    appendVarint(UInt64(UInt32(bitPattern: time.nanos)), &out)
+                } else {
+                    out.append(ValueTag.integer)
+                    appendZigzag(raw, &out)
+                }
+            case 2:
+                let flag = try v.readVarint(t) != 0
+                out.removeSubrange(start...)
+                out.append(flag ? ValueTag.trueValue : ValueTag.falseValue)
+            case 3:
+                let range = try v.readLengthDelimited(t)
+                out.removeSubrange(start...)
+                try encodeStringValue(v.bytes, range, meaning: meaning, into: &out)
+            case 4:
+                let bits = try v.readFixed64(t)
+                out.removeSubrange(start...)
+                out.append(ValueTag.double)
+                appendFixed(bits, &out)
+            case 5:
+                var lat: UInt64 = 0, lng: UInt64 = 0
+                try v.readGroup(field: 5, t) { (g: inout ProtoReader) throws(Failure) in
+                    while let (gf, gt) = try g.nextTag() {
+                        switch gf {
+                        case 6: lat = try g.readFixed64(gt)
+                        case 7: lng = try g.readFixed64(gt)
+                        default: try g.skip(gt, field: gf)
+                        }
+                    }
+                }
+                out.removeSubrange(start...)
+                out.append(ValueTag.geoPoint)
+                appendFixed(lat, &out)
+                appendFixed(lng, &out)
+            case 12:
+                // References are rare: reuse the decoder, then encode the name.
+                guard case .reference(let name) = try decodeValue(&v, referenceField: t) else { continue }
+                out.removeSubrange(start...)
+                out.append(ValueTag.reference)
+                appendVarint(UInt64(name.utf8.count), &out)
+                out.append(contentsOf: name.utf8)
+            default:
+                try v.skip(t, field: f)
+            }
+        }
+    }
+
+    /// Decodes the reference group the reader is positioned after (its start tag was read).
+    private static func decodeValue(_ v: inout ProtoReader, referenceField type: ProtoReader.WireType) throws(Failure) -> Value {
+        var project = ""
+        var database = defaultDatabase
+        var segments: [String] = []
+        try v.readGroup(field: 12, type) { (g: inout ProtoReader) throws(Failure) in
+            while let (f, t) = try g.nextTag() {
+                switch f {
+                case 13: project = stripPrefix(try g.readString(t))
+                case 14:
+                    try g.readGroup(field: 14, t) { (e: inout ProtoReader) throws(Failure) in
+                        let (kind, id) = try element(&e, 15, 16, 17)
+                        segments.append(kind)
+                        segments.append(id)
+                    }
+                case 23: database = try g.readString(t)
+                default: try g.skip(t, field: f)
+                }
+            }
+        }
+        if database.isEmpty { database = defaultDatabase }
+        return .reference(DocumentName(projectID: project, databaseID: database, path: ResourcePath(segments: segments)).name)
+    }
+
+    private static func encodeStringValue(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, meaning: UInt64, into out: inout [UInt8]
+    ) throws(Failure) {
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        switch meaning {
+        case Meaning.blob, Meaning.byteString:
+            out.append(ValueTag.bytes)
+            appendVarint(UInt64(slice.count), &out)
+            out.append(contentsOf: slice)
+        case Meaning.entity:
+            var nested = ProtoReader(bytes, range)
+            var fields = EncodedFields(record: bytes)
+            while let (f, t) = try nested.nextTag() {
+                if f == 14 || f == 15 {
+                    var p = try nested.readMessage(t)
+                    try fields.add(&p)
+                } else {
+                    try nested.skip(t, field: f)
+                }
+            }
+            out.append(ValueTag.map)
+            if fields.onlyVectorElements {
+                // {__type__: "__vector__", value: [...]}, fields in byte order.
+                appendVarint(2, &out)
+                appendVarint(8, &out)
+                out.append(contentsOf: "__type__".utf8)
+                out.append(ValueTag.string)
+                appendVarint(10, &out)
+                out.append(contentsOf: "__vector__".utf8)
+                appendVarint(5, &out)
+                out.append(contentsOf: "value".utf8)
+                fields.appendValue(0, &out)
+                return
+            }
+            fields.encode(into: &out)
+        default:
+            out.append(ProtoReader.isUTF8(slice) ? ValueTag.string : ValueTag.bytes)
+            appendVarint(UInt64(slice.count), &out)
+            out.append(contentsOf: slice)
+        }
+    }
+}

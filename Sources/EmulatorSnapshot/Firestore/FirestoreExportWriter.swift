@@ -1,0 +1,118 @@
+import EmulatorModel
+
+/// Writes the `firestore_export/` part of a snapshot in the official managed-export layout:
+///
+/// ```
+/// firestore_export/
+///   firestore_export.overall_export_metadata            LevelDB log: [0x33], kind pointer
+///   all_namespaces/all_kinds/
+///     all_namespaces_all_kinds.export_metadata          protobuf: name, times, output files
+///     output-0                                          LevelDB log of EntityProto
+/// ```
+///
+/// ```swift
+/// var writer = try FirestoreExportWriter(directory: tmp + "/firestore_export", fileSystem: fs, startMicros: now)
+/// try writer.add(document)
+/// try writer.finish(endMicros: now)
+/// ```
+package struct FirestoreExportWriter {
+    package static let exportName = "firestore_export"
+    package static let overallFile = "firestore_export.overall_export_metadata"
+    package static let kindDirectory = "all_namespaces/all_kinds"
+    package static let kindMetadataFile = "all_namespaces_all_kinds.export_metadata"
+    package static let outputFile = "output-0"
+    /// The first record of an overall metadata file: the format version.
+    static let formatVersion: UInt8 = 0x33
+
+    private let directory: String
+    private let fileSystem: SnapshotFileSystem
+    private let startMicros: Int64
+    private var log = LevelDBLogWriter()
+    private var output: SnapshotFile?
+    package private(set) var entityCount = 0
+    private var entityBytes = 0
+
+    /// Creates `directory` and the kind directory, and opens `output-0`.
+    package init(directory: String, fileSystem: SnapshotFileSystem, startMicros: Int64) throws(SnapshotError) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        self.startMicros = startMicros
+        try fileSystem.makeDirectory(directory)
+        try fileSystem.makeDirectory(directory + "/all_namespaces")
+        try fileSystem.makeDirectory(directory + "/" + Self.kindDirectory)
+        output = try fileSystem.create(directory + "/" + Self.kindDirectory + "/" + Self.outputFile)
+    }
+
+    /// Appends one document (as one EntityProto record).
+    package mutating func add(_ document: FirestoreExportDocument) throws(SnapshotError) {
+        try append(EntityProto.encode(document))
+    }
+
+    /// Appends one document whose fields are `ValueCodec` bytes (transcoded without value trees
+    /// where possible). Throws `corrupted` if the bytes do not decode.
+    package mutating func add(stored document: FirestoreStoredDocument) throws(SnapshotError) {
+        if let entity = EntityProto.encode(stored: document) { return try append(entity) }
+        let fields: ValueMap
+        do throws(EmulatorError) { fields = try ValueCodec.decode(document.encodedFields) } catch {
+            throw SnapshotError(.corrupted, "document \(document.path) does not decode: \(error.message)")
+        }
+        try add(FirestoreExportDocument(
+            projectID: document.projectID, databaseID: document.databaseID, path: document.path, fields: fields))
+    }
+
+    private mutating func append(_ entity: [UInt8]) throws(SnapshotError) {
+        entityCount += 1
+        entityBytes += entity.count
+        log.append(entity)
+        if log.bytes.count >= 1 << 20, let output { try output.write(log.drain()) }
+    }
+
+    /// Flushes the entities and writes both metadata files, all synced.
+    package mutating func finish(endMicros: Int64) throws(SnapshotError) {
+        guard let output else { return }
+        try output.write(log.drain())
+        try output.sync()
+        output.close()
+        self.output = nil
+        let kindDir = directory + "/" + Self.kindDirectory
+        try fileSystem.writeFile(kindDir + "/" + Self.kindMetadataFile, Self.kindMetadata(startMicros: startMicros, endMicros: endMicros))
+        try fileSystem.writeFile(
+            directory + "/" + Self.overallFile,
+            Self.overallMetadata(kindCount: entityCount, kindBytes: entityBytes))
+        try fileSystem.syncDirectory(kindDir)
+        try fileSystem.syncDirectory(directory + "/all_namespaces")
+        try fileSystem.syncDirectory(directory)
+    }
+
+    /// `{1: {1: name, 2: start µs, 3: end µs}, 2: {1: "", 2: "output-0"}}`.
+    static func kindMetadata(startMicros: Int64, endMicros: Int64) -> [UInt8] {
+        var w = ProtoWriter()
+        w.writeMessage(field: 1) { m in
+            m.writeString(field: 1, exportName)
+            m.writeInt64(field: 2, startMicros)
+            m.writeInt64(field: 3, endMicros)
+        }
+        w.writeMessage(field: 2) { f in
+            f.writeString(field: 1, "")
+            f.writeString(field: 2, outputFile)
+        }
+        return w.bytes
+    }
+
+    /// A log of `[0x33]` and, when there are entities, `{1: {1: 2, 3: 3}, 2: path, 3: count, 4: bytes}`.
+    static func overallMetadata(kindCount: Int, kindBytes: Int) -> [UInt8] {
+        var records: [[UInt8]] = [[formatVersion]]
+        if kindCount > 0 {
+            var w = ProtoWriter()
+            w.writeMessage(field: 1) { k in
+                k.writeVarint(field: 1, 2)
+                k.writeVarint(field: 3, 3)
+            }
+            w.writeString(field: 2, kindDirectory + "/" + kindMetadataFile)
+            w.writeVarint(field: 3, UInt64(kindCount))
+            w.writeVarint(field: 4, UInt64(kindBytes))
+            records.append(w.bytes)
+        }
+        return LevelDBLogWriter.encode(records)
+    }
+}

@@ -1,0 +1,121 @@
+package import EmulatorStorage
+
+/// One journaled commit, value-agnostic: the commit time and, per changed key, its namespace,
+/// encoded key and new bytes (or a tombstone), or a subtree clear.
+///
+/// Encoding (inside one LevelDB log record): varint commit time, varint op count, then per op a
+/// kind byte (1 put, 2 delete, 3 clear) and varint-length-prefixed namespace, key and (put only)
+/// value.
+package struct JournalRecord: Sendable, Equatable {
+    package enum Operation: Sendable, Equatable {
+        case put(NamespaceID, StorageKey, [UInt8])
+        case delete(NamespaceID, StorageKey)
+        case clear(NamespaceID, StorageKey)
+    }
+
+    package var commitTime: CommitTime
+    package var operations: [Operation]
+
+    package init(commitTime: CommitTime, operations: [Operation]) {
+        self.commitTime = commitTime
+        self.operations = operations
+    }
+
+    package init(changes: [StorageChange], commitTime: CommitTime) {
+        self.commitTime = commitTime
+        operations = changes.map { change in
+            if let new = change.new { return .put(change.namespace, change.key, new.value) }
+            return .delete(change.namespace, change.key)
+        }
+    }
+
+    /// The encoding of a commit's changes, without building the operation list first.
+    package static func encode(changes: [StorageChange], commitTime: CommitTime) -> [UInt8] {
+        var w = ProtoWriter()
+        w.bytes.reserveCapacity(32 + changes.count * 64)
+        w.writeRawVarint(UInt64(bitPattern: commitTime))
+        w.writeRawVarint(UInt64(changes.count))
+        for change in changes {
+            w.bytes.append(change.new == nil ? 2 : 1)
+            w.writeRawVarint(UInt64(change.namespace.name.utf8.count))
+            w.bytes.append(contentsOf: change.namespace.name.utf8)
+            appendBytes(change.key.encoded, &w)
+            if let new = change.new { appendBytes(new.value, &w) }
+        }
+        return w.bytes
+    }
+
+    package func encoded() -> [UInt8] {
+        var w = ProtoWriter()
+        w.writeRawVarint(UInt64(bitPattern: commitTime))
+        w.writeRawVarint(UInt64(operations.count))
+        for operation in operations {
+            switch operation {
+            case .put(let ns, let key, let value):
+                w.bytes.append(1)
+                Self.appendBytes(Array(ns.name.utf8), &w)
+                Self.appendBytes(key.encoded, &w)
+                Self.appendBytes(value, &w)
+            case .delete(let ns, let key):
+                w.bytes.append(2)
+                Self.appendBytes(Array(ns.name.utf8), &w)
+                Self.appendBytes(key.encoded, &w)
+            case .clear(let ns, let key):
+                w.bytes.append(3)
+                Self.appendBytes(Array(ns.name.utf8), &w)
+                Self.appendBytes(key.encoded, &w)
+            }
+        }
+        return w.bytes
+    }
+
+    private static func appendBytes(_ bytes: [UInt8], _ w: inout ProtoWriter) {
+        w.writeRawVarint(UInt64(bytes.count))
+        w.bytes.append(contentsOf: bytes)
+    }
+
+    /// Decodes a record; offsets in failures are relative to the record.
+    static func decode(_ bytes: [UInt8]) throws(ProtoReader.Failure) -> JournalRecord {
+        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(ProtoReader.Failure) in try decode(&r) }
+    }
+
+    private static func decode(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> JournalRecord {
+        let bytes = r.bytes
+        let time = CommitTime(bitPattern: try r.readRawVarint())
+        let count = try r.readRawVarint()
+        guard count <= UInt64(bytes.count) else { throw ProtoReader.Failure(offset: 0, message: "operation count too large") }
+        var operations: [Operation] = []
+        operations.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let at = r.position
+            let kind = try r.readRawVarint()
+            let ns = try namespace(&r)
+            let key = try storageKey(&r)
+            switch kind {
+            case 1: operations.append(.put(ns, key, r.copy(try lengthPrefixed(&r))))
+            case 2: operations.append(.delete(ns, key))
+            case 3: operations.append(.clear(ns, key))
+            default: throw ProtoReader.Failure(offset: at, message: "unknown operation \(kind)")
+            }
+        }
+        guard r.position == bytes.count else { throw ProtoReader.Failure(offset: r.position, message: "trailing bytes") }
+        return JournalRecord(commitTime: time, operations: operations)
+    }
+
+    static func lengthPrefixed(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> Range<Int> {
+        try r.readLengthDelimited(.lengthDelimited)
+    }
+
+    static func namespace(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> NamespaceID {
+        NamespaceID(try r.readString(.lengthDelimited))
+    }
+
+    static func storageKey(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> StorageKey {
+        let range = try lengthPrefixed(&r)
+        do throws(StorageError) {
+            return try StorageKey(validatingEncoding: r.copy(range))
+        } catch {
+            throw ProtoReader.Failure(offset: range.lowerBound, message: "invalid key: \(error.message)")
+        }
+    }
+}

@@ -1,2 +1,0 @@
-// Placeholder until this target lands; see docs/ARCHITECTURE.md.
-enum EmulatorSnapshotPlaceholder {}

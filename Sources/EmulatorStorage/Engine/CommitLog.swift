@@ -1,0 +1,14 @@
+/// A durability hook: told about every commit and clear before the caller's `commit`/`clear`
+/// returns, so a journal can make each acknowledged write durable.
+///
+/// `append` runs inside the commit serialization, in commit order, after the new state is
+/// visible; `waitUntilDurable` runs after the serialization is released (so several commits can
+/// share one disk flush) and before `commit` returns to its caller.
+package protocol CommitLog: Sendable {
+    /// Records one commit's net changes; returns a token for `waitUntilDurable`.
+    func append(_ changes: [StorageChange], commitTime: CommitTime) -> UInt64
+    /// Records that everything in `namespace` at or below `subtree` was dropped.
+    func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64
+    /// Returns once the record behind `token` (and every earlier one) is durable.
+    func waitUntilDurable(_ token: UInt64)
+}

@@ -1,0 +1,120 @@
+import DatabaseEmulator
+import EmulatorModel
+import EmulatorSnapshot
+import EmulatorStorage
+import EmulatorSupport
+import FirestoreEmulator
+import Synchronization
+
+/// The snapshot layer wired into the suite: `--import` at start, `POST /_admin/export` and
+/// `--export-on-exit`. An export takes one engine snapshot and hands it to both emulators'
+/// exporters, so Firestore and the Realtime Database are cut at the same instant.
+///
+/// ```swift
+/// CommandRunner(hooks: .live(version: SuiteVersion.current))
+/// ```
+final class SuiteSnapshots: Sendable {
+    let version: String
+    let fileSystem: SnapshotFileSystem
+    /// RTDB namespaces imported at start-up: exported even when empty (as `null`), as officially.
+    private let importedNamespaces = Mutex<[String]>([])
+
+    init(version: String, fileSystem: SnapshotFileSystem = SnapshotFileSystem()) {
+        self.version = version
+        self.fileSystem = fileSystem
+    }
+
+    /// Reads and checks the whole directory, then loads it into the engine.
+    func importData(_ plan: ImportPlan, _ context: EmulatorContext) throws(SnapshotFailure) {
+        // Documents are kept in their stored form while the rest of the directory is checked.
+        // A snapshot of one project (every official export) goes into the running project,
+        // whatever project it names; one holding several projects keeps each project apart.
+        var entries: [FirestoreSnapshotAdapter.Entry] = []
+        var databases: [String] = []
+        var projects = Set<String>()
+        var invalid: EmulatorError?
+        let snapshot: ImportedSnapshot
+        do throws(SnapshotError) {
+            // Entities are transcoded straight to the stored encoding on the decoding threads.
+            snapshot = try SnapshotImporter(fileSystem: fileSystem).read(directory: plan.directory) { document in
+                guard invalid == nil else { return }
+                do throws(EmulatorError) {
+                    entries.append(try FirestoreSnapshotAdapter.entry(
+                        database: DatabaseID(project: document.projectID, database: document.databaseID),
+                        path: document.path, encodedFields: document.encodedFields))
+                    databases.append(document.databaseID)
+                    projects.insert(document.projectID)
+                } catch {
+                    invalid = error
+                }
+            }
+        } catch {
+            throw SnapshotFailure(.failed, error.description)
+        }
+        if let invalid { throw SnapshotFailure(.failed, invalid.message) }
+        if projects.count == 1, projects.first != context.projectId {
+            for index in entries.indices {
+                entries[index].namespace = FirestoreSnapshotAdapter.namespace(
+                    DatabaseID(project: context.projectId, database: databases[index]))
+            }
+        }
+        do throws(EmulatorError) {
+            if snapshot.firestore != nil {
+                try FirestoreSnapshotAdapter.load(entries, into: context.storage)
+                entries = []
+                context.console.info("firestore", "Imported \(snapshot.firestoreCount) documents from \(plan.directory)")
+            }
+            if let namespaces = snapshot.database {
+                for namespace in namespaces {
+                    try DatabaseSnapshotAdapter.importNamespace(namespace.name, json: namespace.json, into: context.storage)
+                }
+                importedNamespaces.withLock { $0 = namespaces.map(\.name) }
+                context.console.info("database", "Imported \(namespaces.count) namespace(s) from \(plan.directory)")
+            }
+        } catch {
+            throw SnapshotFailure(.failed, error.message)
+        }
+    }
+
+    /// Writes one consistent cut of the engine to `request.path`, atomically.
+    func exportData(_ request: ExportRequest, _ context: EmulatorContext) throws(SnapshotFailure) {
+        let cut: StorageSnapshot
+        do throws(StorageError) { cut = try context.storage.snapshot() } catch {
+            throw SnapshotFailure(.failed, error.description)
+        }
+        let database: [DatabaseExportNamespace]? =
+            request.targets.contains(.database)
+            ? DatabaseSnapshotAdapter.exportNamespaces(from: cut, alsoInclude: importedNamespaces.withLock { $0 })
+                .map { DatabaseExportNamespace(name: $0.name, json: $0.json) }
+            : nil
+        let firestore: ((inout FirestoreExportWriter) throws(SnapshotError) -> Void)? =
+            request.targets.contains(.firestore)
+            ? { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
+                try FirestoreSnapshotAdapter.exportStoredDocuments(from: cut) {
+                    (database: DatabaseID, path: ResourcePath, stored: [UInt8]) throws(SnapshotError) in
+                    try writer.add(stored: FirestoreStoredDocument(
+                        projectID: database.project, databaseID: database.database, path: path, encodedFields: stored))
+                }
+            }
+            : nil
+        do throws(SnapshotError) {
+            // The CLI asked before overwriting (or --force / export-on-exit said so); the exporter
+            // still refuses the current directory, its parents and directories that are not exports.
+            try SnapshotExporter(version: version, fileSystem: fileSystem)
+                .export(to: request.path, force: true, database: database, firestore: firestore)
+        } catch {
+            throw SnapshotFailure(.failed, error.description)
+        }
+        context.console.info("hub", "Exported data to \(request.path)")
+    }
+}
+
+extension SnapshotHooks {
+    /// Import and export through EmulatorSnapshot, over the suite's shared engine.
+    package static func live(version: String) -> SnapshotHooks {
+        let snapshots = SuiteSnapshots(version: version)
+        return SnapshotHooks(
+            importData: { plan, context throws(SnapshotFailure) in try snapshots.importData(plan, context) },
+            exportData: { request, context throws(SnapshotFailure) in try snapshots.exportData(request, context) })
+    }
+}

@@ -1,0 +1,121 @@
+package import EmulatorModel
+package import EmulatorStorage
+
+/// How Firestore documents go to and from a snapshot: the neutral form is (database, path,
+/// fields); the snapshot layer turns it into export records and back.
+///
+/// ```swift
+/// FirestoreSnapshotAdapter.exportDocuments(from: snapshot) { database, path, fields in … }
+/// try FirestoreSnapshotAdapter.importDocuments(documents, into: engine)
+/// ```
+package enum FirestoreSnapshotAdapter {
+    static let prefix = "firestore/"
+
+    /// Calls `body` for every document in `snapshot` (every project and database), in key order.
+    /// Documents that exist only as parents of others are not stored, so not exported.
+    /// Throws the first error `body` throws, or `DATA_LOSS` for a stored value that does not decode.
+    package static func exportDocuments<Failure: Error>(
+        from snapshot: StorageSnapshot,
+        _ body: (DatabaseID, ResourcePath, ValueMap) throws(Failure) -> Void
+    ) throws(Failure) {
+        for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
+            let parts = namespace.name.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let database = DatabaseID(project: String(parts[0]), database: String(parts[1]))
+            for entry in snapshot.scan(namespace) where entry.key.depth % 2 == 0 {
+                // Values were encoded by this emulator; one that does not decode is skipped
+                // rather than failing the whole export.
+                guard let fields = try? ValueCodec.decode(entry.value) else { continue }
+                try body(database, ResourcePath(segments: entry.key.segments), fields)
+            }
+        }
+    }
+
+    /// The engine namespace of a database.
+    package static func namespace(_ database: DatabaseID) -> NamespaceID { DocumentStore.namespace(database) }
+
+    /// A document in the form the engine stores it: namespace, key and ValueCodec bytes (compact:
+    /// an import keeps these, not value trees, until the whole snapshot is known to be good).
+    package struct Entry: Sendable {
+        package var namespace: NamespaceID
+        package var key: StorageKey
+        package var value: [UInt8]
+    }
+
+    /// The stored form of a document; throws `INVALID_ARGUMENT` for a path that is not a document.
+    package static func entry(database: DatabaseID, path: ResourcePath, fields: ValueMap) throws(EmulatorError) -> Entry {
+        guard path.isDocument else { throw .invalidArgument("\"\(path)\" is not a document path") }
+        return Entry(
+            namespace: DocumentStore.namespace(database), key: DatabaseView<StorageSnapshot>.key(path),
+            value: ValueCodec.encode(fields))
+    }
+
+    /// The stored form of a document whose fields are already `ValueCodec` bytes (a snapshot
+    /// transcoded them); throws `INVALID_ARGUMENT` for a path that is not a document.
+    package static func entry(database: DatabaseID, path: ResourcePath, encodedFields: [UInt8]) throws(EmulatorError) -> Entry {
+        guard path.isDocument else { throw .invalidArgument("\"\(path)\" is not a document path") }
+        return Entry(namespace: DocumentStore.namespace(database), key: DatabaseView<StorageSnapshot>.key(path), value: encodedFields)
+    }
+
+    /// Like `exportDocuments`, but hands over each document's stored bytes (`ValueCodec`
+    /// fields) without decoding them, for exporters that transcode directly.
+    package static func exportStoredDocuments<Failure: Error>(
+        from snapshot: StorageSnapshot,
+        _ body: (DatabaseID, ResourcePath, [UInt8]) throws(Failure) -> Void
+    ) throws(Failure) {
+        for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
+            let parts = namespace.name.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let database = DatabaseID(project: String(parts[0]), database: String(parts[1]))
+            for entry in snapshot.scan(namespace) where entry.key.depth % 2 == 0 {
+                try body(database, ResourcePath(segments: entry.key.segments), entry.value)
+            }
+        }
+    }
+
+    /// Writes prepared entries in commits of `batchSize`.
+    package static func load(_ entries: [Entry], into engine: StorageEngine, batchSize: Int = 20_000) throws(EmulatorError) {
+        var start = 0
+        while start < entries.count {
+            let end = min(start + batchSize, entries.count)
+            try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) in
+                for entry in entries[start..<end] {
+                    do throws(StorageError) { _ = try txn.put(entry.namespace, entry.key, entry.value) } catch {
+                        throw .invalidArgument("cannot import document \(entry.key): \(error.message)")
+                    }
+                }
+            }
+            start = end
+        }
+    }
+
+    /// Writes `documents` (replacing any document at the same path) in commits of `batchSize`.
+    package static func importDocuments(
+        _ documents: some Sequence<(database: DatabaseID, path: ResourcePath, fields: ValueMap)>,
+        into engine: StorageEngine, batchSize: Int = 10_000
+    ) throws(EmulatorError) {
+        var batch: [(NamespaceID, StorageKey, [UInt8])] = []
+        batch.reserveCapacity(batchSize)
+        func flush() throws(EmulatorError) {
+            guard !batch.isEmpty else { return }
+            try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) in
+                for (ns, key, value) in batch {
+                    do throws(StorageError) { _ = try txn.put(ns, key, value) } catch {
+                        throw .invalidArgument("cannot import document \(key): \(error.message)")
+                    }
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        for document in documents {
+            guard document.path.isDocument else {
+                throw .invalidArgument("\"\(document.path)\" is not a document path")
+            }
+            batch.append((
+                DocumentStore.namespace(document.database), DatabaseView<StorageSnapshot>.key(document.path),
+                ValueCodec.encode(document.fields)))
+            if batch.count >= batchSize { try flush() }
+        }
+        try flush()
+    }
+}

@@ -1,0 +1,313 @@
+"""Snapshots end to end: REST writes, `emulators export`, restart with --import, --export-on-exit,
+the official on-disk layout, bad snapshots, and the live data directory surviving kill -9."""
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import free_ports, run_cli, wait_for_line
+
+READY = "All emulators ready"
+
+
+class Suite:
+    """A second suite started in its own project directory, on free ports."""
+
+    def __init__(self, binary: str, directory: Path, *args: str, project: str = "demo-snapshots"):
+        self.firestore, self.database, self.hub = free_ports(3)
+        config = {
+            "firestore": {},
+            "database": {},
+            "emulators": {
+                "firestore": {"port": self.firestore},
+                "database": {"port": self.database},
+                "hub": {"port": self.hub},
+                "ui": {"enabled": False},
+            },
+        }
+        (directory / "firebase.json").write_text(json.dumps(config))
+        (directory / "tmp").mkdir(exist_ok=True)
+        self.directory = directory
+        self.project = project
+        self.log = directory / f"suite-{time.monotonic_ns()}.log"
+        env = dict(os.environ, TMPDIR=str(directory / "tmp"))
+        self.process = subprocess.Popen(
+            [binary, "start", "--project", project, *args],
+            cwd=directory, env=env, stdout=self.log.open("w"), stderr=subprocess.STDOUT)
+
+    def wait_ready(self) -> str:
+        return wait_for_line(self.log, READY, self.process)
+
+    def stop(self, sig=signal.SIGINT, timeout: float = 30) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        return self.process.wait(timeout=timeout)
+
+    def request(self, method: str, url: str, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(url, data=data, method=method, headers={"Authorization": "Bearer owner"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as reply:
+                return reply.status, json.loads(reply.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+    def doc_url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.firestore}/v1/projects/{self.project}/databases/(default)/documents/{path}"
+
+    def rtdb_url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.database}/{path}.json?ns={self.project}-default-rtdb"
+
+    def put_doc(self, path: str, fields: dict):
+        return self.request("PATCH", self.doc_url(path), {"fields": fields})
+
+    def get_doc(self, path: str):
+        return self.request("GET", self.doc_url(path))
+
+
+def test_export_then_import_restores_both_emulators(suite, tmp_path):
+    first = Suite(suite.binary, tmp_path)
+    try:
+        first.wait_ready()
+        assert first.put_doc("books/hitchhiker", {"title": {"stringValue": "The Hitchhiker's Guide to the Galaxy"},
+                                                  "numberOfPages": {"integerValue": "816"}})[0] == 200
+        assert first.request("PUT", first.rtdb_url("users/u1"), {"username": "ada"})[0] == 200
+        result = run_cli(suite.binary, "export", "backup", "--project", first.project, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert "Export complete" in result.stdout
+    finally:
+        first.stop()
+    layout = sorted(str(p.relative_to(tmp_path / "backup")) for p in (tmp_path / "backup").rglob("*") if p.is_file())
+    assert layout == [
+        "database_export/demo-snapshots-default-rtdb.json",
+        "firebase-export-metadata.json",
+        "firestore_export/all_namespaces/all_kinds/all_namespaces_all_kinds.export_metadata",
+        "firestore_export/all_namespaces/all_kinds/output-0",
+        "firestore_export/firestore_export.overall_export_metadata",
+    ]
+    second = Suite(suite.binary, tmp_path, "--import", "backup")
+    try:
+        second.wait_ready()
+        status, doc = second.get_doc("books/hitchhiker")
+        assert status == 200
+        assert doc["fields"]["numberOfPages"] == {"integerValue": "816"}
+        assert second.request("GET", second.rtdb_url("users"))[1] == {"u1": {"username": "ada"}}
+    finally:
+        second.stop()
+
+
+def test_export_on_exit_writes_on_the_first_signal(suite, tmp_path):
+    running = Suite(suite.binary, tmp_path, "--export-on-exit", "saved")
+    running.wait_ready()
+    running.request("PUT", running.rtdb_url("colors/red"), "#FF0000")
+    assert running.stop(signal.SIGTERM) == 0
+    assert json.loads((tmp_path / "saved/database_export/demo-snapshots-default-rtdb.json").read_text()) == {
+        "colors": {"red": "#FF0000"}}
+
+
+def test_a_corrupted_snapshot_is_refused_naming_the_file(suite, tmp_path):
+    running = Suite(suite.binary, tmp_path)
+    running.wait_ready()
+    running.put_doc("colors/red", {"hex": {"stringValue": "#FF0000FF"}})
+    assert run_cli(suite.binary, "export", "backup", "--project", running.project, cwd=tmp_path).returncode == 0
+    running.stop()
+    output = tmp_path / "backup/firestore_export/all_namespaces/all_kinds/output-0"
+    data = bytearray(output.read_bytes())
+    data[-1] ^= 0x40
+    output.write_bytes(bytes(data))
+    broken = Suite(suite.binary, tmp_path, "--import", "backup")
+    assert broken.process.wait(timeout=30) == 1
+    text = broken.log.read_text()
+    assert "output-0 at offset" in text
+    assert READY not in text
+
+
+def test_a_missing_import_directory_fails_clearly(suite, tmp_path):
+    broken = Suite(suite.binary, tmp_path, "--import", "nowhere")
+    assert broken.process.wait(timeout=30) == 1
+    assert f'Directory "{tmp_path}/nowhere" does not exist.' in broken.log.read_text()
+
+
+def _masked_crc(data: bytes) -> int:
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    crc ^= 0xFFFFFFFF
+    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def _leveldb_log(records: list[bytes]) -> bytes:
+    """The LevelDB log format, written independently of the Swift code (records < 32 KiB)."""
+    out = bytearray()
+    for record in records:
+        left = 32768 - len(out) % 32768
+        if left < 7 + len(record):
+            raise ValueError("fixture records must fit one block")
+        out += struct.pack("<IHB", _masked_crc(bytes([1]) + record), len(record), 1) + record
+    return bytes(out)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, wire: int, payload: bytes) -> bytes:
+    if wire == 2:
+        return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return _varint(number << 3 | wire) + payload
+
+
+def _entity(project: str, path: list[tuple[str, str]], properties: list[bytes]) -> bytes:
+    elements = b"".join(
+        _varint(1 << 3 | 3) + _field(2, 2, kind.encode()) + _field(4, 2, name.encode()) + _varint(1 << 3 | 4)
+        for kind, name in path)
+    key = _field(13, 2, f"dev~{project}".encode()) + _field(14, 2, elements)
+    return _field(13, 2, key) + b"".join(properties) + _field(16, 2, elements[: len(elements)])
+
+
+def _string_property(name: str, value: str) -> bytes:
+    prop = _field(3, 2, name.encode()) + _field(4, 0, b"\x00") + _field(5, 2, _field(3, 2, value.encode()))
+    return _field(15, 2, prop)
+
+
+def _int_property(name: str, value: int) -> bytes:
+    prop = _field(3, 2, name.encode()) + _field(4, 0, b"\x00") + _field(5, 2, _field(1, 0, _varint(value)))
+    return _field(15, 2, prop)
+
+
+def test_an_official_layout_export_written_by_another_tool_imports(suite, tmp_path):
+    """A firestore_export built byte by byte here (as the official emulator lays it out) plus a
+    database_export/<ns>.json with .priority/.value, as `firebase emulators:export` writes them."""
+    base = tmp_path / "official"
+    kind_dir = base / "firestore_export/all_namespaces/all_kinds"
+    kind_dir.mkdir(parents=True)
+    entity = _entity("some-other-project", [("books", "hitchhiker")],
+                     [_int_property("numberOfPages", 816), _string_property("title", "The Hitchhiker's Guide to the Galaxy")])
+    (kind_dir / "output-0").write_bytes(_leveldb_log([entity]))
+    kind_metadata = _field(1, 2, _field(1, 2, b"firestore_export")) + _field(2, 2, _field(1, 2, b"") + _field(2, 2, b"output-0"))
+    (kind_dir / "all_namespaces_all_kinds.export_metadata").write_bytes(kind_metadata)
+    pointer = (_field(1, 2, _field(1, 0, b"\x02") + _field(3, 0, b"\x03"))
+               + _field(2, 2, b"all_namespaces/all_kinds/all_namespaces_all_kinds.export_metadata")
+               + _field(3, 0, _varint(1)) + _field(4, 0, _varint(len(entity))))
+    (base / "firestore_export/firestore_export.overall_export_metadata").write_bytes(_leveldb_log([b"\x33", pointer]))
+    (base / "database_export").mkdir()
+    (base / "database_export/demo-snapshots-default-rtdb.json").write_text(
+        json.dumps({"posts": {"p1": {"title": "Hello", ".priority": 1}, "starCount": {".value": 3, ".priority": "x"}}}))
+    (base / "firebase-export-metadata.json").write_text(json.dumps({
+        "version": "15.0.0",
+        "firestore": {"version": "1.22.0", "path": "firestore_export",
+                      "metadata_file": "firestore_export/firestore_export.overall_export_metadata"},
+        "database": {"version": "4.11.2", "path": "database_export"},
+    }, indent=2))
+    running = Suite(suite.binary, tmp_path, "--import", "official")
+    try:
+        running.wait_ready()
+        status, doc = running.get_doc("books/hitchhiker")
+        assert status == 200
+        assert doc["fields"] == {"numberOfPages": {"integerValue": "816"},
+                                 "title": {"stringValue": "The Hitchhiker's Guide to the Galaxy"}}
+        assert running.request("GET", running.rtdb_url("posts/p1/title"))[1] == "Hello"
+        assert running.request("GET", running.rtdb_url("posts/starCount"))[1] == 3
+    finally:
+        running.stop()
+
+
+@pytest.mark.parametrize("flags", [["--data-dir", "live"], ["--data-dir", "live", "--data-dir-no-fsync"]])
+def test_live_data_directory_survives_kill_9_under_load(suite, tmp_path, flags):
+    """Writers hammer both emulators; the process is killed with SIGKILL mid-load; every write
+    that was acknowledged (a 200 came back) is present after a restart with the same --data-dir."""
+    running = Suite(suite.binary, tmp_path, *flags)
+    running.wait_ready()
+    acknowledged: list[tuple[str, str]] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def writer(index: int):
+        n = 0
+        while not stop.is_set():
+            key = f"w{index}-{n}"
+            try:
+                if n % 2:
+                    status, _ = running.request("PUT", running.rtdb_url(f"load/{key}"), n)
+                    kind = "rtdb"
+                else:
+                    status, _ = running.put_doc(f"load/{key}", {"n": {"integerValue": str(n)}})
+                    kind = "firestore"
+            except Exception:
+                return  # the process is gone
+            if status == 200:
+                with lock:
+                    acknowledged.append((kind, key))
+            n += 1
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(2.0)
+    running.process.send_signal(signal.SIGKILL)
+    running.process.wait(timeout=10)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert len(acknowledged) > 50
+
+    restarted = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    try:
+        restarted.wait_ready()
+        missing = []
+        rtdb = restarted.request("GET", restarted.rtdb_url("load"))[1] or {}
+        for kind, key in acknowledged:
+            if kind == "rtdb":
+                if key not in rtdb:
+                    missing.append(key)
+            elif restarted.get_doc(f"load/{key}")[0] != 200:
+                missing.append(key)
+        assert missing == [], f"{len(missing)} acknowledged writes lost of {len(acknowledged)}"
+    finally:
+        restarted.stop()
+
+
+def test_export_refuses_the_current_directory_and_its_parents(suite, tmp_path):
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    (tmp_path / "keep.txt").write_text("mine")
+    for target in [".", ".."]:
+        result = run_cli(suite.binary, "export", target, "--project", suite.project, cwd=tmp_path)
+        assert result.returncode == 1
+        assert "must not be the current directory or one of its parents" in result.stderr
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_export_refuses_a_directory_that_is_not_an_export(suite, tmp_path):
+    target = tmp_path / "project"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    env = {"TMPDIR": os.environ["TMPDIR"]}
+    result = run_cli(suite.binary, "export", str(target), "--force", "--project", suite.project, cwd=tmp_path, env=env)
+    assert result.returncode == 1
+    assert (target / "notes.txt").read_text() == "mine"
+
+
+def test_exec_exports_on_exit_after_the_script(suite, tmp_path):
+    firestore, database, hub = free_ports(3)
+    (tmp_path / "firebase.json").write_text(json.dumps({"database": {}, "firestore": {}, "emulators": {
+        "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}}}))
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    script = f"curl -s -X PUT 'http://127.0.0.1:{database}/seed.json?ns=demo-exec-default-rtdb' -d 42"
+    result = run_cli(suite.binary, "exec", "--project", "demo-exec", "--export-on-exit", "after", script, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "after/database_export/demo-exec-default-rtdb.json").read_text()) == {"seed": 42}
