@@ -127,9 +127,11 @@ def snapshot_scenario(bench, features):
 
 SNAPSHOT_LINES = {
     "docs": r"^== snapshot: (\d+) documents",
-    "export": r"^export: ([\d.]+) s, ([\d.]+) MiB on disk",
-    "import": r"^load into the engine: [\d.]+ s; import \+ load = ([\d.]+) s",
-    "peak": r"^peak RSS \(VmHWM\) [\d.]+ MiB = ([\d.]+)x the export size",
+    # Both versions of the output: "export: 3.5 s, 1037 MiB on disk" and
+    # "export: 3.5 s wall (fsync included), 2.9 s CPU; 1037 MiB on disk".
+    "export": r"^export: ([\d.]+) s[^;\n]*[;,] (?:[\d.]+ s CPU; )?([\d.]+) MiB on disk",
+    "import": r"^load into the engine: .*import \+ load(?: \(ready\))? = ([\d.]+) s",
+    "peak": r"^peak RSS .*= ([\d.]+)x the export size",
 }
 
 
