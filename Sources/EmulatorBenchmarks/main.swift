@@ -1,18 +1,56 @@
-// The lead wires the real benchmark driver; `http-serve [port]` runs the HTTP server benchmark.
-let arguments = CommandLine.arguments
-if arguments.count >= 2, arguments[1] == "http-serve" {
-    runHTTPServeBenchmark(port: arguments.count >= 3 ? Int(arguments[2]) ?? 8080 : 8080)
-} else if arguments.count >= 2, arguments[1] == "sse-fanout" {
-    runSSEFanOutBenchmark(streams: arguments.count >= 3 ? Int(arguments[2]) ?? 1000 : 1000)
-} else if arguments.count >= 2, arguments[1] == "storage" {
-    // `storage [quick]`: 1M documents (100k with `quick`).
-    runStorageBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
-} else if arguments.count >= 2, arguments[1] == "firestore" {
-    runFirestoreBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
-} else if arguments.count >= 2, arguments[1] == "snapshot" {
-    runSnapshotBenchmark(quick: !(arguments.count >= 3 && arguments[2] == "full"))
-} else if arguments.count >= 2, arguments[1] == "rules-throughput" {
-    runRulesThroughputBenchmark(quick: arguments.count >= 3 && arguments[2] == "quick")
+import Glibc
+
+// EmulatorBenchmarks <scenario> [--quick] [--port N] [--streams N]
+//
+// In-process benchmarks, run from a release build (`swift build -c release`). Each prints its
+// figures as plain text lines; Benchmarks/run parses them into the comparison table.
+// To add a scenario, add one line to `scenarios` below.
+
+let scenarios: [BenchmarkScenario] = [
+    BenchmarkScenario(name: "json", summary: "JSON codec parse/serialize MB/s on ~50 MB of small documents") { _ in
+        runJSONBenchmark()
+    },
+    BenchmarkScenario(name: "storage", summary: "engine bulk insert (with/without subscriber), point reads, RSS per 100k, clear") {
+        runStorageBenchmark(quick: $0.quick)
+    },
+    BenchmarkScenario(name: "http-serve", summary: "serve a tiny JSON document on --port until killed (load it with wrk)") {
+        runHTTPServeBenchmark(port: $0.port ?? 8080)
+    },
+    BenchmarkScenario(name: "sse-fanout", summary: "one SSE event to --streams loopback streams (transport only)") {
+        runSSEFanOutBenchmark(streams: $0.streams ?? ($0.quick ? 100 : 1000))
+    },
+    BenchmarkScenario(name: "database", summary: "RTDB emulator through its router: SSE fan-out, GET/PUT at 32 clients") { runDatabaseBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "firestore", summary: "Firestore emulator through its router: load, queries, 500-doc commits") { runFirestoreBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "rules", summary: "security rules evaluation") { _ in runRulesBenchmark() },
+    BenchmarkScenario(name: "rules-throughput", summary: "requests/s with rules against open rules") {
+        runRulesThroughputBenchmark(quick: $0.quick)
+    },
+    BenchmarkScenario(name: "snapshot", summary: "export/import of 1M ~1 KB docs (100k small with --quick)") {
+        runSnapshotBenchmark(quick: $0.quick)
+    },
+]
+
+let options = BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+
+func printUsage() {
+    print("usage: EmulatorBenchmarks <scenario> [--quick] [--port N] [--streams N]")
+    print("scenarios:")
+    for scenario in scenarios {
+        let padding = String(repeating: " ", count: max(1, 18 - scenario.name.count))
+        print("  \(scenario.name)\(padding)\(scenario.summary)")
+    }
+}
+
+if options.scenario == nil || options.scenario == "help" || options.scenario == "--help" {
+    printUsage()
+} else if !options.unknown.isEmpty {
+    print("EmulatorBenchmarks: unknown argument(s): \(options.unknown.joined(separator: " "))")
+    printUsage()
+    exit(2)
+} else if let scenario = scenarios.first(where: { $0.name == options.scenario }) {
+    scenario.run(options)
 } else {
-    print("benchmarks: none yet")
+    print("EmulatorBenchmarks: unknown scenario '\(options.scenario ?? "")'")
+    printUsage()
+    exit(2)
 }

@@ -1,0 +1,92 @@
+"""Self-tests of the harness's parsers and table (no servers): python3 -m unittest discover -s Benchmarks"""
+
+import socket
+import threading
+import types
+import unittest
+
+from harness.common import Row
+from harness.rawhttp import Connection
+from harness.report import cells, format_ratio
+from harness.servers import run_wrk
+
+WRK_OUTPUT = """Running 5s test @ http://127.0.0.1:8080/doc
+  1 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   412.00us  100.00us   3.20ms   90.00%
+  Latency Distribution
+     50%  380.00us
+     75%  450.00us
+     90%  600.00us
+     99%    1.25ms
+  400000 requests in 5.00s, 90.00MB read
+  Non-2xx or 3xx responses: 12
+Requests/sec:  80000.50
+Transfer/sec:     18.00MB
+"""
+
+
+def serve_once(payload):
+    """A one-shot server that reads a request and answers `payload`; returns its port."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def answer():
+        connection, _ = server.accept()
+        connection.recv(65536)
+        for piece in payload:
+            connection.sendall(piece)
+        connection.close()
+        server.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    return server.getsockname()[1]
+
+
+class HarnessTests(unittest.TestCase):
+    def test_wrk_output_gives_rate_percentiles_and_errors(self):
+        bench = types.SimpleNamespace(pin_load=[], wrk="wrk", wrk_threads=1, wrk_seconds=5,
+                                      run=lambda argv, timeout=None: WRK_OUTPUT)
+        figures = run_wrk(bench, "http://127.0.0.1:8080/doc")
+        self.assertEqual(figures["rps"], 80000.50)
+        self.assertAlmostEqual(figures["p50_ms"], 0.38)
+        self.assertAlmostEqual(figures["p99_ms"], 1.25)
+        self.assertEqual(figures["errors"], 12)
+
+    def test_chunked_response_split_across_packets_is_reassembled(self):
+        port = serve_once([b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
+                           b"lo\r\n6\r\n world\r\n0\r\n\r\n"])
+        connection = Connection(port)
+        status, _, body = connection.request("GET", "/")
+        connection.close()
+        self.assertEqual((status, body), (200, b"hello world"))
+
+    def test_content_length_body_is_read_whole(self):
+        port = serve_once([b"HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\nno", b"pe"])
+        connection = Connection(port)
+        status, _, body = connection.request("GET", "/")
+        connection.close()
+        self.assertEqual((status, body), (404, b"nope"))
+
+    def test_pending_row_shows_its_status_and_no_verdict(self):
+        row = Row("4", "query", "ms", "lower", target=50, status="pending (feature not built)")
+        line = cells(row)
+        self.assertEqual(line[2], "pending (feature not built)")
+        self.assertEqual(line[-1], "—")
+
+    def test_verdict_follows_the_direction_of_the_target(self):
+        self.assertTrue(Row("3", "p50", "µs", "lower", value=150, target=200).target_met())
+        self.assertFalse(Row("3", "p50", "µs", "lower", value=250, target=200).target_met())
+        self.assertTrue(Row("3", "rate", "req/s", "higher", value=40_000, target=30_000).target_met())
+        self.assertFalse(Row("4", "10k", "ms", "lower", value=10, met=False).target_met())
+
+    def test_ratio_keeps_small_ratios_readable(self):
+        self.assertEqual(format_ratio(0.002), "1/500×")
+        self.assertEqual(format_ratio(0.05), "0.050×")
+        self.assertEqual(format_ratio(1.234), "1.23×")
+        self.assertEqual(format_ratio(None), "—")
+
+
+if __name__ == "__main__":
+    unittest.main()
