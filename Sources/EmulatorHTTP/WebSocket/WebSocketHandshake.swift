@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// The server side of the WebSocket opening handshake (RFC 6455 §4.2).
 ///
 /// ```swift
@@ -13,7 +15,7 @@ package enum WebSocketHandshake {
     /// `Sec-WebSocket-Accept` for a client's `Sec-WebSocket-Key`:
     /// base64(SHA-1(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")).
     package static func acceptValue(forKey key: String) -> String {
-        base64(SHA1.hash(Array((key + guid).utf8)))
+        Base64.encode(SHA1.hash(Array((key + guid).utf8)))
     }
 
     /// Whether `request` asks to switch to WebSocket (`Upgrade: websocket`).
@@ -51,37 +53,10 @@ package enum WebSocketHandshake {
     private static func isValidKey(_ key: String) -> Bool {
         let bytes = Array(key.utf8)
         guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
-        return bytes[0..<22].allSatisfy { alphabet.contains($0) }
+        return Base64.decode(bytes, alphabet: .standard)?.count == 16
     }
 
     private static func hasToken(_ value: String, _ token: String) -> Bool {
         value.split(separator: ",").contains { $0.trimmingSpaces.equalsIgnoringCase(token) }
-    }
-
-    // A private encoder: only 20-byte digests are encoded here. (EmulatorSupport's Base64 lands
-    // from the `support` branch; switch to it once merged.)
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func base64(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)])
-            out.append(alphabet[Int(n & 63)])
-            i += 3
-        }
-        let rest = bytes.count - i
-        if rest > 0 {
-            let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(rest == 2 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(UInt8(ascii: "="))
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

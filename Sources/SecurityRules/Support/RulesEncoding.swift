@@ -1,26 +1,10 @@
+import EmulatorSupport
+
 /// Byte encodings used by rules built-ins and the token parser.
 enum RulesEncoding {
-    private static let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    private static let url = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
     /// Base64 with `=` padding; `urlSafe` uses `-` and `_`.
     static func base64(_ bytes: [UInt8], urlSafe: Bool) -> String {
-        let alphabet = urlSafe ? url : standard
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i < bytes.count {
-            let b0 = UInt32(bytes[i])
-            let b1 = i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0
-            let b2 = i + 2 < bytes.count ? UInt32(bytes[i + 2]) : 0
-            let n = (b0 << 16) | (b1 << 8) | b2
-            out.append(alphabet[Int((n >> 18) & 63)])
-            out.append(alphabet[Int((n >> 12) & 63)])
-            out.append(i + 1 < bytes.count ? alphabet[Int((n >> 6) & 63)] : UInt8(ascii: "="))
-            out.append(i + 2 < bytes.count ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
-            i += 3
-        }
-        return String(decoding: out, as: UTF8.self)
+        Base64.encode(bytes, alphabet: urlSafe ? .urlSafe : .standard)
     }
 
     /// Decodes standard or URL-safe base64, with or without padding; nil when malformed.
