@@ -19,23 +19,7 @@ extension EntityProto {
             case 13:
                 sawKey = true
                 var key = try r.readMessage(type)
-                while let (kf, kt) = try key.nextTag() {
-                    switch kf {
-                    case 13: project = stripAppPrefix(try key.readString(kt))
-                    case 14:
-                        var path = try key.readMessage(kt)
-                        while let (pf, pt) = try path.nextTag() {
-                            guard pf == 1 else { try path.skip(pt, field: pf); continue }
-                            try path.readGroup(field: 1, pt) { (e: inout ProtoReader) throws(Failure) in
-                                let (kind, id) = try readPathElement(&e, typeField: 2, idField: 3, nameField: 4)
-                                segments.append(kind)
-                                segments.append(id)
-                            }
-                        }
-                    case 23: database = try key.readString(kt)
-                    default: try key.skip(kt, field: kf)
-                    }
-                }
+                try readKey(&key, project: &project, database: &database, segments: &segments)
             case 14, 15:
                 var p = try r.readMessage(type)
                 try properties.add(&p)
@@ -47,6 +31,30 @@ extension EntityProto {
         if database.isEmpty { database = defaultDatabase }
         return FirestoreExportDocument(
             projectID: project, databaseID: database, path: ResourcePath(segments: segments), fields: properties.finish())
+    }
+
+    /// Reads an entity key (field 13): the app id (project), the path elements (collection and
+    /// document ids, appended to `segments`) and the database id. Shared by `decode` and `transcode`.
+    static func readKey(
+        _ key: inout ProtoReader, project: inout String, database: inout String, segments: inout [String]
+    ) throws(Failure) {
+        while let (kf, kt) = try key.nextTag() {
+            switch kf {
+            case 13: project = stripAppPrefix(try key.readString(kt))
+            case 14:
+                var path = try key.readMessage(kt)
+                while let (pf, pt) = try path.nextTag() {
+                    guard pf == 1 else { try path.skip(pt, field: pf); continue }
+                    try path.readGroup(field: 1, pt) { (e: inout ProtoReader) throws(Failure) in
+                        let (kind, id) = try readPathElement(&e, typeField: 2, idField: 3, nameField: 4)
+                        segments.append(kind)
+                        segments.append(id)
+                    }
+                }
+            case 23: database = try key.readString(kt)
+            default: try key.skip(kt, field: kf)
+            }
+        }
     }
 
     /// `dev~demo` → `demo`; `s~prod` → `prod`; `demo` → `demo`.
@@ -190,7 +198,8 @@ extension EntityProto {
         }
     }
 
-    private static func decodeReference(_ v: inout ProtoReader, _ type: ProtoReader.WireType) throws(Failure) -> Value {
+    /// Decodes the reference group (field 12) the reader is positioned after (its start tag was read).
+    static func decodeReference(_ v: inout ProtoReader, _ type: ProtoReader.WireType) throws(Failure) -> Value {
         var project = ""
         var database = defaultDatabase
         var segments: [String] = []

@@ -35,23 +35,7 @@ extension EntityProto {
             case 13:
                 sawKey = true
                 var key = try r.readMessage(type)
-                while let (kf, kt) = try key.nextTag() {
-                    switch kf {
-                    case 13: project = stripPrefix(try key.readString(kt))
-                    case 14:
-                        var path = try key.readMessage(kt)
-                        while let (pf, pt) = try path.nextTag() {
-                            guard pf == 1 else { try path.skip(pt, field: pf); continue }
-                            try path.readGroup(field: 1, pt) { (e: inout ProtoReader) throws(Failure) in
-                                let (kind, id) = try element(&e, 2, 3, 4)
-                                segments.append(kind)
-                                segments.append(id)
-                            }
-                        }
-                    case 23: database = try key.readString(kt)
-                    default: try key.skip(kt, field: kf)
-                    }
-                }
+                try readKey(&key, project: &project, database: &database, segments: &segments)
             case 14, 15:
                 var p = try r.readMessage(type)
                 try fields.add(&p)
@@ -63,29 +47,6 @@ extension EntityProto {
         if database.isEmpty { database = defaultDatabase }
         return FirestoreStoredDocument(
             projectID: project, databaseID: database, path: ResourcePath(segments: segments), encodedFields: fields.encoded())
-    }
-
-    private static func stripPrefix(_ app: String) -> String {
-        guard let tilde = app.firstIndex(of: "~") else { return app }
-        return String(app[app.index(after: tilde)...])
-    }
-
-    private static func element(_ e: inout ProtoReader, _ typeField: Int, _ idField: Int, _ nameField: Int) throws(Failure) -> (String, String) {
-        var kind: String?
-        var id: String?
-        let start = e.position
-        while let (f, t) = try e.nextTag() {
-            switch f {
-            case typeField: kind = try e.readString(t)
-            case idField: id = "__id\(Int64(bitPattern: try e.readVarint(t)))__"
-            case nameField: id = try e.readString(t)
-            default: try e.skip(t, field: f)
-            }
-        }
-        guard let kind, let id, !kind.isEmpty, !id.isEmpty else {
-            throw Failure(offset: start, message: "path element without a kind and an id or name")
-        }
-        return (kind, id)
     }
 
     /// Properties gathered as encoded values, with the decoder's rules for repeated names. Names
@@ -302,7 +263,7 @@ extension EntityProto {
                 appendFixed(lng, &out)
             case 12:
                 // References are rare: reuse the decoder, then encode the name.
-                guard case .reference(let name) = try decodeValue(&v, referenceField: t) else { continue }
+                guard case .reference(let name) = try decodeReference(&v, t) else { continue }
                 out.removeSubrange(start...)
                 out.append(ValueTag.reference)
                 appendVarint(UInt64(name.utf8.count), &out)
@@ -311,30 +272,6 @@ extension EntityProto {
                 try v.skip(t, field: f)
             }
         }
-    }
-
-    /// Decodes the reference group the reader is positioned after (its start tag was read).
-    private static func decodeValue(_ v: inout ProtoReader, referenceField type: ProtoReader.WireType) throws(Failure) -> Value {
-        var project = ""
-        var database = defaultDatabase
-        var segments: [String] = []
-        try v.readGroup(field: 12, type) { (g: inout ProtoReader) throws(Failure) in
-            while let (f, t) = try g.nextTag() {
-                switch f {
-                case 13: project = stripPrefix(try g.readString(t))
-                case 14:
-                    try g.readGroup(field: 14, t) { (e: inout ProtoReader) throws(Failure) in
-                        let (kind, id) = try element(&e, 15, 16, 17)
-                        segments.append(kind)
-                        segments.append(id)
-                    }
-                case 23: database = try g.readString(t)
-                default: try g.skip(t, field: f)
-                }
-            }
-        }
-        if database.isEmpty { database = defaultDatabase }
-        return .reference(DocumentName(projectID: project, databaseID: database, path: ResourcePath(segments: segments)).name)
     }
 
     private static func encodeStringValue(
