@@ -60,20 +60,26 @@ package struct CommandRunner: Sendable {
         }
     }
 
-    private func start(_ options: StartOptions) -> Int32 {
-        guard let configuration = load(options) else { return 1 }
+    /// Loads the configuration, installs the signal watcher and starts the suite; nil (after
+    /// printing why) when the configuration or the start fails.
+    private func launch(_ options: StartOptions) -> (suite: Suite, signals: SignalWatcher, console: Console)? {
+        guard let configuration = load(options) else { return nil }
         // Before any listener thread exists, so that every thread inherits the blocked mask.
         let signals = SignalWatcher()
         signals.install()
         var console = self.console
         console.verbosity = configuration.verbosity
-        let suite: Suite
         do {
-            suite = try Suite.start(configuration, registry: registry, hooks: hooks, console: console)
+            let suite = try Suite.start(configuration, registry: registry, hooks: hooks, console: console)
+            return (suite, signals, console)
         } catch {
             console.fatal(error.description)
-            return 1
+            return nil
         }
+    }
+
+    private func start(_ options: StartOptions) -> Int32 {
+        guard let (suite, signals, console) = launch(options) else { return 1 }
         console.banner(suite.banner.rendered)
         guard let first = signals.wait(timeout: nil) else {
             suite.shutdown()
@@ -108,18 +114,7 @@ package struct CommandRunner: Sendable {
     }
 
     private func exec(_ script: String, _ options: StartOptions) -> Int32 {
-        guard let configuration = load(options) else { return 1 }
-        let signals = SignalWatcher()
-        signals.install()
-        var console = self.console
-        console.verbosity = configuration.verbosity
-        let suite: Suite
-        do {
-            suite = try Suite.start(configuration, registry: registry, hooks: hooks, console: console)
-        } catch {
-            console.fatal(error.description)
-            return 1
-        }
+        guard let (suite, signals, console) = launch(options) else { return 1 }
         console.info(nil, "Running script: \(script)")
         let runner = ScriptRunner()
         guard let pid = runner.spawn(script, environment: suite.environment) else {
