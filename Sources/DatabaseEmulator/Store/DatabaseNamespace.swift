@@ -20,7 +20,7 @@ final class DatabaseNamespace: Sendable {
     private struct State {
         var rulesSource: [UInt8]
         var rules: any DatabaseRules
-        var groups: [DatabaseStreamGroup] = []
+        var groups = DatabaseStreamIndex()
         var subscription: Subscription?
     }
 
@@ -84,17 +84,14 @@ final class DatabaseNamespace: Sendable {
         let cancelled = state.withLock { s -> [any HTTPStreamWriter] in
             s.rulesSource = source
             s.rules = rules
-            var kept: [DatabaseStreamGroup] = []
             var cancelled: [any HTTPStreamWriter] = []
-            for group in s.groups {
-                if group.auth.mayRead(group.path, query: group.query, now: now(), data: data, rules: rules) {
-                    kept.append(group)
-                } else {
-                    let bytes = DatabaseEvent.cancel("Permission denied").bytes
-                    for writer in group.writers where writer.write(bytes) { cancelled.append(writer) }
-                }
+            for group in s.groups.all
+            where !group.auth.mayRead(group.path, query: group.query, now: now(), data: data, rules: rules) {
+                let bytes = DatabaseEvent.cancel("Permission denied").bytes
+                for writer in group.writers where writer.write(bytes) { cancelled.append(writer) }
+                group.members.removeAll()
             }
-            s.groups = kept
+            s.groups.prune()
             return cancelled
         }
         // Finished outside the lock: close handlers come back to `removeStream`.
@@ -112,11 +109,11 @@ final class DatabaseNamespace: Sendable {
             let view = query.apply(to: snapshot.node(at: path))
             writer.write(DatabaseEvent.put(path: .root, data: view.json()).bytes)
             let group: DatabaseStreamGroup
-            if let existing = s.groups.first(where: { $0.path == path && $0.query == query && $0.auth == auth }) {
+            if let existing = s.groups.group(at: path, query: query, auth: auth) {
                 group = existing
             } else {
                 group = DatabaseStreamGroup(path: path, query: query, auth: auth, view: view)
-                s.groups.append(group)
+                s.groups.insert(group)
             }
             group.members.append((writer, snapshot.snapshot.readTime))
         }
@@ -135,7 +132,10 @@ final class DatabaseNamespace: Sendable {
         let time = now()
         let cancelled = state.withLock { s -> [any HTTPStreamWriter] in
             var cancelled: [any HTTPStreamWriter] = []
-            for group in s.groups {
+            var emptied = false
+            defer { if emptied { s.groups.prune() } }
+            // Only the groups at, above or below a changed location can be touched.
+            for group in s.groups.groups(touching: locations) {
                 guard group.wantsCommit(at: batch.commitTime) else { continue }
                 let event: DatabaseEvent?
                 if let write {
@@ -151,11 +151,12 @@ final class DatabaseNamespace: Sendable {
                         cancelled.append(member.writer)
                     }
                     group.members.removeAll { $0.openedAt < batch.commitTime }
+                    emptied = emptied || group.members.isEmpty
                     continue
                 }
                 group.send(event.bytes, committedAt: batch.commitTime)
+                emptied = emptied || group.members.isEmpty
             }
-            prune(&s)
             return cancelled
         }
         // Finished outside the lock: close handlers come back to `removeStream`.
@@ -166,13 +167,17 @@ final class DatabaseNamespace: Sendable {
     func removeStream(_ writer: any HTTPStreamWriter) {
         let id = ObjectIdentifier(writer)
         state.withLock { s in
-            for group in s.groups { group.members.removeAll { ObjectIdentifier($0.writer) == id } }
-            prune(&s)
+            var emptied = false
+            for group in s.groups.all {
+                let before = group.members.count
+                group.members.removeAll { ObjectIdentifier($0.writer) == id }
+                if group.members.count != before {
+                    emptied = group.members.isEmpty
+                    break
+                }
+            }
+            if emptied { s.groups.prune() }
         }
-    }
-
-    private func prune(_ s: inout State) {
-        s.groups.removeAll { $0.members.isEmpty }
     }
 
     /// Sends a keep-alive to every stream, `auth_revoked` (and closes) streams whose credential
@@ -182,7 +187,7 @@ final class DatabaseNamespace: Sendable {
         let revoked = state.withLock { s -> [any HTTPStreamWriter] in
             let bytes = DatabaseEvent.keepAlive.bytes
             var revoked: [any HTTPStreamWriter] = []
-            for group in s.groups {
+            for group in s.groups.all {
                 if let expiry = group.auth.expiresAt, expiry <= time {
                     let event = DatabaseEvent.authRevoked.bytes
                     for writer in group.writers where writer.write(event) { revoked.append(writer) }
@@ -191,7 +196,7 @@ final class DatabaseNamespace: Sendable {
                     group.send(bytes)
                 }
             }
-            prune(&s)
+            s.groups.prune()
             return revoked
         }
         // Finished outside the lock: close handlers come back to `removeStream`.
@@ -200,6 +205,6 @@ final class DatabaseNamespace: Sendable {
 
     /// Number of open streams (for tests and the hub).
     var streamCount: Int {
-        state.withLock { s in s.groups.reduce(0) { $0 + $1.writers.filter(\.isOpen).count } }
+        state.withLock { s in s.groups.all.reduce(0) { $0 + $1.writers.filter(\.isOpen).count } }
     }
 }
