@@ -13,8 +13,10 @@ enum DatabaseRESTError: Error {
     static let invalidPatchBody =
         "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"
     static let invalidPath = "Invalid path: Invalid token in path"
-    static let writeTooBig =
-        "WRITE_TOO_BIG: Data to write exceeds the maximum size that can be modified with a single request."
+    /// Production's REST text (the SDKs show their `write_too_big` status as `WRITE_TOO_BIG: ` + this).
+    /// Status from the REST reference ("terminates with an HTTP 400 error"); the text is ours.
+    static let readTimedOut = "The read did not finish within the requested timeout."
+    static let writeTooBig = "Data to write exceeds the maximum size that can be modified with a single request."
 
     var status: (code: Int, reason: String) {
         switch self {
