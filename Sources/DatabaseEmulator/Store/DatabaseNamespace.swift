@@ -118,9 +118,11 @@ final class DatabaseNamespace: Sendable {
             group.members.append((writer, snapshot.snapshot.readTime))
         }
         // Outside the lock: a writer that is already closed runs the handler at once.
-        writer.onClose { [weak self, weak writer] in
-            if let self, let writer { self.removeStream(writer) }
-        }
+        // The writer is named by identity, not captured: a weak reference would give every writer a
+        // side table and make each retain and release of it on the fan-out path a slow one. Close
+        // handlers run while the closing writer is alive, so the identity names no other writer.
+        let writerID = ObjectIdentifier(writer)
+        writer.onClose { [weak self] in self?.removeStream(writerID) }
     }
 
     /// One commit from the change feed (committing thread, commit order).
@@ -164,8 +166,7 @@ final class DatabaseNamespace: Sendable {
     }
 
     /// Forgets a closed stream (its writer's close handler).
-    func removeStream(_ writer: any HTTPStreamWriter) {
-        let id = ObjectIdentifier(writer)
+    func removeStream(_ id: ObjectIdentifier) {
         state.withLock { s in
             var emptied = false
             for group in s.groups.all {
