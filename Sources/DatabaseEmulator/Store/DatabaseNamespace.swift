@@ -136,16 +136,13 @@ final class DatabaseNamespace: Sendable {
             var cancelled: [any HTTPStreamWriter] = []
             var emptied = false
             defer { if emptied { s.groups.prune() } }
+            var cache = DatabaseEventCache()
             // Only the groups at, above or below a changed location can be touched.
             for group in s.groups.groups(touching: locations) {
                 guard group.wantsCommit(at: batch.commitTime) else { continue }
-                let event: DatabaseEvent?
-                if let write {
-                    event = group.event(for: write, locations: locations, after: after)
-                } else {
-                    event = group.event(forChangesAt: locations, after: after)
+                guard let bytes = group.eventBytes(for: write, locations: locations, after: after, cache: &cache) else {
+                    continue
                 }
-                guard let event else { continue }
                 // Rules that read data may stop granting the read once the data changed.
                 if !group.auth.mayRead(group.path, query: group.query, now: time, data: after, rules: s.rules) {
                     let bytes = DatabaseEvent.cancel("Permission denied").bytes
@@ -156,7 +153,7 @@ final class DatabaseNamespace: Sendable {
                     emptied = emptied || group.members.isEmpty
                     continue
                 }
-                group.send(event.bytes, committedAt: batch.commitTime)
+                group.send(bytes, committedAt: batch.commitTime)
                 emptied = emptied || group.members.isEmpty
             }
             return cancelled
