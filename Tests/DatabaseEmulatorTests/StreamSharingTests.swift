@@ -34,3 +34,21 @@ import Testing
         #expect(events(a.writer.text).last?.data == j(#"{"path":"/open","data":false}"#))
     }
 }
+
+/// Commits reach exactly the streams at, above or below a changed location (the path index),
+/// once each even when a multi-path update touches a stream through several paths.
+@Suite struct StreamIndexTests {
+    @Test func onlyRelatedStreamsHearACommitAndEachOnce() {
+        let db = DatabaseTestClient()
+        let paths = ["", "a", "a/b", "a/b/c", "a/bb", "x", "x/y"]
+        let streams = paths.map { db.stream("/\($0).json?ns=i") }
+        func counts() -> [Int] { streams.map { events($0.writer.text).count - 1 } }
+        db.put("/a/b.json?ns=i", #"{"c":1}"#)
+        #expect(counts() == [1, 1, 1, 1, 0, 0, 0])
+        db.patch("/.json?ns=i", #"{"a/b/c":2,"a/b/d":3,"x/y":4}"#)
+        #expect(counts() == [2, 2, 2, 2, 0, 1, 1])
+        #expect(events(streams[2].writer.text).last?.data == j(#"{"path":"/","data":{"c":2,"d":3}}"#))
+        db.put("/x/z.json?ns=i", "5")
+        #expect(counts() == [3, 2, 2, 2, 0, 2, 1])
+    }
+}
