@@ -9,14 +9,10 @@ extension DatabaseEmulator {
     func webSocket(_ request: HTTPRequest) -> HTTPResponse {
         let name = DatabaseRESTRequest.namespace(
             request, items: request.queryItems, defaultNamespace: configuration.defaultNamespace)
-        let namespace = store.namespace(name)
-        let engine = store.engine
-        let now = configuration.now
         let host = request.headers["Host"] ?? "localhost"
-        let sessionID = DatabaseWireSession.nextSessionID()
-        return WebSocketHandshake.upgrade(request) { writer in
-            let session = DatabaseWireSession(
-                namespace: namespace, engine: engine, host: host, sessionID: sessionID, now: now,
+        return WebSocketHandshake.upgrade(request) { [self] writer in
+            let session = wireSession(
+                namespace: name, host: host,
                 output: { message in
                     // One write per message, so the pieces of a long message stay together even
                     // when another thread's push is sent at the same time.
@@ -33,6 +29,19 @@ extension DatabaseEmulator {
             session.start()
             return socket
         }
+    }
+}
+
+extension DatabaseEmulator {
+    /// A wire-protocol session on `namespace` that answers through `output` (one JSON message per
+    /// call); the WebSocket glue frames and sends it. Tests drive it directly.
+    func wireSession(
+        namespace name: String, host: String, sessionID: String = DatabaseWireSession.nextSessionID(),
+        output: @escaping @Sendable ([UInt8]) -> Void
+    ) -> DatabaseWireSession {
+        DatabaseWireSession(
+            namespace: store.namespace(name), engine: store.engine, host: host, sessionID: sessionID,
+            now: configuration.now, output: output)
     }
 }
 
