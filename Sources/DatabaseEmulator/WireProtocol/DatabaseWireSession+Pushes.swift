@@ -19,12 +19,13 @@ extension DatabaseWireSession {
             var revoked: [Int] = []
             for i in s.listens.indices where s.listens[i].openedAt < batch.commitTime {
                 let listen = s.listens[i]
-                guard Self.touches(listen.path, locations) else { continue }
+                // Every listen is re-checked: rules may read data outside the listen's location.
                 if !s.auth.mayRead(listen.path, query: listen.query, now: time, data: after, rules: rules) {
                     send(Self.revocation(listen))
                     revoked.append(i)
                     continue
                 }
+                guard Self.touches(listen.path, locations) else { continue }
                 if listen.isFiltered {
                     if let reply = Self.filteredPush(&s.listens[i], after: after) { send(reply) }
                 } else if let reply = Self.push(for: listen, locations: locations, before: before, after: after) {
@@ -48,8 +49,9 @@ extension DatabaseWireSession {
         locations.contains { $0.isAncestor(of: path) || path.isAncestor(of: $0) }
     }
 
-    /// The push for a default listen at L: a change at or above L sends `d` at L with its new
-    /// value; changes below L send `d` at the one changed location, or `m` at L with every changed
+    /// The push for a default listen at L: a change at or above L, or L appearing or vanishing,
+    /// sends `d` at L with its new value (the storage feed names changed leaves, so a write above L
+    /// that keeps L an object shows up as changes below it); changes below L send `d` at the one changed location, or `m` at L with every changed
     /// location (relative) when there are several. A location is widened to its parent while the
     /// parent is new or gone, so writing or removing an object is one entry, not one per leaf.
     static func push(
@@ -57,7 +59,10 @@ extension DatabaseWireSession {
         after: any DatabaseDataSource
     ) -> DatabaseWireReply? {
         let path = listen.path
-        if locations.contains(where: { $0.isAncestor(of: path) }) {
+        // Written at or above the location, or the location appeared or vanished: the whole value.
+        if locations.contains(where: { $0.isAncestor(of: path) }) || !exists(path, in: before)
+            || !exists(path, in: after)
+        {
             return .data("d", path: listen.wirePath, data: after.node(at: path).json(export: true), tag: nil)
         }
         var below: [DatabasePath] = []
