@@ -19,6 +19,7 @@ final class WireSessionProbe: Sendable {
         session = db.emulator.wireSession(namespace: namespace, host: host, sessionID: "sess-1") { bytes in
             sent.messages.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
         }
+        db.emulator.wireSessions.add(session)
         if start {
             session.start()
             _ = take()

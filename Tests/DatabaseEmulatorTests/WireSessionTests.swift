@@ -234,4 +234,35 @@ import Testing
         #expect(replies[1].hasPrefix(#"{"t":"d","d":{"r":2,"b":{"s":"invalid_data""#))
         #expect(replies[2].hasPrefix(#"{"t":"d","d":{"r":3,"b":{"s":"failed""#))
     }
+
+    @Test func rulesChangeRevokesListensTheNewRulesRefuse() {
+        let db = DatabaseTestClient()
+        let probe = WireSessionProbe(db)
+        probe.request(1, "q", #"{"p":"/a","h":""}"#)
+        probe.request(2, "q", #"{"p":"/b","q":{"l":1,"vf":"l"},"t":3,"h":""}"#)
+        _ = probe.take()
+        db.put("/.settings/rules.json?ns=w", #"{"rules":{"a":{".read":true}}}"#, headers: DatabaseTestClient.owner)
+        #expect(probe.take() == [#"{"t":"d","d":{"a":"c","b":{"p":"b","q":[{"l":1,"vf":"l"}],"t":3}}}"#])
+        #expect(probe.session.listenCount == 1)
+        // Rules for another namespace leave this connection alone.
+        db.put("/.settings/rules.json?ns=other", #"{"rules":{}}"#, headers: DatabaseTestClient.owner)
+        #expect(probe.take().isEmpty)
+    }
+
+    @Test func expiredCredentialGetsAuthRevoked() {
+        let db = DatabaseTestClient(now: 1_700_000_000_000)
+        let probe = WireSessionProbe(db)
+        // {"alg":"none"} . {"sub":"u1","exp":1700000060} . ""
+        probe.request(1, "auth", #"{"cred":"eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6MTcwMDAwMDA2MH0."}"#)
+        #expect(probe.take().first?.contains(#""expires":1700000060"#) == true)
+        db.emulator.sendKeepAlives()
+        #expect(probe.take().isEmpty)
+        db.clock.set(1_700_000_061_000)
+        db.emulator.sendKeepAlives()
+        #expect(probe.take() == [#"{"t":"d","d":{"a":"ac","b":{"s":"expired_token","d":"Auth token is expired."}}}"#])
+        #expect(probe.session.auth == .unauthenticated)
+        // Presenting the expired token again is refused.
+        probe.request(2, "auth", #"{"cred":"eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6MTcwMDAwMDA2MH0."}"#)
+        #expect(probe.take() == [P.reply(2, "expired_token", #""Auth token is expired.""#)])
+    }
 }

@@ -22,10 +22,15 @@ extension DatabaseEmulator {
                     }
                     writer.write(bytes)
                 })
+            let registry = wireSessions
+            registry.add(session)
             let socket = WebSocketSession(
                 writer: writer,
                 onText: { _, text in session.receive(frame: text) },
-                onClose: { _ in session.closed() })
+                onClose: { _ in
+                    registry.remove(session)
+                    session.closed()
+                })
             session.start()
             return socket
         }
@@ -43,6 +48,11 @@ extension DatabaseEmulator {
             namespace: store.namespace(name), engine: store.engine, host: host, sessionID: sessionID,
             now: configuration.now, output: output)
     }
+}
+
+extension DatabaseEmulator {
+    /// Number of open WebSocket connections (all namespaces).
+    package var webSocketCount: Int { wireSessions.count }
 }
 
 extension DatabaseWireSession {

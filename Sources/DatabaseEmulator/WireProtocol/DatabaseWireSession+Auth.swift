@@ -42,6 +42,22 @@ extension DatabaseWireSession {
         return .ok(.string(""))
     }
 
+    /// When the credential has expired: `ac` (`expired_token`) and back to unauthenticated. Listens
+    /// are left alone: the SDKs close the connection on `ac` and replay them with a fresh token.
+    func expireCredential(now time: Int64) {
+        let expired = state.withLock { s -> Bool in
+            guard !s.isClosed, let expiry = s.auth.expiresAt, expiry <= time else { return false }
+            s.auth = .unauthenticated
+            return true
+        }
+        if expired {
+            send(
+                .push(
+                    action: "ac",
+                    body: .object([JSONMember("s", .string("expired_token")), JSONMember("d", .string("Auth token is expired."))])))
+        }
+    }
+
     // MARK: onDisconnect
 
     /// `o` (`{"p","d"}`, null removes) and `om` (`{"p","d":{relPath:value}}`): checked now against
