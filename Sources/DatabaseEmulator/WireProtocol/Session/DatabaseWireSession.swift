@@ -154,12 +154,3 @@ final class DatabaseWireSession: Sendable {
         return (DatabasePath(keys: keys), isPriority)
     }
 }
-
-/// What a request handler answers: `{"s":"ok","d":data}` or `{"s":status,"d":message}`.
-enum DatabaseWireResult: Equatable, Sendable {
-    case ok(JSONValue)
-    case failure(String, String)
-
-    static let permissionDenied = DatabaseWireResult.failure("permission_denied", "Permission denied")
-    static func invalid(_ message: String) -> DatabaseWireResult { .failure("invalid_data", message) }
-}

@@ -124,35 +124,3 @@ extension DatabaseWireSession {
         return updates
     }
 }
-
-/// A request refused before anything was written, with its answer.
-struct DatabaseWireRejection: Error {
-    var result: DatabaseWireResult
-    init(_ result: DatabaseWireResult) { self.result = result }
-}
-
-/// Why a wire commit was refused inside the serialized section.
-enum DatabaseWireCommitFailure: Error {
-    case permissionDenied
-    /// A transaction's hash did not match the current value.
-    case datastale
-
-    var result: DatabaseWireResult {
-        switch self {
-        case .permissionDenied: .permissionDenied
-        case .datastale: .failure("datastale", "Transaction hash does not match")
-        }
-    }
-}
-
-extension DatabaseWireResult {
-    /// The wire status for a REST validation failure.
-    static func rest(_ error: DatabaseRESTError) -> DatabaseWireResult {
-        switch error {
-        case .permissionDenied: .permissionDenied
-        case .invalidToken: .failure("invalid_token", error.message)
-        case .badRequest(let message):
-            message == DatabaseRESTError.writeTooBig ? .failure("too_big", message) : .invalid(message)
-        }
-    }
-}
