@@ -180,6 +180,9 @@ import Testing
     @Test func smallSubtreesGoKeyByKeyUnderTheDefaultThreshold() throws {
         let engine = StorageEngine()
         try engine.put((0..<10).map { ("small/\($0)", "v") } + (0..<100).map { ("large/\($0)", "v") })
+        let refused = try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in txn.cutSubtree(testNamespace, key("small")) }
+        #expect(refused.value == nil)
+        #expect(refused.cleared.isEmpty && refused.changes.isEmpty)
         let small = try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in txn.deleteSubtree(testNamespace, key("small")) }
         #expect(small.cleared == [])
         #expect(small.changes.count == 10)

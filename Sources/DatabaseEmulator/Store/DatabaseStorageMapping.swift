@@ -113,13 +113,17 @@ enum DatabaseStorageMapping {
                 }
                 continue
             }
-            // Drop the old subtree, then store the new leaves. The engine deletes a small subtree
-            // key by key (a leaf written back unchanged is then no change at all) and cuts a
-            // large one out whole (O(log n), one cleared subtree in the change feed).
-            txn.deleteSubtree(ns, key(location))
+            // A large old subtree is cut out whole (O(log n), one cleared subtree in the change
+            // feed); a small one is overwritten in place: store the new leaves, then drop old
+            // entries the new value lacks (an unchanged leaf is then no change at all).
             var entries: [(key: StorageKey, bytes: [UInt8])] = []
             collect(node, at: location, into: &entries)
+            let old = txn.cutSubtree(ns, key(location)) == nil ? txn.scan(ns, .subtree(of: key(location))).map(\.key) : []
             for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
+            if !old.isEmpty {
+                let kept = Set(entries.map(\.key))
+                for key in old where !kept.contains(key) { delete(&txn, ns, key) }
+            }
             var ancestor = location
             while let parent = ancestor.parent {
                 ancestor = parent

@@ -100,15 +100,25 @@ package struct CommitBuilder {
     /// scope only partly overlaps it makes the deletion go key by key.
     @discardableResult
     package mutating func deleteSubtree(_ namespace: NamespaceID, _ key: StorageKey) -> Int {
-        guard let space = state.namespaces[namespace] else { return 0 }
+        if let removed = cutSubtree(namespace, key) { return removed }
+        let keys = scan(namespace, .subtree(of: key)).map(\.key)
+        for child in keys {
+            // No precondition, so this cannot throw.
+            _ = try? write(namespace, child, nil, .none)
+        }
+        return keys.count
+    }
+
+    /// Cuts the subtree at `key` out whole, as `deleteSubtree` does for a large one, and returns
+    /// how many live entries went; returns nil and changes nothing when the subtree is small
+    /// (at most the engine's `cutThreshold` entries) or an index's scope lies strictly inside it.
+    /// For a caller that handles small subtrees its own way (e.g. overwriting in place).
+    @discardableResult
+    package mutating func cutSubtree(_ namespace: NamespaceID, _ key: StorageKey) -> Int? {
+        guard let space = state.namespaces[namespace] else { return nil }
         let range = StorageKeyRange.subtree(of: key)
-        if !CommitBuilder.cuttable(space, key) || !CommitBuilder.holdsMore(space.tree, range, than: cutThreshold) {
-            let keys = scan(namespace, range).map(\.key)
-            for child in keys {
-                // No precondition, so this cannot throw.
-                _ = try? write(namespace, child, nil, .none)
-            }
-            return keys.count
+        guard CommitBuilder.cuttable(space, key), CommitBuilder.holdsMore(space.tree, range, than: cutThreshold) else {
+            return nil
         }
         return cut(namespace, key, range)
     }
@@ -155,7 +165,13 @@ package struct CommitBuilder {
             if !space.retired.contains(where: { $0.time == time && $0.subtree.contains(key) }) {
                 space.retired.append(RetiredSubtree(time: time, subtree: key, root: space.tree.root))
             }
-            removed = space.tree.removeAll(in: range, collect: false).count
+            if key.isRoot {
+                // The whole namespace: nothing to cut along or count.
+                removed = space.liveCount + voided
+                space.tree = VersionedTree()
+            } else {
+                removed = space.tree.removeAll(in: range, collect: false).count
+            }
             space.liveCount += voided - removed
             for (id, index) in space.indexes where key.contains(index.definition.scope) {
                 space.indexes[id]?.tree = VersionedTree()
