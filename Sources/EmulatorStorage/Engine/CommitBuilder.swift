@@ -163,7 +163,7 @@ package struct CommitBuilder {
         modify(namespace) { space in
             // A cut earlier in this commit that covers the range already kept its history.
             if !space.retired.contains(where: { $0.time == time && $0.subtree.contains(key) }) {
-                space.retired.append(RetiredSubtree(time: time, subtree: key, root: space.tree.root))
+                space.retired.append(RetiredSubtree(time: time, subtree: key, before: space.tree))
             }
             if key.isRoot {
                 // The whole namespace: nothing to cut along or count.

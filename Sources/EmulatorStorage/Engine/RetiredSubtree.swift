@@ -14,6 +14,27 @@ struct RetiredSubtree: Sendable {
     var root: TreeNode
 
     var range: StorageKeyRange { .subtree(of: subtree) }
+
+    init(time: CommitTime, subtree: StorageKey, root: TreeNode) {
+        self.time = time
+        self.subtree = subtree
+        self.root = root
+    }
+
+    /// A record of cutting `subtree` out of `tree` at `time`. Only the subtree's part of the
+    /// tree is kept (trimmed along its two boundary paths, nothing counted), so the record does
+    /// not pin leaves the head later rewrites elsewhere in the namespace.
+    init(time: CommitTime, subtree: StorageKey, before tree: VersionedTree) {
+        var kept = tree
+        let range = StorageKeyRange.subtree(of: subtree)
+        if !range.lower.isEmpty {
+            _ = kept.removeAll(in: StorageKeyRange(lower: [], upper: range.lower), collect: false, counting: false)
+        }
+        if let upper = range.upper {
+            _ = kept.removeAll(in: StorageKeyRange(lower: upper, upper: nil), collect: false, counting: false)
+        }
+        self.init(time: time, subtree: subtree, root: kept.root)
+    }
 }
 
 /// One stretch of the key space and the tree a read answers it from.

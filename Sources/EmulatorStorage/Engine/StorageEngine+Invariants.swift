@@ -48,7 +48,7 @@ extension EngineState {
 
 extension NamespaceState {
     /// Retired subtrees: in time order, cut after the retained horizon and by a past commit,
-    /// each tree sound.
+    /// each tree sound and holding only its subtree.
     func retiredViolations(lastCommit: CommitTime, retainedSince: CommitTime) -> [String] {
         var problems: [String] = []
         var previous: RetiredSubtree?
@@ -57,8 +57,14 @@ extension NamespaceState {
             if record.time <= retainedSince { problems.append("retired subtree \(record.subtree) outlived the horizon") }
             if record.time > lastCommit { problems.append("retired subtree \(record.subtree) after the last commit") }
             var leafDepth: Int?
+            var outside = 0
+            let range = record.range
             record.root.check(
-                depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems) { _ in }
+                depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems
+            ) { entry in
+                if !range.contains(entry.key) { outside += 1 }
+            }
+            if outside > 0 { problems.append("retired subtree \(record.subtree) keeps \(outside) entries outside it") }
             previous = record
         }
         return problems
