@@ -16,7 +16,6 @@ func runDatabaseBenchmark(quick: Bool) {
     idleStreams(10_000, writes: quick ? 200 : 2_000)
     print("== database: small values through the router, 32 clients ==")
     throughput(clients: 32, seconds: quick ? 1 : 3)
-    runDatabaseClearBenchmark(quick: quick)
 }
 
 /// A stream writer that records when the armed event reached it.
