@@ -130,7 +130,7 @@ final class DatabaseNamespace: Sendable {
         let write = pending.withLock { $0.removeValue(forKey: batch.commitTime) }
         let after = DatabaseSnapshotSource(snapshot: batch.after, namespace: id)
         var locations = write?.locations ?? batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
-        if write == nil, let cleared = batch.clearedSubtree { locations.append(DatabaseStorageMapping.path(of: cleared)) }
+        if write == nil { locations += batch.clearedSubtrees.map(DatabaseStorageMapping.path(of:)) }
         let time = now()
         let cancelled = state.withLock { s -> [any HTTPStreamWriter] in
             var cancelled: [any HTTPStreamWriter] = []
