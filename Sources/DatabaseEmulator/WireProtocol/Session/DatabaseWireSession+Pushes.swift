@@ -40,7 +40,7 @@ extension DatabaseWireSession {
     /// subtree is one location). Kept small so new kinds of change records map here alone.
     static func changedLocations(_ batch: ChangeBatch) -> [DatabasePath] {
         var locations = batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
-        if let cleared = batch.clearedSubtree { locations.append(DatabaseStorageMapping.path(of: cleared)) }
+        for cleared in batch.clearedSubtrees { locations.append(DatabaseStorageMapping.path(of: cleared)) }
         return locations
     }
 
