@@ -104,6 +104,22 @@ func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         }
     }
 
+    @Test func aRefusedCredentialFailsTheCallUntilItIsReplaced() async throws {
+        try await withDatabase { db in
+            db.setAuthToken("not-a-token")
+            do {
+                try await db.reference().child("x").onDisconnectSetValue(1)
+                Issue.record("a call with a refused credential was acknowledged")
+            } catch let error as DatabaseError {
+                #expect(error.status == 401)
+            }
+            db.setAuthToken(nil)
+            try await db.reference().child("x").onDisconnectSetValue(2)
+            db.simulateConnectionLoss()
+            #expect(try await eventually { try await db.reference().child("x").getData().value as? Int == 2 })
+        }
+    }
+
     @Test func setWithPriority() async throws {
         try await withDatabase { db in
             let item = db.reference().child("items/a")
