@@ -175,3 +175,28 @@ func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         }
     }
 }
+
+@Suite(.serialized) struct DatabaseOnDisconnectCompletionTests {
+    @Test func completionBlocksReportTheServersAnswer() async throws {
+        try await withDatabase { db in
+            let root = db.reference()
+            let answers = Mutex<[String]>([])
+            root.child("a").onDisconnectSetValue("A") { error, ref in
+                answers.withLock { $0.append("\(ref.key ?? ""):\(error == nil)") }
+            }
+            root.child("b").onDisconnectUpdateChildValues(["c": 1]) { error, ref in
+                answers.withLock { $0.append("\(ref.key ?? ""):\(error == nil)") }
+            }
+            root.child("d").onDisconnectSetValue(Date()) { error, ref in
+                answers.withLock { $0.append("\(ref.key ?? ""):\(error == nil)") }
+            }
+            try await waitUntil { answers.withLock { $0.count == 3 } }
+            #expect(answers.withLock { $0 } == ["d:false", "a:true", "b:true"])
+            root.child("b").cancelDisconnectOperations { error, _ in answers.withLock { $0.append("cancel:\(error == nil)") } }
+            try await waitUntil { answers.withLock { $0.count == 4 } }
+            db.simulateConnectionLoss()
+            #expect(try await eventually { try await root.child("a").getData().value as? String == "A" })
+            #expect(try await !root.child("b").getData().exists())
+        }
+    }
+}

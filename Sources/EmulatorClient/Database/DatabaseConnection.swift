@@ -20,7 +20,7 @@ final class DatabaseConnection: Sendable {
     private struct Request: Sendable {
         let action: String
         let body: JSONValue
-        let continuation: CheckedContinuation<JSONValue, any Error>
+        let complete: @Sendable (Result<JSONValue, any Error>) -> Void
         /// The `r` it was sent with on the current socket; nil while unsent.
         var wireID: Int?
     }
@@ -62,17 +62,23 @@ final class DatabaseConnection: Sendable {
     /// any other status throws ``DatabaseError``.
     func request(_ action: String, _ body: JSONValue) async throws -> JSONValue {
         try await withCheckedThrowingContinuation { continuation in
-            let spawn = state.withLock { s -> Bool in
-                var request = Request(action: action, body: body, continuation: continuation)
-                if s.ready, let socket = s.socket {
-                    request.wireID = Self.send(&s, socket, action, body)
-                }
-                s.requests.append(request)
-                s.wanted = true
-                return Self.claimThread(&s)
-            }
-            if spawn { startThread() }
+            request(action, body) { continuation.resume(with: $0) }
         }
+    }
+
+    /// As the async form; `complete` runs once, on the connection's thread, with the reply's `d`
+    /// or the error.
+    func request(_ action: String, _ body: JSONValue, complete: @escaping @Sendable (Result<JSONValue, any Error>) -> Void) {
+        let spawn = state.withLock { s -> Bool in
+            var request = Request(action: action, body: body, complete: complete)
+            if s.ready, let socket = s.socket {
+                request.wireID = Self.send(&s, socket, action, body)
+            }
+            s.requests.append(request)
+            s.wanted = true
+            return Self.claimThread(&s)
+        }
+        if spawn { startThread() }
     }
 
     /// Whether a new thread should run the connection (and marks it running).
@@ -291,7 +297,7 @@ final class DatabaseConnection: Sendable {
             finished = [(request, status == "ok" ? .success(payload) : .failure(DatabaseError.wire(status: status, data: payload)))]
         }
         if close { socket.close() }
-        for (request, result) in finished { request.continuation.resume(with: result) }
+        for (request, result) in finished { request.complete(result) }
     }
 
     /// Closes for good (the Database is going away): the server runs the onDisconnect operations.
