@@ -3,7 +3,8 @@ import EmulatorSupport
 import Foundation
 import Synchronization
 
-/// A Realtime Database reached over the emulator's REST and Server-Sent Events API.
+/// A Realtime Database reached over the emulator's REST and Server-Sent Events API, plus one
+/// WebSocket connection (opened on first use) that carries the onDisconnect operations.
 ///
 /// ```swift
 /// let db = Database.database(url: "http://127.0.0.1:9000?ns=demo-default-rtdb")

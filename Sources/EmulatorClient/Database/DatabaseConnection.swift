@@ -46,6 +46,10 @@ final class DatabaseConnection: Sendable {
         var requests: [Request] = []
         /// Sockets opened so far (one per successful handshake).
         var connections = 0
+        /// Quiet time after which the keep-alive `0` goes out.
+        var keepAliveSeconds = 45
+        /// Keep-alives sent so far.
+        var keepAlives = 0
     }
 
     let namespace: String
@@ -160,6 +164,14 @@ final class DatabaseConnection: Sendable {
         state.withLock { $0.socket }?.abort()
     }
 
+    /// The keep-alive interval of later sockets (45 s unless a test shortens it).
+    func setKeepAlive(seconds: Int) {
+        state.withLock { $0.keepAliveSeconds = max(1, seconds) }
+    }
+
+    /// Keep-alives sent so far.
+    var keepAliveCount: Int { state.withLock { $0.keepAlives } }
+
     /// Sockets opened so far.
     var connectionCount: Int { state.withLock { $0.connections } }
 
@@ -179,17 +191,18 @@ final class DatabaseConnection: Sendable {
         var delay = 1.0
         var lastAttempt = ContinuousClock.now
         while true {
-            let target = state.withLock { s -> (host: String, port: Int, generation: Int)? in
+            let target = state.withLock { s -> (host: String, port: Int, generation: Int, keepAlive: Int)? in
                 guard s.online, s.wanted else {
                     s.running = false
                     return nil
                 }
-                return (s.host, s.port, s.generation)
+                return (s.host, s.port, s.generation, s.keepAliveSeconds)
             }
             guard let target else { return }
             lastAttempt = ContinuousClock.now
             if let socket = try? WebSocketClient(
-                host: target.host, port: target.port, target: "/.ws?v=5&ns=" + PercentQuery.encode(namespace))
+                host: target.host, port: target.port, target: "/.ws?v=5&ns=" + PercentQuery.encode(namespace),
+                receiveTimeoutSeconds: target.keepAlive)
             {
                 serve(socket, generation: target.generation)
                 if ContinuousClock.now - lastAttempt > .seconds(30) { delay = 1.0 }
@@ -220,7 +233,7 @@ final class DatabaseConnection: Sendable {
         while true {
             switch socket.receive() {
             case .timeout:
-                try? socket.send(text: WireFraming.keepAlive)
+                if (try? socket.send(text: WireFraming.keepAlive)) != nil { state.withLock { $0.keepAlives += 1 } }
             case .closed:
                 state.withLock { s in
                     if s.generation == generation { _ = Self.detach(&s) }
