@@ -307,7 +307,9 @@ final class DatabaseConnection: Sendable {
             }
             guard let index = s.requests.firstIndex(where: { $0.wireID == Int(r) }) else { return }
             let request = s.requests.remove(at: index)
-            finished = [(request, status == "ok" ? .success(payload) : .failure(DatabaseError.wire(status: status, data: payload)))]
+            let result: Result<JSONValue, any Error> =
+                status == "ok" ? .success(payload) : .failure(DatabaseError.wire(status: status, data: payload))
+            finished = [(request, result)]
         }
         if close { socket.close() }
         for (request, result) in finished { request.complete(result) }
