@@ -56,6 +56,20 @@ func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         }
     }
 
+    @Test func aCallMadeAsTheSocketDropsIsSentOnTheNextOne() async throws {
+        try await withDatabase { db in
+            let root = db.reference()
+            try await root.child("a").onDisconnectSetValue(1)
+            db.simulateConnectionLoss()
+            try await root.child("b").onDisconnectSetValue(2)
+            #expect(db.webSocketConnectionCount == 2)
+            #expect(try await eventually { try await root.child("a").getData().value as? Int == 1 })
+            #expect(try await !root.child("b").getData().exists())
+            db.simulateConnectionLoss()
+            #expect(try await eventually { try await root.child("b").getData().value as? Int == 2 })
+        }
+    }
+
     @Test func cancelDropsOperationsAtAndBelowTheLocation() async throws {
         try await withDatabase { db in
             let root = db.reference()
