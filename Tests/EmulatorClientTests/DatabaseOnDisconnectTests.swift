@@ -31,7 +31,9 @@ func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
             #expect(try await !root.child("lastSeen/ada").getData().exists())
 
             db.simulateConnectionLoss()
-            #expect(try await eventually { try await !root.child("presence/ada").getData().exists() })
+            // The server runs them in order: once the last has run, so have the others.
+            #expect(try await eventually { try await root.child("status/ada/state").getData().exists() })
+            #expect(try await !root.child("presence/ada").getData().exists())
             let status = try await root.child("status/ada").getData()
             #expect(status.childSnapshot(forPath: "state").value as? String == "offline")
             #expect(status.childSnapshot(forPath: "device/name").value as? String == "phone")
