@@ -64,9 +64,17 @@ extension FirestoreREST {
         return writes
     }
 
-    func commit(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        let writes = try Self.writes(body, database: path.database)
-        let result = try service.commit(path.database, writes: writes, transaction: try body.bytes("transaction"), caller: caller)
+    func commit(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let writes: [Write]
+        let transaction: [UInt8]?
+        if let fast = FastWriteDecoder.commit(request.body, names: RESTDecoding.NameParser(path.database)) {
+            (writes, transaction) = fast
+        } else {
+            let body = try Self.body(request, .commitRequest)
+            writes = try Self.writes(body, database: path.database)
+            transaction = try body.bytes("transaction")
+        }
+        let result = try service.commit(path.database, writes: writes, transaction: transaction, caller: caller)
         var w = JSONWriter()
         w.beginObject()
         if !result.writeResults.isEmpty {

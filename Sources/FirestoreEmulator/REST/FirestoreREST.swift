@@ -144,7 +144,7 @@ package struct FirestoreREST: Sendable {
         switch method {
         case "batchGet": return try batchGet(path, Self.body(request, .batchGetDocumentsRequest), caller)
         case "beginTransaction": return try beginTransaction(path, Self.body(request, .beginTransactionRequest))
-        case "commit": return try commit(path, Self.body(request, .commitRequest), caller)
+        case "commit": return try commit(path, request, caller)
         case "rollback": return try rollback(path, Self.body(request, .rollbackRequest))
         case "batchWrite": return try batchWrite(path, Self.body(request, .batchWriteRequest), caller)
         case "runQuery": return try runQuery(path, Self.body(request, .runQueryRequest), caller)

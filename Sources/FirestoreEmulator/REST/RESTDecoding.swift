@@ -222,8 +222,7 @@ enum RESTDecoding {
                 if n >= 4 && bytes[start] == 0x5F && bytes[start + 1] == 0x5F && bytes[i - 1] == 0x5F && bytes[i - 2] == 0x5F {
                     return nil
                 }
-                guard let segment = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-                else { return nil }
+                guard let segment = FastWriteDecoder.text(UnsafeBufferPointer(rebasing: bytes[start..<i])) else { return nil }
                 segments.append(segment)
                 start = i + 1
             }
