@@ -96,6 +96,12 @@ package struct ValueMap: Sendable, Hashable, RandomAccessCollection {
         fields = sortedFields
     }
 
+    /// Adopts fields the caller has sorted strictly ascending by UTF-8 bytes (unchecked: a decoder
+    /// that compared the raw bytes already).
+    package init(uncheckedSortedFields: [Field]) {
+        fields = uncheckedSortedFields
+    }
+
     package var startIndex: Int { 0 }
     package var endIndex: Int { fields.count }
     package subscript(position: Int) -> Field { fields[position] }

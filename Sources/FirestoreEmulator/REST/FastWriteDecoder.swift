@@ -165,14 +165,31 @@ struct FastWriteDecoder {
 
     // MARK: Values
 
+    /// A `fields` object. Fields are kept sorted by their raw key bytes as they arrive (an
+    /// insertion sort: documents have a handful of fields); duplicate names take the general
+    /// `ValueMap` path, where the last one wins.
     private mutating func fields(depth: Int) -> ValueMap? {
         var out: [ValueMap.Field] = []
+        var keys: [Range<Int>] = []
+        var duplicate = false
+        let base = bytes.baseAddress
         let ok = object { (d: inout FastWriteDecoder, key: UnsafeBufferPointer<UInt8>) -> Bool in
             guard let name = Self.text(key), let v = d.value(depth: depth) else { return false }
-            out.append(ValueMap.Field(name, v))
+            let start = key.baseAddress.map { $0 - (base ?? $0) } ?? 0
+            let range = start..<(start + key.count)
+            var j = keys.count
+            while j > 0 {
+                let c = UTF8Order.compare(UnsafeBufferPointer(rebasing: d.bytes[keys[j - 1]]), key)
+                if c == 0 { duplicate = true }
+                if c <= 0 { break }
+                j -= 1
+            }
+            keys.insert(range, at: j)
+            out.insert(ValueMap.Field(name, v), at: j)
             return true
         }
-        return ok ? ValueMap(unsortedFields: out) : nil
+        guard ok else { return nil }
+        return duplicate ? ValueMap(unsortedFields: out) : ValueMap(uncheckedSortedFields: out)
     }
 
     private mutating func value(depth: Int) -> Value? {
@@ -192,7 +209,9 @@ struct FastWriteDecoder {
         if Self.equal(key, "stringValue") { return string().map { .string($0) } }
         if Self.equal(key, "integerValue") {
             if bytes[i] == 0x22 {
-                guard let s = string(), let n = Int64(s) else { return nil }
+                guard let range = stringBytes() else { return nil }
+                if let n = Self.decimal(UnsafeBufferPointer(rebasing: bytes[range])) { return .integer(n) }
+                guard let s = Self.text(UnsafeBufferPointer(rebasing: bytes[range])), let n = Int64(s) else { return nil }
                 return .integer(n)
             }
             guard let n = plainInteger() else { return nil }
@@ -412,6 +431,26 @@ struct FastWriteDecoder {
         while k < range.upperBound {
             let digit = Int64(bytes[k] - 0x30)
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (s, o2) = negative ? m.subtractingReportingOverflow(digit) : m.addingReportingOverflow(digit)
+            if o1 || o2 { return nil }
+            value = s
+            k += 1
+        }
+        return value
+    }
+
+    /// `-?[0-9]+` that fits `Int64` (what `Int64(String)` accepts in that form); nil otherwise.
+    private static func decimal(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var k = 0
+        let negative = b.first == 0x2D
+        if negative { k = 1 }
+        guard k < b.count else { return nil }
+        var value: Int64 = 0
+        while k < b.count {
+            let c = b[k]
+            guard c >= 0x30 && c <= 0x39 else { return nil }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let digit = Int64(c - 0x30)
             let (s, o2) = negative ? m.subtractingReportingOverflow(digit) : m.addingReportingOverflow(digit)
             if o1 || o2 { return nil }
             value = s
