@@ -171,21 +171,25 @@ struct FastWriteDecoder {
     private mutating func fields(depth: Int) -> ValueMap? {
         var out: [ValueMap.Field] = []
         var keys: [Range<Int>] = []
+        out.reserveCapacity(8)
+        keys.reserveCapacity(8)
         var duplicate = false
         let base = bytes.baseAddress
         let ok = object { (d: inout FastWriteDecoder, key: UnsafeBufferPointer<UInt8>) -> Bool in
             guard let name = Self.text(key), let v = d.value(depth: depth) else { return false }
             let start = key.baseAddress.map { $0 - (base ?? $0) } ?? 0
             let range = start..<(start + key.count)
-            var j = keys.count
+            keys.append(range)
+            out.append(ValueMap.Field(name, v))
+            var j = keys.count - 1
             while j > 0 {
                 let c = UTF8Order.compare(UnsafeBufferPointer(rebasing: d.bytes[keys[j - 1]]), key)
                 if c == 0 { duplicate = true }
                 if c <= 0 { break }
+                keys.swapAt(j - 1, j)
+                out.swapAt(j - 1, j)
                 j -= 1
             }
-            keys.insert(range, at: j)
-            out.insert(ValueMap.Field(name, v), at: j)
             return true
         }
         guard ok else { return nil }
