@@ -139,6 +139,37 @@ import Testing
         #expect(patch.status == 200, "\(patch.text.prefix(300))")
     }
 
+    /// (method, path and query, parameter named in the error or nil when accepted)
+    static let queries: [(HTTPMethod, String, String?)] = [
+        (.get, root + "/c/d?bogusQueryParamXyz=1", "bogusQueryParamXyz"),
+        (.get, root + "/c/d?mask.fieldPaths=a&mask.field_paths=b&alt=json&prettyPrint=false&$alt=json%3Benum-encoding%3Dint&key=k&access_token=owner", nil),
+        (.get, root + "/c?pageSize=1&page_token=&orderBy=a&show_missing=false&mask.fieldPaths=a&limit=3", "limit"),
+        (.get, root + "/c?page_size=1&pageToken=&order_by=a&showMissing=false&mask.fieldPaths=a&fields=documents", nil),
+        (.post, root + "/c?documentId=x&mask.fieldPaths=a", nil),
+        (.post, root + "/c?document_id=y&name=z", "name"),
+        (.patch, root + "/c/p?updateMask.fieldPaths=a&update_mask.field_paths=b&mask.fieldPaths=a&currentDocument.exists=false", nil),
+        (.patch, root + "/c/q?current_document.update_time=2024-01-01T00:00:00Z&precondition.exists=true", "precondition.exists"),
+        (.delete, root + "/c/d?currentDocument.exists=false&current_document.update_time=2024-01-01T00:00:00Z", nil),
+        (.delete, root + "/c/d?mask.fieldPaths=a", "mask.fieldPaths"),
+    ]
+
+    @Test(arguments: queries)
+    func queryParametersAreBoundOrRejected(_ c: (HTTPMethod, String, String?)) {
+        let client = FirestoreTestClient()
+        let body: String? = c.0 == .post || c.0 == .patch ? #"{"fields":{"a":{"integerValue":"1"}}}"# : nil
+        let r = client.send(c.0, c.1, body)
+        if let name = c.2 {
+            #expect(r.status == 400, "\(c.1): \(r.text.prefix(300))")
+            #expect(
+                r.json.errorMessage
+                    == "Invalid JSON payload received. Unknown name \"\(name)\": Cannot bind query parameter. Field '\(name)' could not be found in request message.",
+                "\(c.1)")
+        } else {
+            #expect(!(r.json.errorMessage ?? "").contains("Cannot bind query parameter"), "\(c.1): \(r.text.prefix(300))")
+            #expect(r.status != 400, "\(c.1): \(r.text.prefix(300))")
+        }
+    }
+
     @Test func explainOptionsIsKnownButNotImplemented() {
         let client = FirestoreTestClient()
         let r = client.post(":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"c"}]},"explainOptions":{"analyze":true}}"#)

@@ -112,19 +112,26 @@ package struct FirestoreREST: Sendable {
         }
         switch request.method {
         case .get:
-            if path.path.isDocument { return try getDocument(path, request, caller) }
+            if path.path.isDocument {
+                try Self.checkQueryParameters(request, allowed: QueryParameters.get)
+                return try getDocument(path, request, caller)
+            }
             if path.path.isEmpty { throw .invalidArgument("A collection id is required to list documents.") }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.list)
             return try listDocuments(path, request, caller)
         case .post:
             guard path.path.isCollection else {
                 throw .invalidArgument("Document parent \"\(path.name.name)\" must name a collection to create a document in.")
             }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.create)
             return try createDocument(path, request, caller)
         case .patch:
             guard path.path.isDocument else { throw .invalidArgument("Document name \"\(path.name.name)\" has odd number of segments.") }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.patch)
             return try patchDocument(path, request, caller)
         case .delete:
             guard path.path.isDocument else { throw .invalidArgument("Document name \"\(path.name.name)\" has odd number of segments.") }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.delete)
             return try deleteDocument(path, request, caller)
         default:
             throw EmulatorError(.unimplemented, "Method \(request.method.token) is not supported on \(request.rawPath).")
