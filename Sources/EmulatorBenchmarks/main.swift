@@ -24,6 +24,9 @@ let scenarios: [BenchmarkScenario] = [
         runDatabaseClearBenchmark(quick: $0.quick)
     },
     BenchmarkScenario(name: "firestore", summary: "Firestore emulator through its router: load, queries, 500-doc commits") { runFirestoreBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "firestore-commit", summary: "only 500-doc Firestore commits through the router (for profiling)") {
+        runFirestoreCommitBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "rules", summary: "security rules evaluation") { _ in runRulesBenchmark() },
     BenchmarkScenario(name: "rules-throughput", summary: "requests/s with rules against open rules") {
         runRulesThroughputBenchmark(quick: $0.quick)

@@ -39,7 +39,7 @@ import Testing
         ("too many cursor values", .post, root + ":runQuery", query(#"{"from":[{"collectionId":"c"}],"startAt":{"values":[{"integerValue":"1"},{"integerValue":"2"}]}}"#), 400, "INVALID_ARGUMENT", "Too many cursor values"),
         ("cursor name not a reference", .post, root + ":runQuery", query(#"{"from":[{"collectionId":"c"}],"startAt":{"values":[{"stringValue":"d"}]}}"#), 400, "INVALID_ARGUMENT", "__name__"),
         ("negative limit", .post, root + ":runQuery", query(#"{"from":[{"collectionId":"c"}],"limit":-1}"#), 400, "INVALID_ARGUMENT", "limit"),
-        ("bad value type", .post, root + ":commit", commit(update("c/d", #"{"a":{"integerValue":"x1"}}"#)), 400, "INVALID_ARGUMENT", "64-bit integer"),
+        ("bad value type", .post, root + ":commit", commit(update("c/d", #"{"a":{"integerValue":"x1"}}"#)), 400, "INVALID_ARGUMENT", "Invalid value at 'writes[0].update.fields[0].value.integer_value' (TYPE_INT64), \"x1\""),
         ("unknown transaction", .post, root + ":commit", #"{"writes":[],"transaction":"bm9wZQ=="}"#, 400, "INVALID_ARGUMENT", "The referenced transaction has expired or is no longer valid."),
         ("malformed database path", .post, "/v1/projects/demo/documents:commit", "{}", 400, "INVALID_ARGUMENT", "Invalid resource name"),
     ]

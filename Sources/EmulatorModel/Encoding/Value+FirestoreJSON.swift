@@ -13,7 +13,7 @@ extension Value {
     /// without padding, and timestamps with any 0–9 fractional digits and offsets.
     /// Exactly one member must be present. Throws `INVALID_ARGUMENT`.
     package init(firestoreJSON json: JSONValue) throws(EmulatorError) {
-        self = try Value.decode(json, depth: 0, context: "value")
+        self = try Value.decode(json, depth: 0, context: { "value" })
     }
 
     /// The proto3 JSON form: integers as strings; NaN and infinities as `"NaN"`, `"Infinity"`,
@@ -123,40 +123,76 @@ extension Value {
     /// Maximum nesting accepted while decoding JSON (documents allow 20; this guards the stack).
     static let maxJSONDepth = 100
 
-    static func decode(_ json: JSONValue, depth: Int, context: String) throws(EmulatorError) -> Value {
-        guard depth <= maxJSONDepth else { throw .invalidArgument("Invalid value at '\(context)': nesting too deep.") }
+    /// Decodes one `Value` at `context`, the proto path production names in its errors
+    /// (`writes[0].update.fields[2].value`). The path is only rendered when an error is thrown.
+    ///
+    /// Error texts follow the proto3 JSON parser production uses (ESF):
+    /// `Invalid value at 'document.fields[0].value.integer_value' (TYPE_INT64), "True"`,
+    /// `Invalid value at '….bytes_value' (TYPE_BYTES), Base64 decoding failed for "!!!"`,
+    /// `Invalid JSON payload received. Unknown name "foo" at '….value': Cannot find field.`,
+    /// `Invalid value at '….value' (oneof), oneof field 'value_type' is already set. Cannot set 'stringValue'`.
+    package init(firestoreJSON json: JSONValue, context: @autoclosure () -> String) throws(EmulatorError) {
+        self = try Value.decode(json, depth: 0, context: context)
+    }
+
+    static func decode(_ json: JSONValue, depth: Int, context: () -> String) throws(EmulatorError) -> Value {
+        guard depth <= maxJSONDepth else { throw .invalidArgument("Invalid value at '\(context())': nesting too deep.") }
         guard case .object(let members) = json else {
-            throw .invalidArgument("Invalid value at '\(context)': expected a Value object.")
-        }
-        guard members.count == 1, let member = members.first else {
+            if case .array = json {
+                throw .invalidArgument(
+                    "Invalid JSON payload received. Unknown name \"value\" at '\(context())': Proto field is not repeating, cannot start list.")
+            }
             throw .invalidArgument(
-                "Invalid value at '\(context)': exactly one value type must be set, found \(members.count).")
+                "Invalid value at '\(context())' (type.googleapis.com/google.firestore.v1.Value), \(JSONWriter.encodeToString(json))")
+        }
+        guard let member = members.first else {
+            throw .invalidArgument("Invalid value at '\(context())': a Value must set one of its value types.")
+        }
+        // Every member must be a Value field, and only one of them may be set (they form the
+        // oneof `value_type`).
+        for (i, m) in members.enumerated() {
+            if Self.valueField(m.name) == nil {
+                throw .invalidArgument(
+                    "Invalid JSON payload received. Unknown name \"\(m.name)\" at '\(context())': Cannot find field.")
+            }
+            if i > 0 {
+                throw .invalidArgument(
+                    "Invalid value at '\(context())' (oneof), oneof field 'value_type' is already set. Cannot set '\(m.name)'")
+            }
         }
         let v = member.value
-        func bad(_ what: String) -> EmulatorError {
-            .invalidArgument("Invalid value at '\(context).\(member.name)': \(what).")
+        let field = Self.valueField(member.name) ?? ""
+        func invalid(_ type: String, _ detail: String? = nil) -> EmulatorError {
+            .invalidArgument("Invalid value at '\(context()).\(field)' (\(type)), \(detail ?? JSONWriter.encodeToString(v))")
         }
-        switch member.name {
-        case "nullValue", "null_value":
+        func notRepeating() -> EmulatorError {
+            .invalidArgument(
+                "Invalid JSON payload received. Unknown name \"\(member.name)\" at '\(context())': Proto field is not repeating, cannot start list.")
+        }
+        if case .array = v { throw notRepeating() }
+        switch field {
+        case "null_value":
             switch v {
             case .null, .int(0): return .null
             case .string(let s) where s == "NULL_VALUE": return .null
-            default: throw bad("expected null")
+            default: throw invalid("TYPE_ENUM")
             }
-        case "booleanValue", "boolean_value":
-            guard case .bool(let b) = v else { throw bad("expected a boolean") }
-            return .boolean(b)
-        case "integerValue", "integer_value":
+        case "boolean_value":
+            switch v {
+            case .bool(let b): return .boolean(b)
+            default: throw invalid("TYPE_BOOL")
+            }
+        case "integer_value":
             switch v {
             case .int(let i): return .integer(i)
             case .double(let d) where d == d.rounded() && d >= -9.223372036854775808e18 && d < 9.223372036854775808e18:
                 return .integer(Int64(d))
             case .string(let s):
-                guard let i = Int64(s) else { throw bad("\"\(s)\" is not a 64-bit integer") }
+                guard let i = Int64(s) else { throw invalid("TYPE_INT64") }
                 return .integer(i)
-            default: throw bad("expected a 64-bit integer")
+            default: throw invalid("TYPE_INT64")
             }
-        case "doubleValue", "double_value":
+        case "double_value":
             switch v {
             case .double(let d): return .double(d)
             case .int(let i): return .double(Double(i))
@@ -166,82 +202,143 @@ extension Value {
                 case "Infinity": return .double(.infinity)
                 case "-Infinity": return .double(-.infinity)
                 default:
-                    guard let d = Double(s), d.isFinite else { throw bad("\"\(s)\" is not a number") }
+                    guard let d = Double(s), d.isFinite else { throw invalid("TYPE_DOUBLE") }
                     return .double(d)
                 }
-            default: throw bad("expected a number")
+            default: throw invalid("TYPE_DOUBLE")
             }
-        case "timestampValue", "timestamp_value":
-            guard case .string(let s) = v else { throw bad("expected an RFC 3339 string") }
-            do { return .timestamp(try Timestamp(rfc3339: s)) } catch { throw bad("\"\(s)\" is not a valid timestamp") }
-        case "stringValue", "string_value":
-            guard case .string(let s) = v else { throw bad("expected a string") }
-            return .string(s)
-        case "bytesValue", "bytes_value":
-            guard case .string(let s) = v, let b = Base64.decode(s, alphabet: nil) else { throw bad("expected base64") }
+        case "timestamp_value":
+            let timestampType = "type.googleapis.com/google.protobuf.Timestamp"
+            guard case .string(let s) = v else { throw invalid(timestampType) }
+            do { return .timestamp(try Timestamp(rfc3339: s)) } catch {
+                let zoned = s.utf8.last == 0x5A || s.utf8.last == 0x7A || s.utf8.dropFirst(10).contains(0x2B)
+                    || s.utf8.dropFirst(10).contains(0x2D)
+                throw invalid(
+                    timestampType,
+                    zoned
+                        ? "Field '\(member.name)', Invalid time format: Failed to parse input"
+                        : "Field '\(member.name)', Illegal timestamp format; timestamps must end with 'Z' or have a valid timezone offset.")
+            }
+        case "string_value":
+            switch v {
+            case .string(let s): return .string(s)
+            default: throw invalid("TYPE_STRING")
+            }
+        case "bytes_value":
+            guard case .string(let s) = v else { throw invalid("TYPE_BYTES") }
+            guard let b = Base64.decode(s, alphabet: nil) else {
+                throw invalid("TYPE_BYTES", "Base64 decoding failed for \(JSONWriter.encodeToString(v))")
+            }
             return .bytes(b)
-        case "referenceValue", "reference_value":
-            guard case .string(let s) = v else { throw bad("expected a document name") }
-            do { _ = try DocumentName.document(s) } catch { throw bad(error.message) }
+        case "reference_value":
+            guard case .string(let s) = v else { throw invalid("TYPE_STRING") }
+            do { _ = try DocumentName.document(s) } catch {
+                throw .invalidArgument("Invalid value at '\(context()).reference_value': \(error.message)")
+            }
             return .reference(s)
-        case "geoPointValue", "geo_point_value":
-            guard case .object(let parts) = v else { throw bad("expected {latitude, longitude}") }
+        case "geo_point_value":
+            guard case .object(let parts) = v else { throw invalid("type.googleapis.com/google.type.LatLng") }
             var lat = 0.0
             var lng = 0.0
             for p in parts {
                 let n: Double
+                switch p.name {
+                case "latitude", "longitude": break
+                default:
+                    throw .invalidArgument(
+                        "Invalid JSON payload received. Unknown name \"\(p.name)\" at '\(context()).geo_point_value': Cannot find field.")
+                }
                 switch p.value {
                 case .double(let d): n = d
                 case .int(let i): n = Double(i)
+                case .null: n = 0
                 case .string(let s):
-                    guard let d = Double(s) else { throw bad("\(p.name) is not a number") }
+                    guard let d = Double(s) else {
+                        throw .invalidArgument(
+                            "Invalid value at '\(context()).geo_point_value.\(p.name)' (TYPE_DOUBLE), \(JSONWriter.encodeToString(p.value))")
+                    }
                     n = d
-                default: throw bad("\(p.name) is not a number")
+                default:
+                    throw .invalidArgument(
+                        "Invalid value at '\(context()).geo_point_value.\(p.name)' (TYPE_DOUBLE), \(JSONWriter.encodeToString(p.value))")
                 }
-                switch p.name {
-                case "latitude": lat = n
-                case "longitude": lng = n
-                default: throw bad("unknown member \"\(p.name)\"")
-                }
+                if p.name == "latitude" { lat = n } else { lng = n }
             }
-            guard lat >= -90 && lat <= 90 else { throw bad("latitude must be in [-90, 90]") }
-            guard lng >= -180 && lng <= 180 else { throw bad("longitude must be in [-180, 180]") }
+            guard lat >= -90 && lat <= 90 else {
+                throw .invalidArgument("Invalid value at '\(context()).geo_point_value': latitude must be in [-90, 90].")
+            }
+            guard lng >= -180 && lng <= 180 else {
+                throw .invalidArgument("Invalid value at '\(context()).geo_point_value': longitude must be in [-180, 180].")
+            }
             return .geoPoint(latitude: lat, longitude: lng)
-        case "arrayValue", "array_value":
-            guard case .object(let parts) = v else { throw bad("expected {values}") }
+        case "array_value":
+            guard case .object(let parts) = v else {
+                throw invalid("type.googleapis.com/google.firestore.v1.ArrayValue")
+            }
             var elements: [Value] = []
             for p in parts {
-                guard p.name == "values" else { throw bad("unknown member \"\(p.name)\"") }
+                guard p.name == "values" else {
+                    throw .invalidArgument(
+                        "Invalid JSON payload received. Unknown name \"\(p.name)\" at '\(context()).array_value': Cannot find field.")
+                }
                 switch p.value {
                 case .null: continue
                 case .array(let items):
                     elements.reserveCapacity(items.count)
                     for (i, item) in items.enumerated() {
-                        elements.append(try decode(item, depth: depth + 1, context: "\(context).arrayValue.values[\(i)]"))
+                        elements.append(
+                            try decode(item, depth: depth + 1, context: { "\(context()).array_value.values[\(i)]" }))
                     }
-                default: throw bad("values must be an array")
+                default:
+                    // A single element where a list is expected, as proto3 JSON parsers accept it.
+                    elements.append(try decode(p.value, depth: depth + 1, context: { "\(context()).array_value.values[0]" }))
                 }
             }
             return .array(elements)
-        case "mapValue", "map_value":
-            guard case .object(let parts) = v else { throw bad("expected {fields}") }
+        case "map_value":
+            guard case .object(let parts) = v else {
+                throw invalid("type.googleapis.com/google.firestore.v1.MapValue")
+            }
             var map = ValueMap()
             for p in parts {
-                guard p.name == "fields" else { throw bad("unknown member \"\(p.name)\"") }
+                guard p.name == "fields" else {
+                    throw .invalidArgument(
+                        "Invalid JSON payload received. Unknown name \"\(p.name)\" at '\(context()).map_value': Cannot find field.")
+                }
                 if case .null = p.value { continue }
-                map = try ValueMap.decodeFields(p.value, depth: depth + 1, context: "\(context).mapValue.fields")
+                map = try ValueMap.decodeFields(p.value, depth: depth + 1, context: { "\(context()).map_value.fields" })
             }
             return .map(map)
         default:
-            throw .invalidArgument("Invalid value at '\(context)': unknown name \"\(member.name)\".")
+            throw .invalidArgument(
+                "Invalid JSON payload received. Unknown name \"\(member.name)\" at '\(context())': Cannot find field.")
+        }
+    }
+
+    /// The proto name of a `Value` member given in lowerCamelCase or snake_case; nil if unknown.
+    private static func valueField(_ name: String) -> String? {
+        switch name {
+        case "stringValue", "string_value": return "string_value"
+        case "integerValue", "integer_value": return "integer_value"
+        case "doubleValue", "double_value": return "double_value"
+        case "booleanValue", "boolean_value": return "boolean_value"
+        case "mapValue", "map_value": return "map_value"
+        case "arrayValue", "array_value": return "array_value"
+        case "timestampValue", "timestamp_value": return "timestamp_value"
+        case "nullValue", "null_value": return "null_value"
+        case "referenceValue", "reference_value": return "reference_value"
+        case "bytesValue", "bytes_value": return "bytes_value"
+        case "geoPointValue", "geo_point_value": return "geo_point_value"
+        default: return nil
         }
     }
 }
 
 extension ValueMap {
-    /// Decodes a `fields` object (`{"name": Value, …}`); duplicate names: the last one wins.
-    package init(firestoreFields json: JSONValue) throws(EmulatorError) {
-        self = try ValueMap.decodeFields(json, depth: 0, context: "fields")
+    /// Decodes a `fields` object (`{"name": Value, …}`) at `context` (the proto path of the map
+    /// field, e.g. `document.fields`); duplicate names: the last one wins.
+    package init(firestoreFields json: JSONValue, context: @autoclosure () -> String = "fields") throws(EmulatorError) {
+        self = try ValueMap.decodeFields(json, depth: 0, context: context)
     }
 
     /// The `fields` object, members in key order.
@@ -259,14 +356,19 @@ extension ValueMap {
         writer.endObject()
     }
 
-    static func decodeFields(_ json: JSONValue, depth: Int, context: String) throws(EmulatorError) -> ValueMap {
+    /// Map entries are named as production names them: `fields[<index in the object>].value`.
+    static func decodeFields(_ json: JSONValue, depth: Int, context: () -> String) throws(EmulatorError) -> ValueMap {
         guard case .object(let members) = json else {
-            throw .invalidArgument("Invalid value at '\(context)': expected an object of field values.")
+            if case .array = json {
+                throw .invalidArgument(
+                    "Invalid JSON payload received. Unknown name \"fields\" at '\(context())': Proto field is not repeating, cannot start list.")
+            }
+            throw .invalidArgument("Invalid value at '\(context())' (map), \(JSONWriter.encodeToString(json))")
         }
         var fields: [ValueMap.Field] = []
         fields.reserveCapacity(members.count)
-        for m in members {
-            fields.append(ValueMap.Field(m.name, try Value.decode(m.value, depth: depth, context: "\(context)[\(m.name)]")))
+        for (i, m) in members.enumerated() {
+            fields.append(ValueMap.Field(m.name, try Value.decode(m.value, depth: depth, context: { "\(context())[\(i)].value" })))
         }
         return ValueMap(unsortedFields: fields)
     }

@@ -47,8 +47,9 @@ package struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
 
     /// True for names of the form `__…__` (at least 4 bytes), which Firestore reserves.
     package static func isReservedName(_ name: String) -> Bool {
-        let b = Array(name.utf8)
-        return b.count >= 4 && b[0] == 0x5F && b[1] == 0x5F && b[b.count - 1] == 0x5F && b[b.count - 2] == 0x5F
+        let b = name.utf8
+        guard b.count >= 4, b.first == 0x5F, b.last == 0x5F else { return false }
+        return b[b.index(after: b.startIndex)] == 0x5F && b[b.index(b.endIndex, offsetBy: -2)] == 0x5F
     }
 
     /// The integer of a numeric id `__id<int64>__` (ids exposed from Datastore), else nil.

@@ -62,7 +62,7 @@ package enum DocumentLimits {
     /// ≤ 1,500 bytes and not reserved (`__…__`, except inside a vector map), no array directly
     /// inside an array. Throws `INVALID_ARGUMENT`.
     package static func validate(_ name: DocumentName, fields: ValueMap) throws(EmulatorError) {
-        try validateFields(fields, depth: 0, path: [])
+        try validateFields(fields, depth: 0, path: { [] })
         let size = documentSize(path: name.path, fields: fields)
         if size > maxDocumentBytes {
             throw .invalidArgument(
@@ -83,15 +83,21 @@ package enum DocumentLimits {
         }
     }
 
-    private static func validateFields(_ map: ValueMap, depth: Int, path: [String]) throws(EmulatorError) {
+    // The field path of an error is only built when one is thrown: `path` renders it lazily.
+    private static func validateFields(_ map: ValueMap, depth: Int, path: () -> [String]) throws(EmulatorError) {
         let vector = map.isVector
         for f in map {
             try validateFieldName(f.name, allowReserved: vector)
-            try validateValue(f.value, depth: depth, path: path + [f.name], insideArray: false)
+            switch f.value {
+            case .map, .array:
+                try validateValue(f.value, depth: depth, path: { path() + [f.name] }, insideArray: false)
+            default:
+                continue
+            }
         }
     }
 
-    private static func validateValue(_ value: Value, depth: Int, path: [String], insideArray: Bool)
+    private static func validateValue(_ value: Value, depth: Int, path: () -> [String], insideArray: Bool)
         throws(EmulatorError)
     {
         switch value {
@@ -107,10 +113,10 @@ package enum DocumentLimits {
         }
     }
 
-    private static func checkDepth(_ depth: Int, _ path: [String]) throws(EmulatorError) {
+    private static func checkDepth(_ depth: Int, _ path: () -> [String]) throws(EmulatorError) {
         if depth > maxDepth {
             throw .invalidArgument(
-                "Field \"\(FieldPath(path).canonicalString)\" exceeds the maximum allowed nesting depth of \(maxDepth) for maps and arrays."
+                "Field \"\(FieldPath(path()).canonicalString)\" exceeds the maximum allowed nesting depth of \(maxDepth) for maps and arrays."
             )
         }
     }

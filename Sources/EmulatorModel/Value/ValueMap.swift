@@ -44,6 +44,30 @@ package struct ValueMap: Sendable, Hashable, RandomAccessCollection {
 
     /// Sorts `fields` by name bytes in O(n log n); for duplicate names the later field wins.
     package init(unsortedFields: [Field]) {
+        if unsortedFields.count <= 16 {
+            // Documents usually have a handful of fields: a stable insertion sort in place beats
+            // sorting (offset, field) pairs.
+            var sorted = unsortedFields
+            var i = 1
+            while i < sorted.count {
+                var j = i
+                while j > 0 && UTF8Order.compare(sorted[j - 1].name, sorted[j].name) > 0 {
+                    sorted.swapAt(j - 1, j)
+                    j -= 1
+                }
+                i += 1
+            }
+            var k = 1
+            var unique = true
+            while k < sorted.count {
+                if UTF8Order.equal(sorted[k - 1].name, sorted[k].name) { unique = false; break }
+                k += 1
+            }
+            if unique {
+                fields = sorted
+                return
+            }
+        }
         var indexed = Array(unsortedFields.enumerated())
         indexed.sort { a, b in
             let c = UTF8Order.compare(a.element.name, b.element.name)
@@ -70,6 +94,12 @@ package struct ValueMap: Sendable, Hashable, RandomAccessCollection {
             i += 1
         }
         fields = sortedFields
+    }
+
+    /// Adopts fields the caller has sorted strictly ascending by UTF-8 bytes (unchecked: a decoder
+    /// that compared the raw bytes already).
+    package init(uncheckedSortedFields: [Field]) {
+        fields = uncheckedSortedFields
     }
 
     package var startIndex: Int { 0 }

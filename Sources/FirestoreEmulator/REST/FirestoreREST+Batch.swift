@@ -6,11 +6,11 @@ extension FirestoreREST {
     func batchGet(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         var names: [DocumentName] = []
         for v in try body.array("documents") {
-            guard case .string(let s) = v else { throw body.bad("documents", "expected document names") }
+            guard case .string(let s) = v else { throw body.bad("documents", "TYPE_STRING") }
             names.append(try DocumentName.document(s))
         }
         let (transaction, items, readTime) = try service.batchGet(
-            path.database, names: names, mask: try RESTDecoding.mask(body["mask"], context: "mask"),
+            path.database, names: names, mask: try RESTDecoding.mask(body.object("mask", .documentMask)),
             consistency: try RESTDecoding.consistency(body), caller: caller)
         var w = JSONWriter()
         w.beginArray()
@@ -40,7 +40,7 @@ extension FirestoreREST {
     }
 
     func beginTransaction(_ path: RESTPath, _ body: JSONObject) throws(EmulatorError) -> HTTPResponse {
-        let id = try service.beginTransaction(path.database, options: try RESTDecoding.transactionOptions(body.object("options")))
+        let id = try service.beginTransaction(path.database, options: try RESTDecoding.transactionOptions(body.object("options", .transactionOptions)))
         var w = JSONWriter()
         w.beginObject()
         w.appendKey("transaction")
@@ -57,24 +57,29 @@ extension FirestoreREST {
 
     static func writes(_ body: JSONObject, database: DatabaseID) throws(EmulatorError) -> [Write] {
         var writes: [Write] = []
-        let items = try body.array("writes")
+        let items = try body.objects("writes", .write)
         writes.reserveCapacity(items.count)
-        for (i, w) in items.enumerated() {
-            writes.append(try RESTDecoding.write(w, context: "writes[\(i)]", database: database))
-        }
+        let names = RESTDecoding.NameParser(database)
+        for w in items { writes.append(try RESTDecoding.write(w, names: names)) }
         return writes
     }
 
-    func commit(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        let writes = try Self.writes(body, database: path.database)
-        let result = try service.commit(path.database, writes: writes, transaction: try body.bytes("transaction"), caller: caller)
+    func commit(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        let writes: [Write]
+        let transaction: [UInt8]?
+        if let fast = FastWriteDecoder.commit(request.body, names: RESTDecoding.NameParser(path.database)) {
+            (writes, transaction) = fast
+        } else {
+            let body = try Self.body(request, .commitRequest)
+            writes = try Self.writes(body, database: path.database)
+            transaction = try body.bytes("transaction")
+        }
+        let result = try service.commit(path.database, writes: writes, transaction: transaction, caller: caller)
         var w = JSONWriter()
         w.beginObject()
         if !result.writeResults.isEmpty {
             w.appendKey("writeResults")
-            w.beginArray()
-            for r in result.writeResults { RESTEncoding.writeResult(r, to: &w) }
-            w.endArray()
+            RESTEncoding.writeResults(result.writeResults, to: &w)
         }
         w.appendKey("commitTime")
         w.appendString(RESTEncoding.timestamp(result.commitTime))
@@ -88,14 +93,13 @@ extension FirestoreREST {
         var w = JSONWriter()
         w.beginObject()
         w.appendKey("writeResults")
-        w.beginArray()
-        for o in outcomes {
-            switch o {
-            case .success(let r): RESTEncoding.writeResult(r, to: &w)
-            case .failure: RESTEncoding.writeResult(WriteResult(updateTime: nil), to: &w)
-            }
-        }
-        w.endArray()
+        RESTEncoding.writeResults(
+            outcomes.map { o in
+                switch o {
+                case .success(let r): r
+                case .failure: WriteResult(updateTime: nil)
+                }
+            }, to: &w)
         w.appendKey("status")
         w.beginArray()
         for o in outcomes {
@@ -110,10 +114,10 @@ extension FirestoreREST {
     }
 
     func runQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        if body.has("explainOptions") {
+        if try body.object("explainOptions", .explainOptions) != nil {
             throw .unimplemented("Query explain is not supported by the Firestore emulator.")
         }
-        let query = try RESTDecoding.structuredQuery(body["structuredQuery"])
+        let query = try RESTDecoding.structuredQuery(body.object("structuredQuery", .structuredQuery))
         let result = try service.runQuery(
             path.database, parent: path.path, query: query, consistency: try RESTDecoding.consistency(body), caller: caller)
         var w = JSONWriter()
@@ -153,10 +157,10 @@ extension FirestoreREST {
     }
 
     func runAggregationQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        if body.has("explainOptions") {
+        if try body.object("explainOptions", .explainOptions) != nil {
             throw .unimplemented("Query explain is not supported by the Firestore emulator.")
         }
-        let query = try RESTDecoding.aggregationQuery(body["structuredAggregationQuery"])
+        let query = try RESTDecoding.aggregationQuery(body.object("structuredAggregationQuery", .structuredAggregationQuery))
         let result = try service.runAggregationQuery(
             path.database, parent: path.path, aggregation: query, consistency: try RESTDecoding.consistency(body),
             caller: caller)

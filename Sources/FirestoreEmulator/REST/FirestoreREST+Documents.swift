@@ -3,6 +3,9 @@ import EmulatorModel
 import EmulatorSupport
 
 extension FirestoreREST {
+    /// The consistency selector of GET requests, from query parameters.
+    private static let queryConsistency = RESTMessage("GetDocumentRequest", "transaction", "readTime")
+
     /// `mask.fieldPaths` repeated query parameters; nil when absent.
     static func mask(_ params: [(name: String, value: String)], _ name: String) throws(EmulatorError) -> [FieldPath]? {
         var out: [FieldPath]?
@@ -24,7 +27,7 @@ extension FirestoreREST {
             members.append(JSONMember("transaction", .string(String(t.map { $0 == " " ? "+" : $0 }))))
         }
         if let t = param(params, "readTime") { members.append(JSONMember("readTime", .string(t))) }
-        return try RESTDecoding.consistency(try JSONObject(.object(members), context: "query"))
+        return try RESTDecoding.consistency(try JSONObject(.object(members), context: "", message: queryConsistency))
     }
 
     static func precondition(_ params: [(name: String, value: String)]) throws(EmulatorError) -> WritePrecondition {
@@ -96,9 +99,9 @@ extension FirestoreREST {
 
     func createDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let params = Self.parameters(request)
-        let body = try Self.body(request)
+        let body = try Self.body(request, .document, context: "document")
         if body.has("name") { throw .invalidArgument("A document to create must not have a name; use documentId.") }
-        let (_, fields) = try RESTDecoding.document(.object(body.members), context: "document")
+        let (_, fields) = try RESTDecoding.document(body)
         guard let parent = path.path.parent, let collectionID = path.path.lastSegment else {
             throw .invalidArgument("A collection id is required to create a document.")
         }
@@ -110,8 +113,8 @@ extension FirestoreREST {
 
     func patchDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let params = Self.parameters(request)
-        let body = try Self.body(request)
-        let (name, fields) = try RESTDecoding.document(.object(body.members), context: "document")
+        let body = try Self.body(request, .document, context: "document")
+        let (name, fields) = try RESTDecoding.document(body)
         if let name, !name.utf8.elementsEqual(path.name.name.utf8) {
             guard let n = try? DocumentName(parsing: name), n == path.name else {
                 throw .invalidArgument("The document name in the body \"\(name)\" does not match the request path.")

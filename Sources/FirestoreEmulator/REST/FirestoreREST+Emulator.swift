@@ -34,11 +34,11 @@ extension FirestoreREST {
     }
 
     private func setRules(project: String, _ request: HTTPRequest) throws(EmulatorError) -> HTTPResponse {
-        let body = try Self.body(request)
-        let rules = try body.object("rules")
+        let body = try Self.body(request, .open)
+        let rules = try body.object("rules", .open)
         var source = ""
         for f in try rules?.array("files") ?? [] {
-            let file = try JSONObject(f, context: "rules.files")
+            let file = try JSONObject(f, context: "rules.files", message: .open)
             source += try file.string("content") ?? ""
         }
         var issues: [FirestoreRulesIssue] = []

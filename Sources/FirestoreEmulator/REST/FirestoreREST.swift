@@ -71,12 +71,14 @@ package struct FirestoreREST: Sendable {
     }
 
     /// Parses the body as JSON (an empty body is `{}`); `text/plain` bodies are accepted too.
-    static func body(_ request: HTTPRequest) throws(EmulatorError) -> JSONObject {
+    /// `context` is the body's proto path: empty when the body is the request (`body: "*"`),
+    /// `document` for createDocument and patch (`body: "document"`).
+    static func body(_ request: HTTPRequest, _ message: RESTMessage, context: String = "") throws(EmulatorError) -> JSONObject {
         if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            return try JSONObject(nil, context: "body")
+            return try JSONObject(nil, context: context, message: message)
         }
         do {
-            return try JSONObject(try JSONReader.parse(request.body), context: "body")
+            return try JSONObject(try JSONReader.parse(request.body), context: context, message: message)
         } catch let e as JSONError {
             throw .invalidArgument("Invalid JSON payload received. \(e.message) (line \(e.line), column \(e.column)).")
         } catch let e as EmulatorError {
@@ -110,19 +112,26 @@ package struct FirestoreREST: Sendable {
         }
         switch request.method {
         case .get:
-            if path.path.isDocument { return try getDocument(path, request, caller) }
+            if path.path.isDocument {
+                try Self.checkQueryParameters(request, allowed: QueryParameters.get)
+                return try getDocument(path, request, caller)
+            }
             if path.path.isEmpty { throw .invalidArgument("A collection id is required to list documents.") }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.list)
             return try listDocuments(path, request, caller)
         case .post:
             guard path.path.isCollection else {
                 throw .invalidArgument("Document parent \"\(path.name.name)\" must name a collection to create a document in.")
             }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.create)
             return try createDocument(path, request, caller)
         case .patch:
             guard path.path.isDocument else { throw .invalidArgument("Document name \"\(path.name.name)\" has odd number of segments.") }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.patch)
             return try patchDocument(path, request, caller)
         case .delete:
             guard path.path.isDocument else { throw .invalidArgument("Document name \"\(path.name.name)\" has odd number of segments.") }
+            try Self.checkQueryParameters(request, allowed: QueryParameters.delete)
             return try deleteDocument(path, request, caller)
         default:
             throw EmulatorError(.unimplemented, "Method \(request.method.token) is not supported on \(request.rawPath).")
@@ -139,19 +148,20 @@ package struct FirestoreREST: Sendable {
         if !databaseLevel.contains(method) && !(path.path.isEmpty || path.path.isDocument) {
             throw .invalidArgument("Parent \"\(path.name.name)\" must be the documents root or a document.")
         }
-        let body = try Self.body(request)
         switch method {
-        case "batchGet": return try batchGet(path, body, caller)
-        case "beginTransaction": return try beginTransaction(path, body)
-        case "commit": return try commit(path, body, caller)
-        case "rollback": return try rollback(path, body)
-        case "batchWrite": return try batchWrite(path, body, caller)
-        case "runQuery": return try runQuery(path, body, caller)
-        case "runAggregationQuery": return try runAggregationQuery(path, body, caller)
+        case "batchGet": return try batchGet(path, Self.body(request, .batchGetDocumentsRequest), caller)
+        case "beginTransaction": return try beginTransaction(path, Self.body(request, .beginTransactionRequest))
+        case "commit": return try commit(path, request, caller)
+        case "rollback": return try rollback(path, Self.body(request, .rollbackRequest))
+        case "batchWrite": return try batchWrite(path, Self.body(request, .batchWriteRequest), caller)
+        case "runQuery": return try runQuery(path, Self.body(request, .runQueryRequest), caller)
+        case "runAggregationQuery": return try runAggregationQuery(path, Self.body(request, .runAggregationQueryRequest), caller)
         case "partitionQuery":
-            try service.partitionQuery(path.database, parent: path.path, query: try RESTDecoding.structuredQuery(body["structuredQuery"]))
+            let body = try Self.body(request, .partitionQueryRequest)
+            try service.partitionQuery(
+                path.database, parent: path.path, query: try RESTDecoding.structuredQuery(body.object("structuredQuery", .structuredQuery)))
             return Self.ok(Array("{}".utf8))
-        case "listCollectionIds": return try listCollectionIds(path, body)
+        case "listCollectionIds": return try listCollectionIds(path, Self.body(request, .listCollectionIdsRequest))
         case "listen", "write":
             throw .unimplemented("\(method) is only available over gRPC and WebChannel.")
         default:

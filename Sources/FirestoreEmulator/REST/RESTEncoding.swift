@@ -44,6 +44,29 @@ enum RESTEncoding {
         w.endObject()
     }
 
+    /// `[WriteResult…]`. The writes of one commit share their update time, so the JSON of a plain
+    /// `{"updateTime": "…"}` result is built once and copied for the others.
+    static func writeResults(_ results: [WriteResult], to w: inout JSONWriter) {
+        w.bytes.reserveCapacity(w.bytes.count + results.count * 48 + 2)
+        w.beginArray()
+        var cachedTime = Int64.min
+        var cached: [UInt8] = []
+        for r in results {
+            guard r.transformResults.isEmpty, let t = r.updateTime else {
+                writeResult(r, to: &w)
+                continue
+            }
+            if t != cachedTime {
+                var one = JSONWriter()
+                writeResult(r, to: &one)
+                cached = one.bytes
+                cachedTime = t
+            }
+            w.appendRawJSON(cached)
+        }
+        w.endArray()
+    }
+
     /// The Google API error body: `{"error":{"code","message","status"}}`.
     static func error(_ e: EmulatorError) -> [UInt8] {
         var w = JSONWriter()

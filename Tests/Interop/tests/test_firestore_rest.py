@@ -301,6 +301,26 @@ def test_bad_input_answers_official_error_json(fs):
     assert len(nothing) == 1 and "document" not in nothing[0]
 
 
+def test_unknown_members_are_rejected_like_production(fs):
+    # Production's answer to a PATCH whose body carried `currentDocument` (quoted in
+    # samuelgozi/firebase-firestore-lite#23); nothing is written.
+    patch = requests.patch(f"{fs['base']}/strict/d", data=_json({"fields": {}, "currentDocument": {"exists": True}}),
+                           headers=fs["headers"], timeout=10)
+    assert patch.status_code == 400
+    assert patch.json()["error"] == {
+        "code": 400, "status": "INVALID_ARGUMENT",
+        "message": "Invalid JSON payload received. Unknown name \"currentDocument\" at 'document': Cannot find field."}
+    nested = commit(fs, [{"update": {"name": f"{fs['root']}/strict/d", "fields": {"a": {"intValue": "1"}}}}])
+    assert nested.status_code == 400
+    assert nested.json()["error"]["message"] == (
+        "Invalid JSON payload received. Unknown name \"intValue\" at 'writes[0].update.fields[0].value': Cannot find field.")
+    assert requests.get(f"{fs['base']}/strict/d", headers=fs["headers"], timeout=10).status_code == 404
+    # snake_case spellings of real members stay accepted.
+    ok = commit(fs, [{"update": {"name": f"{fs['root']}/strict/d", "fields": {"a": {"integer_value": "1"}}},
+                      "current_document": {"exists": False}, "update_transforms": []}])
+    assert ok.status_code == 200, ok.text
+
+
 def test_databases_and_projects_are_isolated_and_emulator_delete_clears(fs):
     suite = fs["suite"]
     commit(fs, [update(fs, "c/d", {"x": {"integerValue": "1"}})])
