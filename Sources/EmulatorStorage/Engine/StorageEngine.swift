@@ -148,6 +148,98 @@ package final class StorageEngine: Sendable {
         return time
     }
 
+    // MARK: Restoring
+
+    /// Puts entries back with the create and update times they carry (an import, a recovery)
+    /// instead of stamping them with a new commit time. Returns the restore's own commit time.
+    ///
+    /// - An entry whose `updateTime` is 0 gets the restore's commit time (and `createTime` 0 too):
+    ///   for sources that carry no times, such as official Firestore exports.
+    /// - Into an empty namespace with keys strictly ascending (what an export or a checkpoint
+    ///   holds), the tree is built bottom-up in O(N): no per-key descent, no path copies. Otherwise
+    ///   each entry replaces whatever the key held (its history included).
+    /// - Afterwards the engine's last commit time is at least the largest restored time, so every
+    ///   later commit is strictly later than anything restored.
+    /// - Subscribers hear the restore as one commit, and an attached commit log records it
+    ///   (with the restored times) before this returns.
+    /// - Namespace limits are checked; an entry over them throws and nothing is restored.
+    ///
+    /// ```swift
+    /// try engine.restore("firestore/demo/(default)", [
+    ///     StoredEntry(key: StorageKey("books/a"), value: bytes, createTime: created, updateTime: updated),
+    /// ])
+    /// ```
+    @discardableResult
+    package func restore(_ namespace: NamespaceID, _ entries: [StoredEntry]) throws(StorageError) -> CommitTime {
+        var logged: (log: any CommitLog, token: UInt64)?
+        let time = try commitLock.withLock { _ throws(StorageError) -> CommitTime in
+            let before = head.withLock { $0 }
+            let time = max(clock.now(), before.lastCommitTime + 1)
+            var space = before.namespaces[namespace] ?? NamespaceState()
+            if space.limits != .unlimited {
+                for entry in entries { try space.limits.check(entry.key, valueCount: entry.value.count) }
+            }
+            var latest = time
+            var sorted = true
+            var restored: [VersionedEntry] = []
+            restored.reserveCapacity(entries.count)
+            for entry in entries {
+                guard !entry.key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
+                let updateTime = entry.updateTime == 0 ? time : entry.updateTime
+                let createTime = entry.updateTime == 0 || entry.createTime == 0 ? updateTime : min(entry.createTime, updateTime)
+                latest = max(latest, updateTime)
+                if sorted, let previous = restored.last, !ByteOrder.less(previous.key, entry.key.encoded) { sorted = false }
+                restored.append(VersionedEntry(
+                    key: entry.key.encoded, value: entry.value, createTime: createTime, updateTime: updateTime))
+            }
+            var changes: [StorageChange] = []
+            changes.reserveCapacity(restored.count)
+            if sorted && space.liveCount == 0 && space.tree.root.isEmpty {
+                space.tree = VersionedTree(sorted: restored)
+                space.liveCount = restored.count
+                for index in entries.indices {
+                    changes.append(StorageChange(
+                        namespace: namespace, key: entries[index].key, old: nil,
+                        new: StoredEntry(
+                            key: entries[index].key, value: entries[index].value,
+                            createTime: restored[index].createTime, updateTime: restored[index].updateTime)))
+                }
+                for id in Array(space.indexes.keys) { space.indexes[id]?.build(from: space.tree) }
+            } else {
+                for (index, entry) in restored.enumerated() {
+                    let key = entries[index].key
+                    let old = space.tree.update(entry.key, horizon: 0) { slot -> StoredEntry? in
+                        let old = slot.value.map {
+                            StoredEntry(key: key, value: $0, createTime: slot.createTime, updateTime: slot.updateTime)
+                        }
+                        slot = entry
+                        return old
+                    }
+                    if old == nil { space.liveCount += 1 }
+                    let new = StoredEntry(key: key, value: entry.value ?? [], createTime: entry.createTime, updateTime: entry.updateTime)
+                    for id in Array(space.indexes.keys) { space.indexes[id]?.apply(key: key, old: old?.value, new: new.value) }
+                    changes.append(StorageChange(namespace: namespace, key: key, old: old, new: new))
+                }
+            }
+            var after = before
+            after.namespaces[namespace] = space
+            after.lastCommitTime = latest
+            publish(after)
+            if !changes.isEmpty && !feed.isEmpty {
+                feed.deliver(
+                    changes, commitTime: latest,
+                    before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
+                    after: StorageSnapshot(state: after, readTime: latest, isHead: true))
+            }
+            if !changes.isEmpty, let log = commitLog.withLock({ $0 }) {
+                logged = (log, log.append(changes, commitTime: latest))
+            }
+            return latest
+        }
+        if let logged { logged.log.waitUntilDurable(logged.token) }
+        return time
+    }
+
     /// Attaches (or with nil detaches) the durability hook every later commit and clear reports to.
     /// Attach it after loading recovered data, so recovery is not journaled again.
     package func setCommitLog(_ log: (any CommitLog)?) {
