@@ -26,7 +26,10 @@ package final class DataDirectory: Sendable {
     }
 
     package static let checkpointFile = "checkpoint.log"
-    static let checkpointMagic = Array("emulators-checkpoint-1".utf8)
+    /// Checkpoint header: entries carry their create and update times.
+    static let checkpointMagic = Array("emulators-checkpoint-2".utf8)
+    /// Checkpoints written before times were kept (still read).
+    static let checkpointMagicWithoutTimes = Array("emulators-checkpoint-1".utf8)
 
     package let path: String
     private let engine: StorageEngine
@@ -169,6 +172,7 @@ package final class DataDirectory: Sendable {
                 batch.writeRawVarint(UInt64(name.count)); batch.bytes.append(contentsOf: name)
                 batch.writeRawVarint(UInt64(entry.key.encoded.count)); batch.bytes.append(contentsOf: entry.key.encoded)
                 batch.writeRawVarint(UInt64(entry.value.count)); batch.bytes.append(contentsOf: entry.value)
+                batch.writeRawVarint(UInt64(bitPattern: entry.createTime)); batch.writeRawVarint(UInt64(bitPattern: entry.updateTime))
                 count += 1
                 if batch.bytes.count >= 64 << 10 {
                     log.append(batch.bytes)
@@ -193,6 +197,7 @@ package final class DataDirectory: Sendable {
     func abandonForTesting() {
         engine.setCommitLog(nil)
         joinWorker()
+        journal.abandon()
         Glibc.close(lockFD)
     }
 

@@ -40,6 +40,9 @@ package enum FirestoreSnapshotAdapter {
         package var namespace: NamespaceID
         package var key: StorageKey
         package var value: [UInt8]
+        /// The document's original times when the snapshot carries them; 0 = the import's time.
+        package var createTime: CommitTime = 0
+        package var updateTime: CommitTime = 0
     }
 
     /// The stored form of a document; throws `INVALID_ARGUMENT` for a path that is not a document.
@@ -73,19 +76,22 @@ package enum FirestoreSnapshotAdapter {
         }
     }
 
-    /// Writes prepared entries in commits of `batchSize`.
-    package static func load(_ entries: [Entry], into engine: StorageEngine, batchSize: Int = 20_000) throws(EmulatorError) {
-        var start = 0
-        while start < entries.count {
-            let end = min(start + batchSize, entries.count)
-            try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) in
-                for entry in entries[start..<end] {
-                    do throws(StorageError) { _ = try txn.put(entry.namespace, entry.key, entry.value) } catch {
-                        throw .invalidArgument("cannot import document \(entry.key): \(error.message)")
-                    }
-                }
+    /// Loads prepared entries, keeping their times (`StorageEngine.restore`): one restore per
+    /// namespace, so entries in key order (as every export holds them) go into an empty database
+    /// as a bottom-up tree build rather than one commit per batch.
+    package static func load(_ entries: [Entry], into engine: StorageEngine) throws(EmulatorError) {
+        var order: [NamespaceID] = []
+        var groups: [NamespaceID: [StoredEntry]] = [:]
+        for entry in entries {
+            let stored = StoredEntry(key: entry.key, value: entry.value, createTime: entry.createTime, updateTime: entry.updateTime)
+            if order.last != entry.namespace && groups[entry.namespace] == nil { order.append(entry.namespace) }
+            groups[entry.namespace, default: []].append(stored)
+        }
+        for namespace in order {
+            guard let group = groups.removeValue(forKey: namespace) else { continue }
+            do throws(StorageError) { try engine.restore(namespace, group) } catch {
+                throw .invalidArgument("cannot import documents: \(error.message)")
             }
-            start = end
         }
     }
 
