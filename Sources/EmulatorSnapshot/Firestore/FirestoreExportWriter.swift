@@ -8,6 +8,7 @@ import EmulatorModel
 ///   all_namespaces/all_kinds/
 ///     all_namespaces_all_kinds.export_metadata          protobuf: name, times, output files
 ///     output-0                                          LevelDB log of EntityProto
+///     output-0.emulators-times                          create/update times (ours; see DocumentTimesFile)
 /// ```
 ///
 /// ```swift
@@ -31,6 +32,8 @@ package struct FirestoreExportWriter {
     private var output: SnapshotFile?
     package private(set) var entityCount = 0
     private var entityBytes = 0
+    /// Create/update time of every document so far, for the times side file.
+    private var times = DocumentTimesFile.Builder()
 
     /// Creates `directory` and the kind directory, and opens `output-0`.
     package init(directory: String, fileSystem: SnapshotFileSystem, startMicros: Int64) throws(SnapshotError) {
@@ -45,19 +48,21 @@ package struct FirestoreExportWriter {
 
     /// Appends one document (as one EntityProto record).
     package mutating func add(_ document: FirestoreExportDocument) throws(SnapshotError) {
+        times.add(createTime: 0, updateTime: 0)
         try append(EntityProto.encode(document))
     }
 
     /// Appends one document whose fields are `ValueCodec` bytes (transcoded without value trees
     /// where possible). Throws `corrupted` if the bytes do not decode.
     package mutating func add(stored document: FirestoreStoredDocument) throws(SnapshotError) {
+        times.add(createTime: document.createTime, updateTime: document.updateTime)
         if let entity = EntityProto.encode(stored: document) { return try append(entity) }
         let fields: ValueMap
         do throws(EmulatorError) { fields = try ValueCodec.decode(document.encodedFields) } catch {
             throw SnapshotError(.corrupted, "document \(document.path) does not decode: \(error.message)")
         }
-        try add(FirestoreExportDocument(
-            projectID: document.projectID, databaseID: document.databaseID, path: document.path, fields: fields))
+        try append(EntityProto.encode(FirestoreExportDocument(
+            projectID: document.projectID, databaseID: document.databaseID, path: document.path, fields: fields)))
     }
 
     private mutating func append(_ entity: [UInt8]) throws(SnapshotError) {
@@ -75,6 +80,10 @@ package struct FirestoreExportWriter {
         output.close()
         self.output = nil
         let kindDir = directory + "/" + Self.kindDirectory
+        let outputPath = kindDir + "/" + Self.outputFile
+        if times.hasTimes, let size = fileSystem.fileSize(outputPath) {
+            try fileSystem.writeFile(outputPath + DocumentTimesFile.suffix, times.encoded(outputBytes: size))
+        }
         try fileSystem.writeFile(kindDir + "/" + Self.kindMetadataFile, Self.kindMetadata(startMicros: startMicros, endMicros: endMicros))
         try fileSystem.writeFile(
             directory + "/" + Self.overallFile,

@@ -179,46 +179,49 @@ package final class StorageEngine: Sendable {
             if space.limits != .unlimited {
                 for entry in entries { try space.limits.check(entry.key, valueCount: entry.value.count) }
             }
+            // One pass: check keys and order, find the latest time.
             var latest = time
             var sorted = true
-            var restored: [VersionedEntry] = []
-            restored.reserveCapacity(entries.count)
+            var previous: [UInt8]?
             for entry in entries {
                 guard !entry.key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
+                if entry.updateTime != 0 { latest = max(latest, entry.updateTime) }
+                if sorted, let previous, !ByteOrder.less(previous, entry.key.encoded) { sorted = false }
+                previous = entry.key.encoded
+            }
+            func versioned(_ entry: StoredEntry) -> VersionedEntry {
                 let updateTime = entry.updateTime == 0 ? time : entry.updateTime
                 let createTime = entry.updateTime == 0 || entry.createTime == 0 ? updateTime : min(entry.createTime, updateTime)
-                latest = max(latest, updateTime)
-                if sorted, let previous = restored.last, !ByteOrder.less(previous.key, entry.key.encoded) { sorted = false }
-                restored.append(VersionedEntry(
-                    key: entry.key.encoded, value: entry.value, createTime: createTime, updateTime: updateTime))
+                return VersionedEntry(key: entry.key.encoded, value: entry.value, createTime: createTime, updateTime: updateTime)
             }
+            func stored(_ entry: VersionedEntry, _ key: StorageKey) -> StoredEntry {
+                StoredEntry(key: key, value: entry.value ?? [], createTime: entry.createTime, updateTime: entry.updateTime)
+            }
+            let log = commitLog.withLock { $0 }
+            let reporting = log != nil || !feed.isEmpty
             var changes: [StorageChange] = []
-            changes.reserveCapacity(restored.count)
             if sorted && space.liveCount == 0 && space.tree.root.isEmpty {
-                space.tree = VersionedTree(sorted: restored)
-                space.liveCount = restored.count
-                for index in entries.indices {
-                    changes.append(StorageChange(
-                        namespace: namespace, key: entries[index].key, old: nil,
-                        new: StoredEntry(
-                            key: entries[index].key, value: entries[index].value,
-                            createTime: restored[index].createTime, updateTime: restored[index].updateTime)))
-                }
+                space.tree = VersionedTree(sorted: entries.lazy.map(versioned))
+                space.liveCount = entries.count
                 for id in Array(space.indexes.keys) { space.indexes[id]?.build(from: space.tree) }
+                if reporting {
+                    changes = entries.map { StorageChange(namespace: namespace, key: $0.key, old: nil, new: stored(versioned($0), $0.key)) }
+                }
             } else {
-                for (index, entry) in restored.enumerated() {
-                    let key = entries[index].key
-                    let old = space.tree.update(entry.key, horizon: 0) { slot -> StoredEntry? in
+                for entry in entries {
+                    let restored = versioned(entry)
+                    let old = space.tree.update(restored.key, horizon: 0) { slot -> StoredEntry? in
                         let old = slot.value.map {
-                            StoredEntry(key: key, value: $0, createTime: slot.createTime, updateTime: slot.updateTime)
+                            StoredEntry(key: entry.key, value: $0, createTime: slot.createTime, updateTime: slot.updateTime)
                         }
-                        slot = entry
+                        slot = restored
                         return old
                     }
                     if old == nil { space.liveCount += 1 }
-                    let new = StoredEntry(key: key, value: entry.value ?? [], createTime: entry.createTime, updateTime: entry.updateTime)
-                    for id in Array(space.indexes.keys) { space.indexes[id]?.apply(key: key, old: old?.value, new: new.value) }
-                    changes.append(StorageChange(namespace: namespace, key: key, old: old, new: new))
+                    for id in Array(space.indexes.keys) { space.indexes[id]?.apply(key: entry.key, old: old?.value, new: entry.value) }
+                    if reporting {
+                        changes.append(StorageChange(namespace: namespace, key: entry.key, old: old, new: stored(restored, entry.key)))
+                    }
                 }
             }
             var after = before
@@ -231,7 +234,7 @@ package final class StorageEngine: Sendable {
                     before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
                     after: StorageSnapshot(state: after, readTime: latest, isHead: true))
             }
-            if !changes.isEmpty, let log = commitLog.withLock({ $0 }) {
+            if !changes.isEmpty, let log {
                 logged = (log, log.append(changes, commitTime: latest))
             }
             return latest
