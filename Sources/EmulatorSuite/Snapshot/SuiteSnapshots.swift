@@ -94,8 +94,13 @@ final class SuiteSnapshots: Sendable {
         }
         let database: [DatabaseExportNamespace]? =
             request.targets.contains(.database)
-            ? DatabaseSnapshotAdapter.exportNamespaces(from: cut, alsoInclude: importedNamespaces.withLock { $0 })
-                .map { DatabaseExportNamespace(name: $0.name, json: $0.json) }
+            ? DatabaseSnapshotAdapter.exportNamespaceNames(from: cut, alsoInclude: importedNamespaces.withLock { $0 })
+                .map { name in
+                    // Streamed from the snapshot into the file, never held whole in memory.
+                    DatabaseExportNamespace(name: name) { write throws(SnapshotError) in
+                        try DatabaseSnapshotAdapter.streamExport(name, from: cut, write)
+                    }
+                }
             : nil
         let firestore: ((inout FirestoreExportWriter) throws(SnapshotError) -> Void)? =
             request.targets.contains(.firestore)
