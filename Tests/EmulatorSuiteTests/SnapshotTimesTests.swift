@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorSnapshot
 import EmulatorStorage
 import FirestoreEmulator
 import Testing
@@ -39,5 +40,37 @@ import Testing
             try txn.put(imported, StorageKey("books/c"), fields)
         }
         #expect(next.commitTime > before.map(\.updateTime).max() ?? 0)
+    }
+
+    @Test func theOfficialPartHoldsOnlyTheDefaultDatabaseAndNothingIsLost() throws {
+        let dir = TemporaryDirectory()
+        let output = CapturedOutput()
+        let source = EmulatorContext(projectId: "demo-main", console: output.console)
+        let fields = ValueCodec.encode(["n": .integer(1)] as ValueMap)
+        let databases = [
+            DatabaseID(project: "demo-main", database: "(default)"), DatabaseID(project: "demo-main", database: "other"),
+            DatabaseID(project: "demo-else", database: "(default)"),
+        ]
+        try source.storage.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            for database in databases {
+                try txn.put(FirestoreSnapshotAdapter.namespace(database), StorageKey("docs/\(database.project)-\(database.database)"), fields)
+            }
+        }
+        let snapshots = SuiteSnapshots(version: "test")
+        try snapshots.exportData(ExportRequest(path: dir.path + "/data", initiatedBy: "test", targets: [.firestore]), source)
+
+        // What the official importer reads: the metadata file and what it points at.
+        let official = try FirestoreExportReader(fileSystem: SnapshotFileSystem())
+            .read(metadataFile: dir.path + "/data/firestore_export/firestore_export.overall_export_metadata")
+        #expect(official.map(\.path.description) == ["docs/demo-main-(default)"])
+        #expect(official.map(\.databaseID) == ["(default)"])
+
+        let target = EmulatorContext(projectId: "demo-main", console: output.console)
+        try snapshots.importData(ImportPlan(directory: dir.path + "/data", source: .emulatorExport(
+            metadataFile: dir.path + "/data/firebase-export-metadata.json")), target)
+        let snapshot = try target.storage.snapshot()
+        for database in databases {
+            #expect(snapshot.count(FirestoreSnapshotAdapter.namespace(database)) == 1, "\(database)")
+        }
     }
 }

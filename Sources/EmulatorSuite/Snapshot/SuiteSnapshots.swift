@@ -105,6 +105,9 @@ final class SuiteSnapshots: Sendable {
         let firestore: ((inout FirestoreExportWriter) throws(SnapshotError) -> Void)? =
             request.targets.contains(.firestore)
             ? { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
+                // The official part holds what the official suite exports: the running project's
+                // (default) database. Every other database goes beside it, so nothing is lost.
+                writer.primary = (context.projectId, "(default)")
                 try FirestoreSnapshotAdapter.exportStoredDocuments(from: cut) {
                     (database: DatabaseID, path: ResourcePath, stored: StoredEntry) throws(SnapshotError) in
                     try writer.add(stored: FirestoreStoredDocument(
