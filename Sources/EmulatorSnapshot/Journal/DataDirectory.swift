@@ -85,11 +85,13 @@ package final class DataDirectory: Sendable {
     }
 
     /// Holds the `flock` on `<dir>/LOCK` until `close()` (or the process ends).
-    private let lockFD: Int32
+    /// -1 once closed: `close()` after `abandonForTesting()` (or twice) must not close a
+    /// descriptor number that by then belongs to another file.
+    private let lockFD: Mutex<Int32>
 
     private init(path: String, engine: StorageEngine, journal: Journal, fileSystem: SnapshotFileSystem,
                  recovered: (entries: Int, commits: Int), lockFD: Int32) {
-        self.lockFD = lockFD
+        self.lockFD = Mutex(lockFD)
         self.path = path
         self.engine = engine
         self.journal = journal
@@ -198,7 +200,7 @@ package final class DataDirectory: Sendable {
         engine.setCommitLog(nil)
         joinWorker()
         journal.abandon()
-        Glibc.close(lockFD)
+        releaseLock()
     }
 
     /// Flushes the journal (clean shutdown). Commits after this are not journaled.
@@ -206,6 +208,14 @@ package final class DataDirectory: Sendable {
         engine.setCommitLog(nil)
         joinWorker()
         journal.close()
-        Glibc.close(lockFD)
+        releaseLock()
+    }
+
+    private func releaseLock() {
+        let fd = lockFD.withLock { fd in
+            defer { fd = -1 }
+            return fd
+        }
+        if fd >= 0 { Glibc.close(fd) }
     }
 }
