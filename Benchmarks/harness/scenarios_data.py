@@ -334,6 +334,26 @@ IN_PROCESS_LINES = [
 ]
 
 
+JOURNAL_LINE = re.compile(
+    r"^journal (\d+) clients: in-memory (\d+) writes/s; write before ack (\d+) writes/s = \d+%; "
+    r"fdatasync group commit (\d+) writes/s", re.M)
+
+
+def journal_rows(bench):
+    """`EmulatorBenchmarks journal`: RTDB PUT through the router from 1-128 client threads, with
+    and without the live data directory (it takes medians of its own rounds). Target: the
+    fdatasync figure at least 70% of in-memory at the same client count."""
+    output = bench.run(bench.pin_server + [bench.benchmarks, "journal"] + (["--quick"] if bench.quick else []),
+                       timeout=1800)
+    for match in JOURNAL_LINE.finditer(output):
+        clients, memory, written, synced = (int(group) for group in match.groups())
+        for label, value in (("write before ack (--data-dir-no-fsync)", written),
+                             ("fdatasync group commit (--data-dir)", synced)):
+            bench.add(Row("6", f"journal, {label}: RTDB PUT in-process, {clients} client(s)", "writes/s",
+                          value=value, baseline=memory, baseline_label="in-memory, same clients",
+                          target_text="≥ 70% of in-memory", met=value >= 0.7 * memory if memory else None))
+
+
 def in_process_emulators(bench, features):
     """`EmulatorBenchmarks firestore|database`: the emulators' own figures without the network
     hop, to tell handler cost from transport cost. Rows appear only for lines the build prints."""
@@ -342,6 +362,8 @@ def in_process_emulators(bench, features):
     # In quick mode the in-process benchmarks keep their own sizes while mock-firestore shrinks.
     if bench.mock_python and "firestore" in available and not bench.quick:
         mock, _ = baseline_or_note(lambda: baselines.mock_firestore(bench))
+    if "journal" in available and features.snapshot:
+        journal_rows(bench)
     for scenario in ("firestore", "database"):
         if scenario not in available:
             bench.add(Row("3", f"{scenario} in-process benchmark", "", status=PENDING))

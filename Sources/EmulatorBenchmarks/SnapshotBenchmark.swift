@@ -62,9 +62,10 @@ func runSnapshotBenchmark(quick: Bool) {
         let cut = try source.snapshot()
         try exporter.export(to: root + "/export", force: true, database: []) { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
             try FirestoreSnapshotAdapter.exportStoredDocuments(from: cut) {
-                (database: DatabaseID, path: ResourcePath, stored: [UInt8]) throws(SnapshotError) in
+                (database: DatabaseID, path: ResourcePath, stored: StoredEntry) throws(SnapshotError) in
                 try writer.add(stored: FirestoreStoredDocument(
-                    projectID: database.project, databaseID: database.database, path: path, encodedFields: stored))
+                    projectID: database.project, databaseID: database.database, path: path, encodedFields: stored.value,
+                        createTime: stored.createTime, updateTime: stored.updateTime))
             }
         }
     } catch {

@@ -31,6 +31,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "rules-throughput", summary: "requests/s with rules against open rules") {
         runRulesThroughputBenchmark(quick: $0.quick)
     },
+    BenchmarkScenario(name: "journal", summary: "RTDB PUT through the router with 1-128 clients: in-memory vs live data directory") {
+        runJournalBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "snapshot", summary: "export/import of 1M ~1 KB docs (100k small with --quick)") {
         runSnapshotBenchmark(quick: $0.quick)
     },

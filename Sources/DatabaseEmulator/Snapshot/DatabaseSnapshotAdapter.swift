@@ -27,6 +27,34 @@ package enum DatabaseSnapshotAdapter {
         }
     }
 
+    /// The namespaces `streamExport` should write: every one holding data in `snapshot`, plus
+    /// `alsoInclude` (written as `null` when empty, as officially), sorted by name.
+    package static func exportNamespaceNames(from snapshot: StorageSnapshot, alsoInclude: [String] = []) -> [String] {
+        let prefix = "database/"
+        var names = Set(alsoInclude)
+        for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
+            var entries = snapshot.scan(namespace).makeIterator()
+            if entries.next() != nil { names.insert(String(namespace.name.dropFirst(prefix.count))) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// Writes namespace `name` of `snapshot` in export format (the bytes `exportNamespaces`
+    /// would give for it) through `write`, in pieces of about `chunkBytes`, without building the
+    /// tree or the whole document.
+    ///
+    /// ```swift
+    /// try DatabaseSnapshotAdapter.streamExport("demo-default-rtdb", from: cut) { piece in try file.write(piece) }
+    /// ```
+    package static func streamExport<Failure: Error>(
+        _ name: String, from snapshot: StorageSnapshot, chunkBytes: Int = 1 << 20,
+        _ write: ([UInt8]) throws(Failure) -> Void
+    ) throws(Failure) {
+        var stream = DatabaseExportStream<Failure>(
+            snapshot: snapshot, namespace: DatabaseStorageMapping.namespaceID(name), chunkBytes: chunkBytes)
+        try stream.run(write)
+    }
+
     /// Replaces namespace `name` with `json` (export or plain format) in one commit.
     /// Throws `INVALID_ARGUMENT` for data a write could not carry (bad keys, too deep, …).
     package static func importNamespace(_ name: String, json: JSONValue, into engine: StorageEngine) throws(EmulatorError) {

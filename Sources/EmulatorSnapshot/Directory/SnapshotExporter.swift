@@ -116,7 +116,10 @@ package struct SnapshotExporter: Sendable {
                 guard Self.isSafeFileName(namespace.name) else {
                     throw SnapshotError(.refused, "Database namespace \"\(namespace.name)\" cannot be used as a file name.")
                 }
-                try fileSystem.writeFile(dir + "/" + namespace.name + ".json", namespace.json)
+                let file = try fileSystem.create(dir + "/" + namespace.name + ".json")
+                defer { file.close() }
+                try namespace.stream { bytes throws(SnapshotError) in try file.write(bytes) }
+                try file.sync()
             }
             try fileSystem.syncDirectory(dir)
             metadata.database = ExportMetadata.Section(version: databaseVersion, path: Self.databasePath)

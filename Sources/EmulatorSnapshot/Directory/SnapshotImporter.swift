@@ -112,6 +112,15 @@ package struct SnapshotImporter: Sendable {
                 documents.append(document)
             }
         }
+        // Databases beyond the official part (ours; see FirestoreExportWriter).
+        let more = SnapshotFileSystem.split(metadataFile).parent + "/" + FirestoreExportWriter.moreDatabasesDirectory + "/"
+            + FirestoreExportWriter.overallFile
+        if fileSystem.exists(more) {
+            var extra = ImportedSnapshot(directory: result.directory)
+            try readFirestore(more, into: &extra, sink)
+            documents.append(contentsOf: extra.firestore ?? [])
+            count += extra.firestoreCount
+        }
         result.firestore = documents
         result.firestoreCount = count
     }

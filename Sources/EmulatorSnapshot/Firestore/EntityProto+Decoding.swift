@@ -59,8 +59,9 @@ extension EntityProto {
 
     /// `dev~demo` → `demo`; `s~prod` → `prod`; `demo` → `demo`.
     private static func stripAppPrefix(_ app: String) -> String {
-        guard let tilde = app.firstIndex(of: "~") else { return app }
-        return String(app[app.index(after: tilde)...])
+        // On the UTF-8 view: a Character search would run grapheme breaking for every document.
+        guard let tilde = app.utf8.firstIndex(of: UInt8(ascii: "~")) else { return app }
+        return String(app[app.utf8.index(after: tilde)...])
     }
 
     private static func readPathElement(

@@ -8,12 +8,22 @@ package struct FirestoreStoredDocument: Sendable, Equatable {
     package var path: ResourcePath
     /// `ValueCodec` encoding of the document's fields.
     package var encodedFields: [UInt8]
+    /// Create and update time in microseconds (0 when the snapshot does not carry them: the
+    /// official format has no place for them; ours keeps them in a side file, see
+    /// `DocumentTimesFile`).
+    package var createTime: Int64
+    package var updateTime: Int64
 
-    package init(projectID: String, databaseID: String = "(default)", path: ResourcePath, encodedFields: [UInt8]) {
+    package init(
+        projectID: String, databaseID: String = "(default)", path: ResourcePath, encodedFields: [UInt8],
+        createTime: Int64 = 0, updateTime: Int64 = 0
+    ) {
         self.projectID = projectID
         self.databaseID = databaseID
         self.path = path
         self.encodedFields = encodedFields
+        self.createTime = createTime
+        self.updateTime = updateTime
     }
 }
 

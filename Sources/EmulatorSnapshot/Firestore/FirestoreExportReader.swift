@@ -28,13 +28,20 @@ package struct FirestoreExportReader {
     /// Like `read(metadataFile:_:)`, but each document arrives already in the storage encoding
     /// (fields as `ValueCodec` bytes, transcoded without building value trees).
     package func readStored(metadataFile: String, _ body: (FirestoreStoredDocument) -> Void) throws(SnapshotError) {
-        try read(metadataFile: metadataFile, transform: { (record) throws(ProtoReader.Failure) in try EntityProto.transcode(record) }, body)
+        try read(
+            metadataFile: metadataFile, transform: { (record) throws(ProtoReader.Failure) in try EntityProto.transcode(record) },
+            stamp: { document, created, updated in
+                document.createTime = created
+                document.updateTime = updated
+            }, body)
     }
 
     /// Runs `transform` on every entity record (on the decoding threads), then `body` with its
     /// result, in file order.
+    /// `stamp` (if given) sets the create/update times from the `output-N` side file.
     func read<Prepared>(
         metadataFile: String, transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        stamp: ((inout Prepared, Int64, Int64) -> Void)? = nil,
         _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
         let overall = try fileSystem.read(metadataFile)
@@ -56,7 +63,7 @@ package struct FirestoreExportReader {
                 throw SnapshotError(.corrupted, "bad kind pointer: \(error.message)", file: metadataFile, offset: recordOffset)
             }
             let kindFile = resolve(kindPath, base: baseDirectory)
-            try readKind(kindFile, transform, body)
+            try readKind(kindFile, transform, stamp, body)
         }
     }
 
@@ -83,7 +90,7 @@ package struct FirestoreExportReader {
 
     private func readKind<Prepared>(
         _ kindFile: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
-        _ body: (Prepared) -> Void
+        _ stamp: ((inout Prepared, Int64, Int64) -> Void)?, _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
         let bytes = try fileSystem.read(kindFile)
         var outputs: [String] = []
@@ -105,8 +112,24 @@ package struct FirestoreExportReader {
         let directory = SnapshotFileSystem.split(kindFile).parent
         for output in outputs {
             let outputFile = output.hasPrefix("/") ? output : directory + "/" + output
-            try readEntities(outputFile, transform, body)
+            try readEntities(outputFile, transform, stamp, body)
         }
+    }
+
+    private func readEntities<Prepared>(
+        _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        _ stamp: ((inout Prepared, Int64, Int64) -> Void)?, _ body: (Prepared) -> Void
+    ) throws(SnapshotError) {
+        if let stamp, let times = DocumentTimesFile.read(for: file, fileSystem: fileSystem) {
+            var index = 0
+            return try readEntities(file, transform) { (prepared: Prepared) in
+                var stamped = prepared
+                if index < times.count { stamp(&stamped, times[index].0, times[index].1) }
+                index += 1
+                body(stamped)
+            }
+        }
+        try readEntities(file, transform, body)
     }
 
     private func readEntities<Prepared>(

@@ -8,7 +8,14 @@ import EmulatorModel
 ///   all_namespaces/all_kinds/
 ///     all_namespaces_all_kinds.export_metadata          protobuf: name, times, output files
 ///     output-0                                          LevelDB log of EntityProto
+///     output-0.emulators-times                          create/update times (ours; see DocumentTimesFile)
+///   emulators_more_databases/                           (ours) the same layout for every other database
 /// ```
+///
+/// With `primary` set, only that database goes into the official part (the official suite
+/// exports only the running project's `(default)` database, so that is all it finds there);
+/// documents of any other database or project go into `emulators_more_databases/`, which the
+/// official importer never looks at and ours reads too. Nothing is dropped.
 ///
 /// ```swift
 /// var writer = try FirestoreExportWriter(directory: tmp + "/firestore_export", fileSystem: fs, startMicros: now)
@@ -21,6 +28,7 @@ package struct FirestoreExportWriter {
     package static let kindDirectory = "all_namespaces/all_kinds"
     package static let kindMetadataFile = "all_namespaces_all_kinds.export_metadata"
     package static let outputFile = "output-0"
+    package static let moreDatabasesDirectory = "emulators_more_databases"
     /// The first record of an overall metadata file: the format version.
     static let formatVersion: UInt8 = 0x33
 
@@ -31,6 +39,12 @@ package struct FirestoreExportWriter {
     private var output: SnapshotFile?
     package private(set) var entityCount = 0
     private var entityBytes = 0
+    /// Create/update time of every document so far, for the times side file.
+    private var times = DocumentTimesFile.Builder()
+    /// The (project, database) the official part holds; nil: every document goes there.
+    package var primary: (project: String, database: String)?
+    /// The writer of `emulators_more_databases/` (at most one element), made on first use.
+    private var more: [FirestoreExportWriter] = []
 
     /// Creates `directory` and the kind directory, and opens `output-0`.
     package init(directory: String, fileSystem: SnapshotFileSystem, startMicros: Int64) throws(SnapshotError) {
@@ -45,19 +59,38 @@ package struct FirestoreExportWriter {
 
     /// Appends one document (as one EntityProto record).
     package mutating func add(_ document: FirestoreExportDocument) throws(SnapshotError) {
+        if !isPrimary(document.projectID, document.databaseID) { return try other { (w) throws(SnapshotError) in try w.add(document) } }
+        times.add(createTime: 0, updateTime: 0)
         try append(EntityProto.encode(document))
     }
 
     /// Appends one document whose fields are `ValueCodec` bytes (transcoded without value trees
     /// where possible). Throws `corrupted` if the bytes do not decode.
     package mutating func add(stored document: FirestoreStoredDocument) throws(SnapshotError) {
+        if !isPrimary(document.projectID, document.databaseID) {
+            return try other { (w) throws(SnapshotError) in try w.add(stored: document) }
+        }
+        times.add(createTime: document.createTime, updateTime: document.updateTime)
         if let entity = EntityProto.encode(stored: document) { return try append(entity) }
         let fields: ValueMap
         do throws(EmulatorError) { fields = try ValueCodec.decode(document.encodedFields) } catch {
             throw SnapshotError(.corrupted, "document \(document.path) does not decode: \(error.message)")
         }
-        try add(FirestoreExportDocument(
-            projectID: document.projectID, databaseID: document.databaseID, path: document.path, fields: fields))
+        try append(EntityProto.encode(FirestoreExportDocument(
+            projectID: document.projectID, databaseID: document.databaseID, path: document.path, fields: fields)))
+    }
+
+    private func isPrimary(_ project: String, _ database: String) -> Bool {
+        guard let primary else { return true }
+        return primary.project == project && primary.database == database
+    }
+
+    private mutating func other(_ body: (inout FirestoreExportWriter) throws(SnapshotError) -> Void) throws(SnapshotError) {
+        if more.isEmpty {
+            more.append(try FirestoreExportWriter(
+                directory: directory + "/" + Self.moreDatabasesDirectory, fileSystem: fileSystem, startMicros: startMicros))
+        }
+        try body(&more[0])
     }
 
     private mutating func append(_ entity: [UInt8]) throws(SnapshotError) {
@@ -70,11 +103,16 @@ package struct FirestoreExportWriter {
     /// Flushes the entities and writes both metadata files, all synced.
     package mutating func finish(endMicros: Int64) throws(SnapshotError) {
         guard let output else { return }
+        for index in more.indices { try more[index].finish(endMicros: endMicros) }
         try output.write(log.drain())
         try output.sync()
         output.close()
         self.output = nil
         let kindDir = directory + "/" + Self.kindDirectory
+        let outputPath = kindDir + "/" + Self.outputFile
+        if times.hasTimes, let size = fileSystem.fileSize(outputPath) {
+            try fileSystem.writeFile(outputPath + DocumentTimesFile.suffix, times.encoded(outputBytes: size))
+        }
         try fileSystem.writeFile(kindDir + "/" + Self.kindMetadataFile, Self.kindMetadata(startMicros: startMicros, endMicros: endMicros))
         try fileSystem.writeFile(
             directory + "/" + Self.overallFile,

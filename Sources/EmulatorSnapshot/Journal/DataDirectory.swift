@@ -26,7 +26,10 @@ package final class DataDirectory: Sendable {
     }
 
     package static let checkpointFile = "checkpoint.log"
-    static let checkpointMagic = Array("emulators-checkpoint-1".utf8)
+    /// Checkpoint header: entries carry their create and update times.
+    static let checkpointMagic = Array("emulators-checkpoint-2".utf8)
+    /// Checkpoints written before times were kept (still read).
+    static let checkpointMagicWithoutTimes = Array("emulators-checkpoint-1".utf8)
 
     package let path: String
     private let engine: StorageEngine
@@ -82,11 +85,13 @@ package final class DataDirectory: Sendable {
     }
 
     /// Holds the `flock` on `<dir>/LOCK` until `close()` (or the process ends).
-    private let lockFD: Int32
+    /// -1 once closed: `close()` after `abandonForTesting()` (or twice) must not close a
+    /// descriptor number that by then belongs to another file.
+    private let lockFD: Mutex<Int32>
 
     private init(path: String, engine: StorageEngine, journal: Journal, fileSystem: SnapshotFileSystem,
                  recovered: (entries: Int, commits: Int), lockFD: Int32) {
-        self.lockFD = lockFD
+        self.lockFD = Mutex(lockFD)
         self.path = path
         self.engine = engine
         self.journal = journal
@@ -169,6 +174,7 @@ package final class DataDirectory: Sendable {
                 batch.writeRawVarint(UInt64(name.count)); batch.bytes.append(contentsOf: name)
                 batch.writeRawVarint(UInt64(entry.key.encoded.count)); batch.bytes.append(contentsOf: entry.key.encoded)
                 batch.writeRawVarint(UInt64(entry.value.count)); batch.bytes.append(contentsOf: entry.value)
+                batch.writeRawVarint(UInt64(bitPattern: entry.createTime)); batch.writeRawVarint(UInt64(bitPattern: entry.updateTime))
                 count += 1
                 if batch.bytes.count >= 64 << 10 {
                     log.append(batch.bytes)
@@ -193,7 +199,8 @@ package final class DataDirectory: Sendable {
     func abandonForTesting() {
         engine.setCommitLog(nil)
         joinWorker()
-        Glibc.close(lockFD)
+        journal.abandon()
+        releaseLock()
     }
 
     /// Flushes the journal (clean shutdown). Commits after this are not journaled.
@@ -201,6 +208,14 @@ package final class DataDirectory: Sendable {
         engine.setCommitLog(nil)
         joinWorker()
         journal.close()
-        Glibc.close(lockFD)
+        releaseLock()
+    }
+
+    private func releaseLock() {
+        let fd = lockFD.withLock { fd in
+            defer { fd = -1 }
+            return fd
+        }
+        if fd >= 0 { Glibc.close(fd) }
     }
 }

@@ -7,49 +7,21 @@ struct DataDirectoryRecovery {
 
     struct State {
         var hadCheckpoint = false
-        /// Checkpoint entries, in dump order.
-        var entries: [(NamespaceID, StorageKey, [UInt8])] = []
-        var records: [JournalRecord] = []
+        /// The checkpoint's entries with every journaled commit applied on top.
+        var replay = JournalReplay()
+        var checkpointEntries = 0
+        var commits = 0
         var journals: [Int] = []
         var lastJournal = 0
 
-        /// Loads everything into `engine`: the checkpoint in large commits, then each journaled
-        /// commit as one commit (clears as clears), in order.
+        /// Loads the recovered contents into `engine`: one `restore` per namespace, every entry
+        /// with its original create and update time (the engine's clock continues after them).
         func apply(to engine: StorageEngine) -> (entries: Int, commits: Int) {
-            var index = 0
-            while index < entries.count {
-                let end = min(index + 20_000, entries.count)
-                engine.commit { (txn: inout CommitBuilder) in
-                    for i in index..<end { _ = try? txn.put(entries[i].0, entries[i].1, entries[i].2) }
-                }
-                index = end
+            for (namespace, entries) in replay.result() {
+                // Keys and values were validated when read; the engine has no limits configured yet.
+                _ = try? engine.restore(namespace, entries)
             }
-            for record in records {
-                var pending: [JournalRecord.Operation] = []
-                func flush() {
-                    guard !pending.isEmpty else { return }
-                    engine.commit { (txn: inout CommitBuilder) in
-                        for op in pending {
-                            switch op {
-                            case .put(let ns, let key, let value): _ = try? txn.put(ns, key, value)
-                            case .delete(let ns, let key): _ = try? txn.delete(ns, key)
-                            case .clear: break
-                            }
-                        }
-                    }
-                    pending.removeAll()
-                }
-                for op in record.operations {
-                    if case .clear(let ns, let subtree) = op {
-                        flush()
-                        engine.clear(ns, subtree: subtree)
-                    } else {
-                        pending.append(op)
-                    }
-                }
-                flush()
-            }
-            return (entries.count, records.count)
+            return (checkpointEntries, commits)
         }
     }
 
@@ -80,12 +52,15 @@ struct DataDirectoryRecovery {
 
     private func readCheckpoint(_ file: String, into state: inout State) throws(SnapshotError) -> Int {
         var log = LevelDBLogReader(bytes: try fileSystem.read(file), file: file)
-        guard let header = try log.next(), header.starts(with: DataDirectory.checkpointMagic) else {
+        guard let header = try log.next(),
+            let magic = [DataDirectory.checkpointMagic, DataDirectory.checkpointMagicWithoutTimes].first(where: { header.starts(with: $0) })
+        else {
             throw SnapshotError(.corrupted, "not a checkpoint file (bad header)", file: file, offset: 0)
         }
+        let hasTimes = magic == DataDirectory.checkpointMagic
         var firstJournal = 0
         do throws(ProtoReader.Failure) {
-            firstJournal = try ProtoReader.reading(header, from: DataDirectory.checkpointMagic.count) {
+            firstJournal = try ProtoReader.reading(header, from: magic.count) {
                 (r: inout ProtoReader) throws(ProtoReader.Failure) in Int(truncatingIfNeeded: try r.readRawVarint())
             }
         } catch {
@@ -96,15 +71,23 @@ struct DataDirectoryRecovery {
             guard let record = try log.next() else { break }
             do throws(ProtoReader.Failure) {
                 let entries = try ProtoReader.reading(record) { (r: inout ProtoReader) throws(ProtoReader.Failure) in
-                    var entries: [(NamespaceID, StorageKey, [UInt8])] = []
+                    var entries: [(NamespaceID, StoredEntry)] = []
                     while r.position < record.count {
                         let ns = try JournalRecord.namespace(&r)
                         let key = try JournalRecord.storageKey(&r)
-                        entries.append((ns, key, r.copy(try JournalRecord.lengthPrefixed(&r))))
+                        let value = r.copy(try JournalRecord.lengthPrefixed(&r))
+                        // Checkpoints written before times were kept: 0 = "the time of the restore".
+                        var created: CommitTime = 0, updated: CommitTime = 0
+                        if hasTimes {
+                            created = CommitTime(bitPattern: try r.readRawVarint())
+                            updated = CommitTime(bitPattern: try r.readRawVarint())
+                        }
+                        entries.append((ns, StoredEntry(key: key, value: value, createTime: created, updateTime: updated)))
                     }
                     return entries
                 }
-                state.entries.append(contentsOf: entries)
+                for (namespace, entry) in entries { state.replay.addCheckpointEntry(namespace, entry) }
+                state.checkpointEntries += entries.count
             } catch {
                 throw SnapshotError(.corrupted, "bad checkpoint record: \(error.message)", file: file, offset: offset)
             }
@@ -126,7 +109,8 @@ struct DataDirectoryRecovery {
                 throw error
             }
             do throws(ProtoReader.Failure) {
-                state.records.append(try JournalRecord.decode(record))
+                state.replay.apply(try JournalRecord.decode(record))
+                state.commits += 1
             } catch {
                 throw SnapshotError(.corrupted, "bad journal record: \(error.message)", file: file, offset: offset)
             }

@@ -4,11 +4,13 @@ import Glibc
 /// The append-only journal of a live data directory: every commit is appended as one LevelDB
 /// log record before the commit returns to its caller.
 ///
-/// Group commit: commits append under the engine's commit serialization (cheap, in memory);
-/// then each waits until a flush covers its record. One waiting thread writes and syncs
-/// everything appended so far while the others wait, so N concurrent commits share one
-/// `fdatasync`. A journal that cannot write any more stops the process: continuing would
-/// acknowledge writes that are not durable.
+/// Group commit (`.sync`): a commit appends its record to an in-memory buffer under the
+/// engine's commit serialization (cheap), then waits. One syncer thread writes and
+/// `fdatasync`s everything pending and then acknowledges every commit it covered at once, so
+/// all the commits that arrive during one sync share the next one. A commit is acknowledged
+/// only after a sync that started after its record was appended has finished. In `.write`
+/// mode the record is written with `write` right away and nothing waits. A journal that cannot
+/// write any more stops the process: continuing would acknowledge writes that are not durable.
 final class Journal: CommitLog, @unchecked Sendable {
     // @unchecked Sendable: every mutable property below is guarded by `lock`.
     private let lock = JournalLock()
@@ -18,9 +20,15 @@ final class Journal: CommitLog, @unchecked Sendable {
     private var writer: LevelDBLogWriter
     private var appended: UInt64 = 0
     private var durable: UInt64 = 0
+    /// True while a write + sync runs outside the lock (the syncer's, or a rotation's).
     private var flushing = false
+    private var stopping = false
+    private var syncer: pthread_t?
     private(set) var sequence: Int
     private var fileBytes: Int
+    /// Set when a flush left the journal over its size threshold; the next acknowledged commit
+    /// starts the checkpoint (outside the lock and off the syncer thread).
+    private var pendingCheckpoint = false
     /// Called (outside the lock) after a flush that left the journal over its size threshold.
     var onLarge: (@Sendable () -> Void)?
     let checkpointThreshold: Int
@@ -34,6 +42,7 @@ final class Journal: CommitLog, @unchecked Sendable {
         self.writer = LevelDBLogWriter()
         self.fileBytes = 0
         self.checkpointThreshold = checkpointThreshold
+        if durability == .sync { startSyncer() }
     }
 
     func append(_ changes: [StorageChange], cleared: [ClearedSubtree], commitTime: CommitTime) -> UInt64 {
@@ -45,42 +54,56 @@ final class Journal: CommitLog, @unchecked Sendable {
     }
 
     /// Runs under the engine's commit serialization. In `.write` mode the record goes to the
-    /// file right here (one `write`, no second lock round trip); `.sync` mode leaves it for the
-    /// group flush in `waitUntilDurable`.
+    /// file right here (one `write`); in `.sync` mode it waits in the buffer for the syncer.
     private func append(_ bytes: [UInt8]) -> UInt64 {
         lock.lock()
+        defer { lock.unlock() }
         writer.append(bytes)
         appended += 1
         let token = appended
-        var large = false
         if durability == .write && !flushing {
             flush(writer.bytes, to: file)
             fileBytes += writer.bytes.count
             writer.clearBuffer()
             durable = token
-            large = fileBytes >= checkpointThreshold
+            if fileBytes >= checkpointThreshold { pendingCheckpoint = true }
+        } else {
+            lock.signalWork()
         }
-        lock.unlock()
-        if large { lock.withLock { pendingCheckpoint = true } }
         return token
     }
 
-    /// Set when a `.write`-mode append crossed the checkpoint threshold (the checkpoint runs in
-    /// `waitUntilDurable`, outside the commit serialization).
-    private var pendingCheckpoint = false
-
     func waitUntilDurable(_ token: UInt64) {
-        var large = false
         lock.lock()
-        if pendingCheckpoint {
-            pendingCheckpoint = false
-            large = true
+        while durable < token { lock.wait() }
+        let large = pendingCheckpoint
+        pendingCheckpoint = false
+        lock.unlock()
+        if large { onLarge?() }
+    }
+
+    private func startSyncer() {
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<Journal>.fromOpaque(raw).takeRetainedValue().runSyncer()
+            return nil
+        }, Unmanaged.passRetained(self).toOpaque())
+        if started == 0 {
+            syncer = thread
+        } else {
+            let text = "emulators: cannot start the journal's sync thread (error \(started)).\n"
+            var line = Array(text.utf8); _ = Glibc.write(2, &line, line.count)
+            exit(74)
         }
-        while durable < token {
-            if flushing {
-                lock.wait()
-                continue
-            }
+    }
+
+    /// The syncer: waits for appended records, writes and syncs all of them, acknowledges them.
+    private func runSyncer() {
+        lock.lock()
+        while true {
+            while !stopping && (appended == durable || flushing) { lock.waitForWork() }
+            if stopping { break }
             flushing = true
             let bytes = writer.drain()
             let target = appended
@@ -91,11 +114,22 @@ final class Journal: CommitLog, @unchecked Sendable {
             fileBytes += bytes.count
             durable = target
             flushing = false
-            large = fileBytes >= checkpointThreshold
+            if fileBytes >= checkpointThreshold { pendingCheckpoint = true }
             lock.broadcast()
         }
         lock.unlock()
-        if large { onLarge?() }
+    }
+
+    /// Stops the syncer thread (after the flush it is running, if any) and waits for it.
+    private func stopSyncer() {
+        lock.withLock {
+            stopping = true
+            lock.signalWork()
+        }
+        if let thread = syncer {
+            pthread_join(thread, nil)
+            syncer = nil
+        }
     }
 
     private func flush(_ bytes: [UInt8], to output: SnapshotFile) {
@@ -130,12 +164,19 @@ final class Journal: CommitLog, @unchecked Sendable {
 
     /// Flushes and syncs everything appended (clean shutdown).
     func close() {
+        stopSyncer()
         lock.lock()
         while flushing { lock.wait() }
         let bytes = writer.drain()
         flush(bytes, to: file)
         try? file.sync()
         durable = appended
+        lock.broadcast()
         lock.unlock()
+    }
+
+    /// What a crash leaves: the syncer stops; records not yet written stay unwritten.
+    func abandon() {
+        stopSyncer()
     }
 }

@@ -1,14 +1,20 @@
 package import EmulatorStorage
 
 /// One journaled commit, value-agnostic: the commit time and, per changed key, its namespace,
-/// encoded key and new bytes (or a tombstone), or a subtree clear.
+/// encoded key and new bytes with the entry's create and update times (or a tombstone), or a
+/// subtree clear.
 ///
 /// Encoding (inside one LevelDB log record): varint commit time, varint op count, then per op a
-/// kind byte (1 put, 2 delete, 3 clear) and varint-length-prefixed namespace, key and (put only)
-/// value.
+/// kind byte (4 put with times, 2 delete, 3 clear; 1 is a put without times, from journals
+/// written before times were kept) and varint-length-prefixed namespace, key and (puts only)
+/// value, then (kind 4) varint create time and varint update time.
 package struct JournalRecord: Sendable, Equatable {
     package enum Operation: Sendable, Equatable {
+        /// A put without times (older journals): replayed as a commit at the record's time would
+        /// stamp it (update time = commit time; create time kept if the key was live).
         case put(NamespaceID, StorageKey, [UInt8])
+        /// A put with the entry's times.
+        case entry(NamespaceID, StoredEntry)
         case delete(NamespaceID, StorageKey)
         case clear(NamespaceID, StorageKey)
     }
@@ -24,7 +30,7 @@ package struct JournalRecord: Sendable, Equatable {
     package init(changes: [StorageChange], commitTime: CommitTime) {
         self.commitTime = commitTime
         operations = changes.map { change in
-            if let new = change.new { return .put(change.namespace, change.key, new.value) }
+            if let new = change.new { return .entry(change.namespace, new) }
             return .delete(change.namespace, change.key)
         }
     }
@@ -42,11 +48,15 @@ package struct JournalRecord: Sendable, Equatable {
             appendBytes(subtree.key.encoded, &w)
         }
         for change in changes {
-            w.bytes.append(change.new == nil ? 2 : 1)
+            w.bytes.append(change.new == nil ? 2 : 4)
             w.writeRawVarint(UInt64(change.namespace.name.utf8.count))
             w.bytes.append(contentsOf: change.namespace.name.utf8)
             appendBytes(change.key.encoded, &w)
-            if let new = change.new { appendBytes(new.value, &w) }
+            if let new = change.new {
+                appendBytes(new.value, &w)
+                w.writeRawVarint(UInt64(bitPattern: new.createTime))
+                w.writeRawVarint(UInt64(bitPattern: new.updateTime))
+            }
         }
         return w.bytes
     }
@@ -62,6 +72,13 @@ package struct JournalRecord: Sendable, Equatable {
                 Self.appendBytes(Array(ns.name.utf8), &w)
                 Self.appendBytes(key.encoded, &w)
                 Self.appendBytes(value, &w)
+            case .entry(let ns, let entry):
+                w.bytes.append(4)
+                Self.appendBytes(Array(ns.name.utf8), &w)
+                Self.appendBytes(entry.key.encoded, &w)
+                Self.appendBytes(entry.value, &w)
+                w.writeRawVarint(UInt64(bitPattern: entry.createTime))
+                w.writeRawVarint(UInt64(bitPattern: entry.updateTime))
             case .delete(let ns, let key):
                 w.bytes.append(2)
                 Self.appendBytes(Array(ns.name.utf8), &w)
@@ -99,6 +116,11 @@ package struct JournalRecord: Sendable, Equatable {
             let key = try storageKey(&r)
             switch kind {
             case 1: operations.append(.put(ns, key, r.copy(try lengthPrefixed(&r))))
+            case 4:
+                let value = r.copy(try lengthPrefixed(&r))
+                let created = CommitTime(bitPattern: try r.readRawVarint())
+                let updated = CommitTime(bitPattern: try r.readRawVarint())
+                operations.append(.entry(ns, StoredEntry(key: key, value: value, createTime: created, updateTime: updated)))
             case 2: operations.append(.delete(ns, key))
             case 3: operations.append(.clear(ns, key))
             default: throw ProtoReader.Failure(offset: at, message: "unknown operation \(kind)")

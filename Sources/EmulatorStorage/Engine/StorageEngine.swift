@@ -161,6 +161,101 @@ package final class StorageEngine: Sendable {
         return time
     }
 
+    // MARK: Restoring
+
+    /// Puts entries back with the create and update times they carry (an import, a recovery)
+    /// instead of stamping them with a new commit time. Returns the restore's own commit time.
+    ///
+    /// - An entry whose `updateTime` is 0 gets the restore's commit time (and `createTime` 0 too):
+    ///   for sources that carry no times, such as official Firestore exports.
+    /// - Into an empty namespace with keys strictly ascending (what an export or a checkpoint
+    ///   holds), the tree is built bottom-up in O(N): no per-key descent, no path copies. Otherwise
+    ///   each entry replaces whatever the key held (its history included).
+    /// - Afterwards the engine's last commit time is at least the largest restored time, so every
+    ///   later commit is strictly later than anything restored.
+    /// - Subscribers hear the restore as one commit, and an attached commit log records it
+    ///   (with the restored times) before this returns.
+    /// - Namespace limits are checked; an entry over them throws and nothing is restored.
+    ///
+    /// ```swift
+    /// try engine.restore("firestore/demo/(default)", [
+    ///     StoredEntry(key: StorageKey("books/a"), value: bytes, createTime: created, updateTime: updated),
+    /// ])
+    /// ```
+    @discardableResult
+    package func restore(_ namespace: NamespaceID, _ entries: [StoredEntry]) throws(StorageError) -> CommitTime {
+        var logged: (log: any CommitLog, token: UInt64)?
+        let time = try commitLock.withLock { _ throws(StorageError) -> CommitTime in
+            let before = head.withLock { $0 }
+            let time = max(clock.now(), before.lastCommitTime + 1)
+            var space = before.namespaces[namespace] ?? NamespaceState()
+            if space.limits != .unlimited {
+                for entry in entries { try space.limits.check(entry.key, valueCount: entry.value.count) }
+            }
+            // One pass: check keys and order, find the latest time.
+            var latest = time
+            var sorted = true
+            var previous: [UInt8]?
+            for entry in entries {
+                guard !entry.key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
+                if entry.updateTime != 0 { latest = max(latest, entry.updateTime) }
+                if sorted, let previous, !ByteOrder.less(previous, entry.key.encoded) { sorted = false }
+                previous = entry.key.encoded
+            }
+            func versioned(_ entry: StoredEntry) -> VersionedEntry {
+                let updateTime = entry.updateTime == 0 ? time : entry.updateTime
+                let createTime = entry.updateTime == 0 || entry.createTime == 0 ? updateTime : min(entry.createTime, updateTime)
+                return VersionedEntry(key: entry.key.encoded, value: entry.value, createTime: createTime, updateTime: updateTime)
+            }
+            func stored(_ entry: VersionedEntry, _ key: StorageKey) -> StoredEntry {
+                StoredEntry(key: key, value: entry.value ?? [], createTime: entry.createTime, updateTime: entry.updateTime)
+            }
+            let log = commitLog.withLock { $0 }
+            let reporting = log != nil || !feed.isEmpty
+            var changes: [StorageChange] = []
+            if sorted && space.liveCount == 0 && space.tree.root.isEmpty {
+                space.tree = VersionedTree(sorted: entries.lazy.map(versioned))
+                space.liveCount = entries.count
+                for id in Array(space.indexes.keys) { space.indexes[id]?.build(from: space.tree) }
+                if reporting {
+                    changes = entries.map { StorageChange(namespace: namespace, key: $0.key, old: nil, new: stored(versioned($0), $0.key)) }
+                }
+            } else {
+                for entry in entries {
+                    let restored = versioned(entry)
+                    let old = space.tree.update(restored.key, horizon: 0) { slot -> StoredEntry? in
+                        let old = slot.value.map {
+                            StoredEntry(key: entry.key, value: $0, createTime: slot.createTime, updateTime: slot.updateTime)
+                        }
+                        slot = restored
+                        return old
+                    }
+                    if old == nil { space.liveCount += 1 }
+                    for id in Array(space.indexes.keys) { space.indexes[id]?.apply(key: entry.key, old: old?.value, new: entry.value) }
+                    if reporting {
+                        changes.append(StorageChange(namespace: namespace, key: entry.key, old: old, new: stored(restored, entry.key)))
+                    }
+                }
+            }
+            var after = before
+            after.namespaces[namespace] = space
+            after.lastCommitTime = latest
+            publish(after)
+            if !changes.isEmpty && !feed.isEmpty {
+                feed.deliver(
+                    changes, commitTime: latest,
+                    before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
+                    after: StorageSnapshot(state: after, readTime: latest, isHead: true))
+            }
+            if !changes.isEmpty, let log {
+                logged = (log, log.append(changes, commitTime: latest))
+            }
+            return latest
+        }
+        if let logged { logged.log.waitUntilDurable(logged.token) }
+        return time
+    }
+
     /// Attaches (or with nil detaches) the durability hook every later commit and clear reports to.
     /// Attach it after loading recovered data, so recovery is not journaled again.
     package func setCommitLog(_ log: (any CommitLog)?) {

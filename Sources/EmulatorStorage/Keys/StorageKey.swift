@@ -23,7 +23,10 @@ package struct StorageKey: Hashable, Sendable, Comparable, CustomStringConvertib
     package init(segments: some Sequence<String>) {
         var bytes: [UInt8] = []
         for segment in segments where !segment.isEmpty {
-            StorageKey.appendEscaped(segment.utf8, to: &bytes)
+            // Native strings hand over their UTF-8 bytes directly (no per-byte view iteration).
+            if segment.utf8.withContiguousStorageIfAvailable({ StorageKey.appendEscaped($0, to: &bytes) }) == nil {
+                StorageKey.appendEscaped(segment.utf8, to: &bytes)
+            }
         }
         self.encoded = bytes
     }

@@ -26,24 +26,35 @@ final class SuiteSnapshots: Sendable {
 
     /// Reads and checks the whole directory, then loads it into the engine.
     func importData(_ plan: ImportPlan, _ context: EmulatorContext) throws(SnapshotFailure) {
-        // Documents are kept in their stored form while the rest of the directory is checked.
-        // A snapshot of one project (every official export) goes into the running project,
-        // whatever project it names; one holding several projects keeps each project apart.
-        var entries: [FirestoreSnapshotAdapter.Entry] = []
-        var databases: [String] = []
-        var projects = Set<String>()
+        // Documents are kept in their stored form (grouped by database, in file order) while the
+        // rest of the directory is checked. A snapshot of one project (every official export)
+        // goes into the running project, whatever project it names; one holding several projects
+        // keeps each project apart.
+        var groups: [(database: DatabaseID, entries: [StoredEntry])] = []
+        var groupIndex: [DatabaseID: Int] = [:]
+        var current = -1
         var invalid: EmulatorError?
         let snapshot: ImportedSnapshot
         do throws(SnapshotError) {
             // Entities are transcoded straight to the stored encoding on the decoding threads.
             snapshot = try SnapshotImporter(fileSystem: fileSystem).read(directory: plan.directory) { document in
                 guard invalid == nil else { return }
+                if current < 0 || groups[current].database.project != document.projectID
+                    || groups[current].database.database != document.databaseID
+                {
+                    let database = DatabaseID(project: document.projectID, database: document.databaseID)
+                    if let index = groupIndex[database] {
+                        current = index
+                    } else {
+                        current = groups.count
+                        groupIndex[database] = current
+                        groups.append((database, []))
+                    }
+                }
                 do throws(EmulatorError) {
-                    entries.append(try FirestoreSnapshotAdapter.entry(
-                        database: DatabaseID(project: document.projectID, database: document.databaseID),
-                        path: document.path, encodedFields: document.encodedFields))
-                    databases.append(document.databaseID)
-                    projects.insert(document.projectID)
+                    groups[current].entries.append(StoredEntry(
+                        key: try FirestoreSnapshotAdapter.key(document.path), value: document.encodedFields,
+                        createTime: document.createTime, updateTime: document.updateTime))
                 } catch {
                     invalid = error
                 }
@@ -52,16 +63,15 @@ final class SuiteSnapshots: Sendable {
             throw SnapshotFailure(.failed, error.description)
         }
         if let invalid { throw SnapshotFailure(.failed, invalid.message) }
-        if projects.count == 1, projects.first != context.projectId {
-            for index in entries.indices {
-                entries[index].namespace = FirestoreSnapshotAdapter.namespace(
-                    DatabaseID(project: context.projectId, database: databases[index]))
+        if Set(groups.map(\.database.project)).count == 1 {
+            for index in groups.indices {
+                groups[index].database = DatabaseID(project: context.projectId, database: groups[index].database.database)
             }
         }
         do throws(EmulatorError) {
             if snapshot.firestore != nil {
-                try FirestoreSnapshotAdapter.load(entries, into: context.storage)
-                entries = []
+                try FirestoreSnapshotAdapter.load(groups.map { ($0.database, $0.entries) }, into: context.storage)
+                groups = []
                 context.console.info("firestore", "Imported \(snapshot.firestoreCount) documents from \(plan.directory)")
             }
             if let namespaces = snapshot.database {
@@ -84,16 +94,25 @@ final class SuiteSnapshots: Sendable {
         }
         let database: [DatabaseExportNamespace]? =
             request.targets.contains(.database)
-            ? DatabaseSnapshotAdapter.exportNamespaces(from: cut, alsoInclude: importedNamespaces.withLock { $0 })
-                .map { DatabaseExportNamespace(name: $0.name, json: $0.json) }
+            ? DatabaseSnapshotAdapter.exportNamespaceNames(from: cut, alsoInclude: importedNamespaces.withLock { $0 })
+                .map { name in
+                    // Streamed from the snapshot into the file, never held whole in memory.
+                    DatabaseExportNamespace(name: name) { write throws(SnapshotError) in
+                        try DatabaseSnapshotAdapter.streamExport(name, from: cut, write)
+                    }
+                }
             : nil
         let firestore: ((inout FirestoreExportWriter) throws(SnapshotError) -> Void)? =
             request.targets.contains(.firestore)
             ? { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
+                // The official part holds what the official suite exports: the running project's
+                // (default) database. Every other database goes beside it, so nothing is lost.
+                writer.primary = (context.projectId, "(default)")
                 try FirestoreSnapshotAdapter.exportStoredDocuments(from: cut) {
-                    (database: DatabaseID, path: ResourcePath, stored: [UInt8]) throws(SnapshotError) in
+                    (database: DatabaseID, path: ResourcePath, stored: StoredEntry) throws(SnapshotError) in
                     try writer.add(stored: FirestoreStoredDocument(
-                        projectID: database.project, databaseID: database.database, path: path, encodedFields: stored))
+                        projectID: database.project, databaseID: database.database, path: path, encodedFields: stored.value,
+                        createTime: stored.createTime, updateTime: stored.updateTime))
                 }
             }
             : nil

@@ -40,6 +40,9 @@ package enum FirestoreSnapshotAdapter {
         package var namespace: NamespaceID
         package var key: StorageKey
         package var value: [UInt8]
+        /// The document's original times when the snapshot carries them; 0 = the import's time.
+        package var createTime: CommitTime = 0
+        package var updateTime: CommitTime = 0
     }
 
     /// The stored form of a document; throws `INVALID_ARGUMENT` for a path that is not a document.
@@ -57,35 +60,55 @@ package enum FirestoreSnapshotAdapter {
         return Entry(namespace: DocumentStore.namespace(database), key: DatabaseView<StorageSnapshot>.key(path), value: encodedFields)
     }
 
-    /// Like `exportDocuments`, but hands over each document's stored bytes (`ValueCodec`
-    /// fields) without decoding them, for exporters that transcode directly.
+    /// Like `exportDocuments`, but hands over each document's stored entry (`ValueCodec`
+    /// fields, create and update time) without decoding it, for exporters that transcode directly.
     package static func exportStoredDocuments<Failure: Error>(
         from snapshot: StorageSnapshot,
-        _ body: (DatabaseID, ResourcePath, [UInt8]) throws(Failure) -> Void
+        _ body: (DatabaseID, ResourcePath, StoredEntry) throws(Failure) -> Void
     ) throws(Failure) {
         for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
             let parts = namespace.name.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
             guard parts.count == 2 else { continue }
             let database = DatabaseID(project: String(parts[0]), database: String(parts[1]))
             for entry in snapshot.scan(namespace) where entry.key.depth % 2 == 0 {
-                try body(database, ResourcePath(segments: entry.key.segments), entry.value)
+                try body(database, ResourcePath(segments: entry.key.segments), entry)
             }
         }
     }
 
-    /// Writes prepared entries in commits of `batchSize`.
-    package static func load(_ entries: [Entry], into engine: StorageEngine, batchSize: Int = 20_000) throws(EmulatorError) {
-        var start = 0
-        while start < entries.count {
-            let end = min(start + batchSize, entries.count)
-            try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) in
-                for entry in entries[start..<end] {
-                    do throws(StorageError) { _ = try txn.put(entry.namespace, entry.key, entry.value) } catch {
-                        throw .invalidArgument("cannot import document \(entry.key): \(error.message)")
-                    }
-                }
+    /// The engine key of a document path (throws `INVALID_ARGUMENT` for a path that is not a document).
+    package static func key(_ path: ResourcePath) throws(EmulatorError) -> StorageKey {
+        guard path.isDocument else { throw .invalidArgument("\"\(path)\" is not a document path") }
+        return DatabaseView<StorageSnapshot>.key(path)
+    }
+
+    /// Loads the documents of each database (stored entries, keys from `key(_:)`, values
+    /// `ValueCodec` bytes) with their times; one `StorageEngine.restore` per database, so entries
+    /// in key order go into an empty database as a bottom-up tree build.
+    package static func load(_ databases: [(DatabaseID, [StoredEntry])], into engine: StorageEngine) throws(EmulatorError) {
+        for (database, entries) in databases {
+            do throws(StorageError) { try engine.restore(namespace(database), entries) } catch {
+                throw .invalidArgument("cannot import documents into \(database.database): \(error.message)")
             }
-            start = end
+        }
+    }
+
+    /// Loads prepared entries, keeping their times (`StorageEngine.restore`): one restore per
+    /// namespace, so entries in key order (as every export holds them) go into an empty database
+    /// as a bottom-up tree build rather than one commit per batch.
+    package static func load(_ entries: [Entry], into engine: StorageEngine) throws(EmulatorError) {
+        var order: [NamespaceID] = []
+        var groups: [NamespaceID: [StoredEntry]] = [:]
+        for entry in entries {
+            let stored = StoredEntry(key: entry.key, value: entry.value, createTime: entry.createTime, updateTime: entry.updateTime)
+            if order.last != entry.namespace && groups[entry.namespace] == nil { order.append(entry.namespace) }
+            groups[entry.namespace, default: []].append(stored)
+        }
+        for namespace in order {
+            guard let group = groups.removeValue(forKey: namespace) else { continue }
+            do throws(StorageError) { try engine.restore(namespace, group) } catch {
+                throw .invalidArgument("cannot import documents: \(error.message)")
+            }
         }
     }
 

@@ -79,6 +79,7 @@ def test_export_then_import_restores_both_emulators(suite, tmp_path):
         first.wait_ready()
         assert first.put_doc("books/hitchhiker", {"title": {"stringValue": "The Hitchhiker's Guide to the Galaxy"},
                                                   "numberOfPages": {"integerValue": "816"}})[0] == 200
+        written = first.get_doc("books/hitchhiker")[1]
         assert first.request("PUT", first.rtdb_url("users/u1"), {"username": "ada"})[0] == 200
         result = run_cli(suite.binary, "export", "backup", "--project", first.project, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
@@ -91,6 +92,7 @@ def test_export_then_import_restores_both_emulators(suite, tmp_path):
         "firebase-export-metadata.json",
         "firestore_export/all_namespaces/all_kinds/all_namespaces_all_kinds.export_metadata",
         "firestore_export/all_namespaces/all_kinds/output-0",
+        "firestore_export/all_namespaces/all_kinds/output-0.emulators-times",
         "firestore_export/firestore_export.overall_export_metadata",
     ]
     second = Suite(suite.binary, tmp_path, "--import", "backup")
@@ -99,6 +101,8 @@ def test_export_then_import_restores_both_emulators(suite, tmp_path):
         status, doc = second.get_doc("books/hitchhiker")
         assert status == 200
         assert doc["fields"]["numberOfPages"] == {"integerValue": "816"}
+        # The side file brings back the document's own times (the official format has none).
+        assert (doc["createTime"], doc["updateTime"]) == (written["createTime"], written["updateTime"])
         assert second.request("GET", second.rtdb_url("users"))[1] == {"u1": {"username": "ada"}}
     finally:
         second.stop()

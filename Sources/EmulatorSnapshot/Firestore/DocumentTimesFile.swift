@@ -1,0 +1,87 @@
+/// The create and update times of the documents of one `output-N` file, kept beside it as
+/// `output-N.emulators-times`. The official format has no place for them (an `EntityProto`
+/// carries a key and properties only), and the official importer reads only the files the
+/// metadata points at, so the side file is invisible to it: our exports still open there
+/// (documents get the import time, as officially), and we restore the original times.
+///
+/// Format: a LevelDB log. The first record is `emulators-document-times-1`, then varints: the
+/// byte size of the `output-N` file it describes and the document count. Then records of
+/// varint pairs (create time, update time; microseconds), one pair per document, in file order.
+/// A side file whose size or count does not match its `output-N` (the entities were replaced by
+/// another tool) is ignored: the documents then get the import time.
+package enum DocumentTimesFile {
+    package static let suffix = ".emulators-times"
+    static let magic = Array("emulators-document-times-1".utf8)
+
+    /// Collects the pairs while an export is written.
+    struct Builder {
+        private var records: [[UInt8]] = []
+        private var pairs = ProtoWriter()
+        private(set) var count = 0
+        private(set) var hasTimes = false
+
+        mutating func add(createTime: Int64, updateTime: Int64) {
+            pairs.writeRawVarint(UInt64(bitPattern: createTime))
+            pairs.writeRawVarint(UInt64(bitPattern: updateTime))
+            count += 1
+            if updateTime != 0 { hasTimes = true }
+            if pairs.bytes.count >= 64 << 10 {
+                records.append(pairs.bytes)
+                pairs.bytes.removeAll(keepingCapacity: true)
+            }
+        }
+
+        func encoded(outputBytes: Int) -> [UInt8] {
+            var header = ProtoWriter()
+            header.bytes = DocumentTimesFile.magic
+            header.writeRawVarint(UInt64(outputBytes))
+            header.writeRawVarint(UInt64(count))
+            var file = LevelDBLogWriter()
+            file.append(header.bytes)
+            for record in records { file.append(record) }
+            if !pairs.bytes.isEmpty { file.append(pairs.bytes) }
+            return file.drain()
+        }
+    }
+
+    /// The times for `outputFile` as (create, update) pairs, or nil when there is no usable side
+    /// file (absent, damaged, or not describing this `output-N`).
+    static func read(for outputFile: String, fileSystem: SnapshotFileSystem) -> [(Int64, Int64)]? {
+        let path = outputFile + suffix
+        guard fileSystem.exists(path), let size = fileSystem.fileSize(outputFile),
+            let bytes = try? fileSystem.read(path)
+        else { return nil }
+        var log = LevelDBLogReader(bytes: bytes, file: path)
+        guard let header = try? log.next(), header.starts(with: magic) else { return nil }
+        var position = magic.count
+        guard let recordedSize = varint(header, &position), let count = varint(header, &position),
+            recordedSize == UInt64(size), count <= UInt64(bytes.count)
+        else { return nil }
+        var pairs: [(Int64, Int64)] = []
+        pairs.reserveCapacity(Int(count))
+        while true {
+            let next: [UInt8]?
+            do throws(SnapshotError) { next = try log.next() } catch { return nil }
+            guard let record = next else { break }
+            var at = 0
+            while at < record.count {
+                guard let created = varint(record, &at), let updated = varint(record, &at) else { return nil }
+                pairs.append((Int64(bitPattern: created), Int64(bitPattern: updated)))
+            }
+        }
+        return pairs.count == Int(count) ? pairs : nil
+    }
+
+    private static func varint(_ bytes: [UInt8], _ position: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count && shift < 64 {
+            let byte = bytes[position]
+            position += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        return nil
+    }
+}
