@@ -243,12 +243,12 @@ package final class StorageEngine: Sendable {
             publish(after)
             if !changes.isEmpty && !feed.isEmpty {
                 feed.deliver(
-                    changes, commitTime: latest,
+                    [], changes, commitTime: latest,
                     before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
                     after: StorageSnapshot(state: after, readTime: latest, isHead: true))
             }
             if !changes.isEmpty, let log {
-                logged = (log, log.append(changes, commitTime: latest))
+                logged = (log, log.append(changes, cleared: [], commitTime: latest))
             }
             return latest
         }
