@@ -151,7 +151,7 @@ package struct FirestoreREST: Sendable {
         case "partitionQuery":
             try service.partitionQuery(path.database, parent: path.path, query: try RESTDecoding.structuredQuery(body["structuredQuery"]))
             return Self.ok(Array("{}".utf8))
-        case "listCollectionIds": return try listCollectionIds(path, body)
+        case "listCollectionIds": return try listCollectionIds(path, body, caller)
         case "listen", "write":
             throw .unimplemented("\(method) is only available over gRPC and WebChannel.")
         default:

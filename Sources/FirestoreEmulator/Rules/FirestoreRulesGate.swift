@@ -116,6 +116,16 @@ package struct FirestoreRulesGate: Sendable {
         if let error = decide([access], lookup, lookup) { throw error }
     }
 
+    /// Throws unless `caller` may list collection ids: rules cannot grant it, so only the owner
+    /// may while rules are in force.
+    func checkListCollectionIDs(_ caller: FirestoreCaller) throws(EmulatorError) {
+        if caller == .owner || allowsEverything { return }
+        throw .permissionDenied(Self.listCollectionIDsDenied)
+    }
+
+    static let listCollectionIDsDenied =
+        "Missing or insufficient permissions. Security rules never allow listing collection ids; call it as the owner (Bearer owner)."
+
     /// Throws unless every write of a batch is allowed.
     func checkBatch(_ accesses: [FirestoreAccess], before: Lookup, after: Lookup) throws(EmulatorError) {
         if allowsEverything || accesses.isEmpty { return }
