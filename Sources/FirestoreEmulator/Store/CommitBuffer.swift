@@ -17,12 +17,24 @@ struct CommitBuffer {
         try view.document(path)
     }
 
+    /// The document at `key` (``DatabaseView/key(_:)`` of `path`), for a caller that writes it next.
+    func document(_ path: ResourcePath, key: StorageKey) throws(EmulatorError) -> StoredDocument? {
+        guard let e = builder.entry(namespace, key) else { return nil }
+        return try DatabaseView<CommitBuilder>.decode(e, path: path)
+    }
+
     /// Sets the document's fields. Returns its update time after this write: the commit time, or
     /// the previous update time when nothing changed.
     @discardableResult
     mutating func set(_ path: ResourcePath, fields: ValueMap) throws(EmulatorError) -> Int64 {
+        try set(path, key: DatabaseView<CommitBuilder>.key(path), fields: fields)
+    }
+
+    /// ``set(_:fields:)`` with the storage key already built.
+    @discardableResult
+    mutating func set(_ path: ResourcePath, key: StorageKey, fields: ValueMap) throws(EmulatorError) -> Int64 {
         do {
-            return try builder.put(namespace, DatabaseView<CommitBuilder>.key(path), ValueCodec.encode(fields)).updateTime
+            return try builder.put(namespace, key, ValueCodec.encode(fields)).updateTime
         } catch {
             throw .internal("Storage rejected the write of \(path): \(error.message)")
         }

@@ -76,6 +76,14 @@ enum WriteApplier {
         {
             return WriteResult(updateTime: try buffer.set(path, fields: input))
         }
+        if let authorize, write.precondition == .none, write.transforms.isEmpty, case .update(_, let input, nil) = write.operation {
+            // A plain set under rules: read the stored document once for `resource` and
+            // create-or-update, and reuse its storage key for the write.
+            let key = DatabaseView<CommitBuilder>.key(path)
+            let current = try buffer.document(path, key: key)
+            try authorize(current == nil ? .create : .update, current, input, buffer.view)
+            return WriteResult(updateTime: try buffer.set(path, key: key, fields: input))
+        }
         let current = try buffer.document(path)
         try checkPrecondition(write.precondition, current, name: name, commitTime: buffer.commitTime)
         var fields: ValueMap

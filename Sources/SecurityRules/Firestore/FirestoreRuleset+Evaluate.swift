@@ -15,12 +15,14 @@ extension FirestoreRuleset {
         guard let first = requests.first else { return .allowed() }
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: first.projectID)
         var debugOutput: [String] = []
-        for request in requests {
+        for i in requests.indices {
             evaluator.accessCallsLeftInRequest = 10
-            evaluator.accessCache = [:]
-            let decision = evaluate(request, with: &evaluator)
-            debugOutput += decision.debugOutput
-            evaluator.debugOutput = []
+            if !evaluator.accessCache.isEmpty { evaluator.accessCache = [:] }
+            let decision = evaluate(requests[i], with: &evaluator)
+            if !decision.debugOutput.isEmpty {
+                debugOutput += decision.debugOutput
+                evaluator.debugOutput = []
+            }
             if !decision.isAllowed { return .denied(decision.message, debugOutput: debugOutput) }
         }
         return .allowed(debugOutput: debugOutput)
@@ -31,22 +33,16 @@ extension FirestoreRuleset {
         var frame: [RulesValue]
     }
 
-    private func evaluate(_ request: FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
+    private func evaluate(_ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
         evaluator.steps = 0
-        let pathSegments = Self.relativeSegments(request.path)
-        var segments: [String?] = pathSegments
-        if request.isCollectionGroup, pathSegments.count >= 4 {
-            // Any parent path: only a recursive wildcard can stand for it.
-            segments.insert(Self.anyParents, at: 3)
-        }
-        if request.method == .list { segments.append(nil) }
-        let requestValue = Self.requestValue(request, pathSegments: pathSegments)
-        let resourceValue: RulesValue =
-            request.resource.map {
-                FirestoreEvaluator.resourceValue($0, segments: $0.name == request.path ? pathSegments : Self.relativeSegments($0.name))
-            } ?? .null
+        let names = request.segments
+        // Any parent path of a collection-group query: only a recursive wildcard can stand for it.
+        let path = MatchPath(
+            names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: request.method == .list)
+        var frame: [RulesValue] = [Self.requestValue(request), request.resource.map(FirestoreEvaluator.resourceValue) ?? .null]
+        frame.reserveCapacity(8)
         var candidates: [Candidate] = []
-        collect(root, segments[...], [requestValue, resourceValue], request.method, &candidates)
+        collect(root, path, 0, &frame, request.method, &candidates)
         if candidates.isEmpty { return .denied(RulesDecision.noMatchingRuleMessage) }
 
         if request.method == .list {
@@ -92,62 +88,94 @@ extension FirestoreRuleset {
         return (false, reasons)
     }
 
-    /// Finds every allow for `method` in blocks whose full pattern matches `segments`.
+    /// The request path as match patterns see it: its segments, plus the unknown parents of a
+    /// collection-group query and the unbound document id of a `list` (one extra segment each).
+    struct MatchPath {
+        enum Segment {
+            case name(String)
+            /// The parents of a collection-group query: only a recursive wildcard matches them.
+            case anyParents
+            /// The document id of a `list`: matches a wildcard, which errors when read.
+            case unbound
+        }
+
+        let names: [String]
+        let anyParentsAt: Int?
+        let listTail: Bool
+
+        var count: Int { names.count + (anyParentsAt == nil ? 0 : 1) + (listTail ? 1 : 0) }
+
+        func segment(_ index: Int) -> Segment {
+            var i = index
+            if let at = anyParentsAt {
+                if i == at { return .anyParents }
+                if i > at { i -= 1 }
+            }
+            return i < names.count ? .name(names[i]) : .unbound
+        }
+    }
+
+    /// Finds every allow for `method` in blocks below `block` whose full pattern matches `path`
+    /// from segment `start`; `frame` holds the bindings so far (restored on return).
     private func collect(
-        _ block: FirestoreMatch, _ segments: ArraySlice<String?>, _ frame: [RulesValue], _ method: FirestoreRulesMethod,
+        _ block: FirestoreMatch, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue], _ method: FirestoreRulesMethod,
         _ out: inout [Candidate]
     ) {
-        for child in block.children {
-            var matches: [([RulesValue], ArraySlice<String?>)] = []
-            matchPattern(child.pattern[...], segments, [], &matches)
-            for (bindings, rest) in matches {
-                let childFrame = frame + bindings
-                if rest.isEmpty {
-                    for allow in child.allows where allow.methods.contains(method) {
-                        out.append(Candidate(allow: allow, frame: childFrame))
-                    }
-                }
-                collect(child, rest, childFrame, method, &out)
-            }
+        for i in block.children.indices {
+            match(block.children[i], 0, path, start, &frame, method, &out)
         }
     }
 
-    private func matchPattern(
-        _ pattern: ArraySlice<FirestorePatternSegment>, _ segments: ArraySlice<String?>, _ bindings: [RulesValue],
-        _ out: inout [([RulesValue], ArraySlice<String?>)]
+    /// Matches `child.pattern[p...]` against `path[s...]`; where the pattern ends, takes the
+    /// child's allows (when the path ends there too) and descends into its blocks.
+    private func match(
+        _ child: borrowing FirestoreMatch, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
+        _ method: FirestoreRulesMethod, _ out: inout [Candidate]
     ) {
-        guard let first = pattern.first else {
-            out.append((bindings, segments))
+        guard p < child.pattern.count else {
+            if s == path.count {
+                for i in child.allows.indices where child.allows[i].methods.contains(method) {
+                    out.append(Candidate(allow: child.allows[i], frame: frame))
+                }
+            }
+            collect(child, path, s, &frame, method, &out)
             return
         }
-        let rest = pattern.dropFirst()
-        switch first {
+        switch child.pattern[p] {
         case .literal(let text):
-            guard let segment = segments.first, let segment, segment == text else { return }
-            matchPattern(rest, segments.dropFirst(), bindings, &out)
+            guard s < path.count, case .name(let segment) = path.segment(s), segment == text else { return }
+            match(child, p + 1, path, s + 1, &frame, method, &out)
         case .single(let name):
-            guard let segment = segments.first, segment != Self.anyParents else { return }
-            let value: RulesValue = segment.map { .string($0) } ?? .unbound("Variable \(name) is not bound for a list request.")
-            matchPattern(rest, segments.dropFirst(), bindings + [value], &out)
+            guard s < path.count else { return }
+            switch path.segment(s) {
+            case .name(let segment): frame.append(.string(segment))
+            case .anyParents: return
+            case .unbound: frame.append(.unbound("Variable \(name) is not bound for a list request."))
+            }
+            match(child, p + 1, path, s + 1, &frame, method, &out)
+            frame.removeLast()
         case .recursive(let name):
             let minimum = version >= 2 ? 0 : 1
-            let counts: [Int] = rest.isEmpty ? [segments.count] : Array(0...segments.count)
-            for count in counts where count >= minimum {
-                let captured = segments.prefix(count)
-                let value: RulesValue
-                if captured.contains(where: { $0 == nil || $0 == Self.anyParents }) {
-                    value = .unbound("Variable \(name) is not bound for a list request.")
-                } else {
-                    let parts = captured.compactMap { $0 }
-                    value = version >= 2 ? .path(RulesPath(segments: parts)) : .string(parts.joined(separator: "/"))
-                }
-                matchPattern(rest, segments.dropFirst(count), bindings + [value], &out)
+            let remaining = path.count - s
+            for count in (p + 1 == child.pattern.count ? remaining : 0)...remaining where count >= minimum {
+                frame.append(recursiveBinding(name, path, s, s + count))
+                match(child, p + 1, path, s + count, &frame, method, &out)
+                frame.removeLast()
             }
         }
     }
 
-    /// Stands for the unknown parents of a collection-group query (never a real segment).
-    static let anyParents = "\u{0}**"
+    /// What `{name=**}` binds to `path[from..<to]`: a path (v2) or a string (v1), unbound when
+    /// it covers the unknown parents or document id of a query.
+    private func recursiveBinding(_ name: String, _ path: MatchPath, _ from: Int, _ to: Int) -> RulesValue {
+        var parts: [String] = []
+        parts.reserveCapacity(to - from)
+        for i in from..<to {
+            guard case .name(let part) = path.segment(i) else { return .unbound("Variable \(name) is not bound for a list request.") }
+            parts.append(part)
+        }
+        return version >= 2 ? .path(RulesPath(segments: parts)) : .string(parts.joined(separator: "/"))
+    }
 
     /// `databases/(default)/documents/c/d` segments of a name, without any `projects/{p}/` prefix.
     static func relativeSegments(_ name: String) -> [String] {
@@ -165,37 +193,32 @@ extension FirestoreRuleset {
         }
     }
 
-    static func requestValue(_ request: FirestoreRulesRequest, pathSegments: [String]? = nil) -> RulesValue {
-        let segments = pathSegments ?? relativeSegments(request.path)
-        var map: [String: RulesValue] = [
-            "method": .string(request.method.rawValue),
-            "path": .path(RulesPath(segments: segments)),
-            "time": .timestamp(request.time),
-        ]
-        if let auth = request.auth {
-            map["auth"] = .map(["uid": .string(auth.uid), "token": RulesValue(json: auth.token)])
-        } else {
-            map["auth"] = .null
-        }
+    /// `request`, read member by member (``RulesRequestMap``).
+    static func requestValue(_ request: borrowing FirestoreRulesRequest) -> RulesValue {
+        var resource: RulesValue?
         if request.method == .delete {
             // A delete has no new document [unverified: null rather than absent].
-            map["resource"] = .null
+            resource = .null
         }
         if request.method == .create || request.method == .update, let newResource = request.newResource {
-            map["resource"] = FirestoreEvaluator.resourceValue(
-                newResource, segments: newResource.name == request.path ? segments : relativeSegments(newResource.name))
+            resource = FirestoreEvaluator.resourceValue(newResource)
         }
+        var query: RulesValue?
         if request.method == .list {
-            let query = request.query ?? RulesQuery()
+            let constraints = request.query ?? RulesQuery()
             var orderBy: [String: RulesValue] = [:]
-            for order in query.orderBy { orderBy[order.field] = .string(order.descending ? "DESC" : "ASC") }
-            map["query"] = .map([
-                "limit": query.limit.map { .int($0) } ?? .null,
-                "offset": query.offset.map { .int($0) } ?? .null,
+            for order in constraints.orderBy { orderBy[order.field] = .string(order.descending ? "DESC" : "ASC") }
+            query = .map([
+                "limit": constraints.limit.map { .int($0) } ?? .null,
+                "offset": constraints.offset.map { .int($0) } ?? .null,
                 "orderBy": .map(orderBy),
             ])
         }
-        return .map(map)
+        return .lazy(
+            .request(
+                RulesRequestMap(
+                    method: request.method, segments: request.segments, time: request.time,
+                    auth: request.preparedAuth?.value ?? .null, resource: resource, query: query)))
     }
 
     /// Splits `in` and `array-contains-any` filters into one disjunct per value.

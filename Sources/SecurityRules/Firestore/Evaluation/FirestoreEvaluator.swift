@@ -55,13 +55,13 @@ struct FirestoreEvaluator {
         case .builtin(let builtin, let arguments):
             var values: [RulesValue] = []
             values.reserveCapacity(arguments.count)
-            for argument in arguments { values.append(try evaluate(argument, frame)) }
+            for argument in arguments { values.append(try evaluate(argument, frame).materialized) }
             return try callBuiltin(builtin, values)
         case .method(let receiver, let name, let arguments):
             let target = try evaluate(receiver, frame)
             var values: [RulesValue] = []
             values.reserveCapacity(arguments.count)
-            for argument in arguments { values.append(try evaluate(argument, frame)) }
+            for argument in arguments { values.append(try evaluate(argument, frame).materialized) }
             return try callMethod(target, name, values)
         case .not(let operand):
             guard case .bool(let b) = try evaluate(operand, frame) else { throw Failure("Unary ! needs a bool operand.") }
@@ -99,13 +99,13 @@ struct FirestoreEvaluator {
         case .list(let items):
             var values: [RulesValue] = []
             values.reserveCapacity(items.count)
-            for item in items { values.append(try evaluate(item, frame)) }
+            for item in items { values.append(try evaluate(item, frame).materialized) }
             return .list(values)
         case .map(let entries):
             var map: [String: RulesValue] = [:]
             for (k, v) in entries {
                 guard case .string(let key) = try evaluate(k, frame) else { throw Failure("Map keys must be strings.") }
-                map[key] = try evaluate(v, frame)
+                map[key] = try evaluate(v, frame).materialized
             }
             return .map(map)
         case .path(let parts):
@@ -168,7 +168,7 @@ struct FirestoreEvaluator {
     static func value(_ value: RulesValue, isType typeName: String) -> Bool {
         switch (typeName, value) {
         case ("number", .int), ("number", .float): true
-        case ("map", .map), ("map", .symbolic): true
+        case ("map", .map), ("map", .lazy), ("map", .symbolic): true
         default: value.typeName == typeName
         }
     }

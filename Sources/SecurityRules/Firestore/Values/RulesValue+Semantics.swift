@@ -13,7 +13,7 @@ extension RulesValue {
         case .latlng: "latlng"
         case .path: "path"
         case .list: "list"
-        case .map, .symbolic: "map"
+        case .map, .lazy, .symbolic: "map"
         case .set: "set"
         case .mapDiff: "map_diff"
         case .unbound: "unbound"
@@ -24,6 +24,7 @@ extension RulesValue {
     /// different kinds are unequal.
     func rulesEquals(_ other: RulesValue) -> Bool {
         switch (self, other) {
+        case (.lazy, _), (_, .lazy): return materialized.rulesEquals(other.materialized)
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.int(let a), .int(let b)): return a == b
@@ -112,6 +113,7 @@ extension RulesValue {
             let body = m.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                 .map { "\"\($0)\": \(m[$0]?.quotedText ?? "null")" }
             return "{" + body.joined(separator: ", ") + "}"
+        case .lazy: return materialized.displayText
         case .mapDiff(let d): return "map_diff(affected: \(d.added + d.removed + d.changed))"
         case .symbolic: return "resource"
         case .unbound(let name): return "unbound(\(name))"
