@@ -39,30 +39,29 @@ package enum FirestoreRulesEngine {
     }
 
     static func gate(_ ruleset: FirestoreRuleset, logger: Logger? = nil) -> FirestoreRulesGate {
-        FirestoreRulesGate(decidingBatch: { accesses, before, after in
+        FirestoreRulesGate(readsStoredFields: ruleset.readsResource, decidingBatch: { accesses, before, after in
             guard let first = accesses.first else { return nil }
-            var requests: [FirestoreRulesRequest] = []
-            requests.reserveCapacity(accesses.count)
-            // Every write of a batch comes from one caller: decode and convert its token once.
-            var caller: (FirestoreCaller, FirestoreRulesAuth?)?
-            for i in accesses.indices {
-                let auth: FirestoreRulesAuth?
-                if let (known, prepared) = caller, known == accesses[i].caller {
-                    auth = prepared
-                } else {
-                    switch self.auth(accesses[i].caller) {
-                    case .success(let prepared): auth = prepared
+            // The writes of a batch come from one caller: decode and convert its token once.
+            let shared: FirestoreRulesAuth?
+            switch auth(first.caller) {
+            case .success(let prepared): shared = prepared
+            case .failure(let error): return error
+            }
+            var perAccess: [FirestoreRulesAuth?] = []
+            if accesses.contains(where: { $0.caller != first.caller }) {
+                for access in accesses {
+                    switch auth(access.caller) {
+                    case .success(let prepared): perAccess.append(prepared)
                     case .failure(let error): return error
                     }
-                    caller = (accesses[i].caller, auth)
                 }
-                requests.append(request(accesses[i], auth: auth))
             }
             return withoutActuallyEscaping(before) { before in
                 withoutActuallyEscaping(after) { after in
                     let source = LookupSource(database: first.database, before: before, after: after)
-                    let decision =
-                        requests.count == 1 ? ruleset.evaluate(requests[0], data: source) : ruleset.evaluateBatch(requests, data: source)
+                    let decision = ruleset.evaluateBatch(count: accesses.count, data: source) { i in
+                        request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                    }
                     if let logger {
                         for line in decision.debugOutput { logger.info("debug: \(line)") }
                         if !decision.isAllowed {
@@ -93,7 +92,14 @@ package enum FirestoreRulesEngine {
     static func request(_ access: borrowing FirestoreAccess, auth: FirestoreRulesAuth?) -> FirestoreRulesRequest {
         var segments = ["databases", access.database.database, "documents"]
         segments.append(contentsOf: access.path.segments)
-        let method = FirestoreRulesMethod(rawValue: access.method.rawValue) ?? .get
+        let method: FirestoreRulesMethod =
+            switch access.method {
+            case .get: .get
+            case .list: .list
+            case .create: .create
+            case .update: .update
+            case .delete: .delete
+            }
         return FirestoreRulesRequest(
             method: method, segments: segments, projectID: access.database.project, auth: auth,
             time: RulesTimestamp(Timestamp(microseconds: access.time)),

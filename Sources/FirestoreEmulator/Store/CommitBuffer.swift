@@ -17,9 +17,12 @@ struct CommitBuffer {
         try view.document(path)
     }
 
-    /// The document at `key` (``DatabaseView/key(_:)`` of `path`), for a caller that writes it next.
-    func document(_ path: ResourcePath, key: StorageKey) throws(EmulatorError) -> StoredDocument? {
+    /// The document at `key` (``DatabaseView/key(_:)`` of `path`), for a caller that writes it
+    /// next. With `decodingFields: false` its fields are left empty (for a caller that only needs
+    /// to know whether it exists and when it was written).
+    func document(_ path: ResourcePath, key: StorageKey, decodingFields: Bool = true) throws(EmulatorError) -> StoredDocument? {
         guard let e = builder.entry(namespace, key) else { return nil }
+        if !decodingFields { return StoredDocument(path: path, fields: ValueMap(), createTime: e.createTime, updateTime: e.updateTime) }
         return try DatabaseView<CommitBuilder>.decode(e, path: path)
     }
 

@@ -12,13 +12,23 @@ extension FirestoreRuleset {
     /// Checks every write of a batch or transaction: all must be allowed. `getAfter` sees the
     /// whole batch through `data`; document-access calls are limited to 10 per write and 20 in all.
     package func evaluateBatch(_ requests: [FirestoreRulesRequest], data: any FirestoreRulesDataSource) -> RulesDecision {
-        guard let first = requests.first else { return .allowed() }
-        var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: first.projectID)
+        evaluateBatch(count: requests.count, data: data) { requests[$0] }
+    }
+
+    /// ``evaluateBatch(_:data:)`` over `count` requests built one at a time by `request(i)`, so
+    /// that a large batch never holds them all.
+    package func evaluateBatch(
+        count: Int, data: any FirestoreRulesDataSource, _ request: (Int) -> FirestoreRulesRequest
+    ) -> RulesDecision {
+        guard count > 0 else { return .allowed() }
+        var next = request(0)
+        var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: next.projectID)
         var debugOutput: [String] = []
-        for i in requests.indices {
+        for i in 0..<count {
+            if i > 0 { next = request(i) }
             evaluator.accessCallsLeftInRequest = 10
             if !evaluator.accessCache.isEmpty { evaluator.accessCache = [:] }
-            let decision = evaluate(requests[i], with: &evaluator)
+            let decision = evaluate(next, with: &evaluator)
             if !decision.debugOutput.isEmpty {
                 debugOutput += decision.debugOutput
                 evaluator.debugOutput = []
@@ -36,54 +46,94 @@ extension FirestoreRuleset {
     private func evaluate(_ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
         evaluator.steps = 0
         let names = request.segments
+        let method = request.method
         // Any parent path of a collection-group query: only a recursive wildcard can stand for it.
-        let path = MatchPath(
-            names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: request.method == .list)
-        var frame: [RulesValue] = [Self.requestValue(request), request.resource.map(FirestoreEvaluator.resourceValue) ?? .null]
+        let path = MatchPath(names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: method == .list)
+        // Rules that never name `resource` need not see it (slot 1 is never read).
+        let resource = readsResource ? request.resource.map(FirestoreEvaluator.resourceValue) ?? .null : .null
+        var frame: [RulesValue] = [Self.requestValue(request), resource]
         frame.reserveCapacity(8)
-        var candidates: [Candidate] = []
-        collect(root, path, 0, &frame, request.method, &candidates)
-        if candidates.isEmpty { return .denied(RulesDecision.noMatchingRuleMessage) }
 
-        if request.method == .list {
+        if method == .list {
+            var candidates: [Candidate] = []
+            _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+                candidates.append(Candidate(allow: allow, frame: frame))
+                return false
+            }
+            if candidates.isEmpty { return .denied(RulesDecision.noMatchingRuleMessage) }
             let query = request.query ?? RulesQuery()
             // Every document the query could return must pass: check each disjunct symbolically.
-            var reasons: [String] = []
             for disjunct in Self.expand(query.disjuncts) {
                 let symbolic = RulesValue.symbolic(Self.symbolicDocument(disjunct))
-                let (granted, why) = firstGrant(candidates, request.method, replacingResource: symbolic, &evaluator)
-                if !granted { reasons = why; return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput) }
+                let (granted, reasons) = firstGrant(candidates, method, replacingResource: symbolic, &evaluator)
+                if !granted { return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput) }
             }
             return .allowed(debugOutput: evaluator.debugOutput)
         }
-        let (granted, reasons) = firstGrant(candidates, request.method, replacingResource: nil, &evaluator)
+
+        // Other methods: check each matching allow where it is found, in order; the first grant wins.
+        var found = false
+        var granted = false
+        var reasons: [String] = []
+        _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+            found = true
+            switch check(allow, frame, method, &evaluator) {
+            case .granted:
+                granted = true
+                return true
+            case .denied(let reason):
+                reasons.append(reason)
+                return false
+            case .limit(let reason):
+                reasons = [reason]
+                return true
+            }
+        }
+        if !found { return .denied(RulesDecision.noMatchingRuleMessage) }
         if granted { return .allowed(debugOutput: evaluator.debugOutput) }
         return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput)
     }
 
+    private enum Outcome {
+        case granted
+        /// `false for 'update' @ L5`
+        case denied(String)
+        /// A document-access limit was exceeded: the request is denied outright.
+        case limit(String)
+    }
+
+    /// Evaluates one allow's condition in `frame`.
+    private func check(
+        _ allow: FirestoreAllow, _ frame: [RulesValue], _ method: FirestoreRulesMethod, _ evaluator: inout FirestoreEvaluator
+    ) -> Outcome {
+        guard let condition = allow.condition else { return .granted }
+        let reason: String
+        do throws(RulesEvaluationError) {
+            switch try evaluator.evaluate(condition, frame) {
+            case .bool(true) where evaluator.accessLimitMessage == nil: return .granted
+            case .bool(false): reason = "false"
+            case let other: reason = "Condition is not a boolean: \(other.typeName)."
+            }
+        } catch {
+            reason = error.message
+        }
+        if let limit = evaluator.accessLimitMessage { return .limit("\(limit) for '\(method.rawValue)' @ L\(allow.line)") }
+        return .denied("\(reason) for '\(method.rawValue)' @ L\(allow.line)")
+    }
+
     private func firstGrant(
-        _ candidates: [Candidate], _ method: FirestoreRulesMethod, replacingResource: RulesValue?,
+        _ candidates: [Candidate], _ method: FirestoreRulesMethod, replacingResource: RulesValue,
         _ evaluator: inout FirestoreEvaluator
     ) -> (Bool, [String]) {
         var reasons: [String] = []
         for candidate in candidates {
-            guard let condition = candidate.allow.condition else { return (true, []) }
             var frame = candidate.frame
-            if let replacingResource { frame[1] = replacingResource }
-            let reason: String
-            do throws(RulesEvaluationError) {
-                switch try evaluator.evaluate(condition, frame) {
-                case .bool(true) where evaluator.accessLimitMessage == nil: return (true, [])
-                case .bool(false): reason = "false"
-                case let other: reason = "Condition is not a boolean: \(other.typeName)."
-                }
-            } catch {
-                reason = error.message
+            frame[1] = replacingResource
+            switch check(candidate.allow, frame, method, &evaluator) {
+            case .granted: return (true, [])
+            case .denied(let reason): reasons.append(reason)
+            case .limit(let reason): return (false, [reason])
             }
-            if let limit = evaluator.accessLimitMessage {
-                return (false, ["\(limit) for '\(method.rawValue)' @ L\(candidate.allow.line)"])
-            }
-            reasons.append("\(reason) for '\(method.rawValue)' @ L\(candidate.allow.line)")
         }
         return (false, reasons)
     }
@@ -115,53 +165,55 @@ extension FirestoreRuleset {
         }
     }
 
-    /// Finds every allow for `method` in blocks below `block` whose full pattern matches `path`
-    /// from segment `start`; `frame` holds the bindings so far (restored on return).
-    private func collect(
-        _ block: FirestoreMatch, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue], _ method: FirestoreRulesMethod,
-        _ out: inout [Candidate]
-    ) {
-        for i in block.children.indices {
-            match(block.children[i], 0, path, start, &frame, method, &out)
+    /// Calls `visit` with every allow for `method` in blocks below `block` whose full pattern
+    /// matches `path` from segment `start`, in order, with the frame of its bindings; stops (and
+    /// returns true) as soon as `visit` returns true. `frame` is restored on return.
+    private func forEachAllow(
+        _ block: borrowing FirestoreMatch, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue],
+        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+    ) -> Bool {
+        for i in block.children.indices where match(block.children[i], 0, path, start, &frame, method, visit) {
+            return true
         }
+        return false
     }
 
-    /// Matches `child.pattern[p...]` against `path[s...]`; where the pattern ends, takes the
+    /// Matches `child.pattern[p...]` against `path[s...]`; where the pattern ends, visits the
     /// child's allows (when the path ends there too) and descends into its blocks.
     private func match(
         _ child: borrowing FirestoreMatch, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
-        _ method: FirestoreRulesMethod, _ out: inout [Candidate]
-    ) {
+        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+    ) -> Bool {
         guard p < child.pattern.count else {
             if s == path.count {
-                for i in child.allows.indices where child.allows[i].methods.contains(method) {
-                    out.append(Candidate(allow: child.allows[i], frame: frame))
+                for i in child.allows.indices where child.allows[i].methods.contains(method) && visit(child.allows[i], frame) {
+                    return true
                 }
             }
-            collect(child, path, s, &frame, method, &out)
-            return
+            return forEachAllow(child, path, s, &frame, method, visit)
         }
         switch child.pattern[p] {
         case .literal(let text):
-            guard s < path.count, case .name(let segment) = path.segment(s), segment == text else { return }
-            match(child, p + 1, path, s + 1, &frame, method, &out)
+            guard s < path.count, case .name(let segment) = path.segment(s), segment == text else { return false }
+            return match(child, p + 1, path, s + 1, &frame, method, visit)
         case .single(let name):
-            guard s < path.count else { return }
+            guard s < path.count else { return false }
             switch path.segment(s) {
             case .name(let segment): frame.append(.string(segment))
-            case .anyParents: return
+            case .anyParents: return false
             case .unbound: frame.append(.unbound("Variable \(name) is not bound for a list request."))
             }
-            match(child, p + 1, path, s + 1, &frame, method, &out)
-            frame.removeLast()
+            defer { frame.removeLast() }
+            return match(child, p + 1, path, s + 1, &frame, method, visit)
         case .recursive(let name):
             let minimum = version >= 2 ? 0 : 1
             let remaining = path.count - s
             for count in (p + 1 == child.pattern.count ? remaining : 0)...remaining where count >= minimum {
                 frame.append(recursiveBinding(name, path, s, s + count))
-                match(child, p + 1, path, s + count, &frame, method, &out)
-                frame.removeLast()
+                defer { frame.removeLast() }
+                if match(child, p + 1, path, s + count, &frame, method, visit) { return true }
             }
+            return false
         }
     }
 

@@ -31,7 +31,7 @@ extension RulesValue {
         case (.float(let a), .float(let b)): return a == b
         case (.int(let a), .float(let b)): return Double(a) == b && Double(exactly: a) != nil
         case (.float(let a), .int(let b)): return a == Double(b) && Double(exactly: b) != nil
-        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.string(let a), .string(let b)): return Self.sameBytes(a, b)
         case (.bytes(let a), .bytes(let b)): return a == b
         case (.timestamp(let a), .timestamp(let b)): return a == b
         case (.duration(let a), .duration(let b)): return a == b
@@ -53,6 +53,15 @@ extension RulesValue {
             return true
         default: return false
         }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes (not merely canonically equivalent).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+        }
+        return (fast ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// Ordering for `< <= > >=`: numbers, strings (by UTF-8 bytes), bytes, timestamps,
