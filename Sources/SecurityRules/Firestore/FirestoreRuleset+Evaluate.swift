@@ -77,7 +77,7 @@ extension FirestoreRuleset {
         var reasons: [String] = []
         _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
             found = true
-            switch check(allow, frame, method, &evaluator) {
+            switch Self.check(allow, frame, method, &evaluator) {
             case .granted:
                 granted = true
                 return true
@@ -103,7 +103,7 @@ extension FirestoreRuleset {
     }
 
     /// Evaluates one allow's condition in `frame`.
-    private func check(
+    private static func check(
         _ allow: FirestoreAllow, _ frame: [RulesValue], _ method: FirestoreRulesMethod, _ evaluator: inout FirestoreEvaluator
     ) -> Outcome {
         guard let condition = allow.condition else { return .granted }
@@ -129,7 +129,7 @@ extension FirestoreRuleset {
         for candidate in candidates {
             var frame = candidate.frame
             frame[1] = replacingResource
-            switch check(candidate.allow, frame, method, &evaluator) {
+            switch Self.check(candidate.allow, frame, method, &evaluator) {
             case .granted: return (true, [])
             case .denied(let reason): reasons.append(reason)
             case .limit(let reason): return (false, [reason])
