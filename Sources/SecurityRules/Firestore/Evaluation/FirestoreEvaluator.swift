@@ -1,9 +1,24 @@
 /// Evaluates resolved expressions for one request (or one batch): counts expressions and
 /// document-access calls, caches document reads and collects `debug()` output.
 struct FirestoreEvaluator {
-    let functions: [FirestoreFunction]
-    let data: any FirestoreRulesDataSource
-    let projectID: String
+    /// What stays the same for a whole request or batch, behind one reference: the evaluator is
+    /// a value that Swift may copy around helper calls, and this keeps such copies cheap.
+    final class Context {
+        let functions: [FirestoreFunction]
+        let data: any FirestoreRulesDataSource
+        let projectID: String
+
+        init(functions: [FirestoreFunction], data: any FirestoreRulesDataSource, projectID: String) {
+            self.functions = functions
+            self.data = data
+            self.projectID = projectID
+        }
+    }
+
+    let context: Context
+    var functions: [FirestoreFunction] { context.functions }
+    var data: any FirestoreRulesDataSource { context.data }
+    var projectID: String { context.projectID }
     var steps = 0
     var depth = 0
     var debugOutput: [String] = []
@@ -20,9 +35,7 @@ struct FirestoreEvaluator {
     static let callDepthLimit = 20
 
     init(functions: [FirestoreFunction], data: any FirestoreRulesDataSource, projectID: String) {
-        self.functions = functions
-        self.data = data
-        self.projectID = projectID
+        context = Context(functions: functions, data: data, projectID: projectID)
     }
 
     typealias Failure = RulesEvaluationError
@@ -44,8 +57,10 @@ struct FirestoreEvaluator {
             return try subscriptValue(container, try evaluate(index, frame))
         case .slice(let base, let start, let end):
             let container = try evaluate(base, frame)
-            let from = try start.map { e throws(Failure) in try evaluate(e, frame) }
-            let to = try end.map { e throws(Failure) in try evaluate(e, frame) }
+            var from: RulesValue?
+            if let start { from = try evaluate(start, frame) }
+            var to: RulesValue?
+            if let end { to = try evaluate(end, frame) }
             return try slice(container, from, to)
         case .userCall(let index, let arguments):
             var values: [RulesValue] = []
