@@ -170,6 +170,31 @@ struct RulesEndToEndTests {
         #expect(try Self.send(run.database, "GET", "/secret.json?ns=demo-rules-default-rtdb").status == 401)
     }
 
+    @Test func aFirestoreRulesFileThatDoesNotCompileAtStartDeniesUntilFixed() throws {
+        let directory = TemporaryDirectory()
+        let broken = "rules_version = '2';\nservice cloud.firestore {\n  match /x { allow read: if ; }\n}\n"
+        let path = directory.write("firestore.rules", broken)
+        var configuration = SuiteConfiguration.ephemeral(projectId: "demo-rules", kinds: [.firestore])
+        configuration.firestoreRules = RulesSource(path: path, text: broken)
+        let output = CapturedOutput()
+        let suite = try Suite.start(configuration, console: output.console)
+        defer { suite.shutdown() }
+        let port = try #require(suite.port(of: .firestore))
+        #expect(output.standardOutput.contains("\(path):3:"))
+        #expect(output.standardOutput.contains("every request except the owner's is denied"))
+        // Never open rules: every request is denied and says why; the owner still gets through.
+        let denied = try Self.send(port, "PATCH", Self.document("open/a"), Self.fields)
+        #expect(denied.status == 403)
+        let text = String(decoding: denied.body, as: UTF8.self)
+        #expect(text.contains("did not compile") && text.contains("\(path):3:"))
+        #expect(try Self.send(port, "GET", Self.document("open/a")).status == 403)
+        #expect(try Self.send(port, "PATCH", Self.document("open/a"), Self.fields, headers: [("Authorization", "Bearer owner")]).status == 200)
+        // Fixing the file takes effect through hot reload.
+        directory.write("firestore.rules", Self.firestoreRules)
+        #expect(try Self.eventually { try Self.send(port, "PATCH", Self.document("open/b"), Self.fields).status == 200 })
+        #expect(try Self.send(port, "GET", Self.document("users/ada")).status == 403)
+    }
+
     @Test func debugOutputGoesToTheSuiteLog() throws {
         let run = try Self.start()
         defer { run.suite.shutdown() }

@@ -66,6 +66,27 @@ import Testing
         #expect(c.send(.patch, other, Self.body).status == 403)
     }
 
+    /// Rules that read `resource` only through a function still see the stored fields; rules
+    /// that never read it still tell create from update.
+    @Test func storedFieldsReachRulesThatReadResourceAnywhere() {
+        let reading = Self.gate("""
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{database}/documents {
+                function stored() { return resource.data.n; }
+                match /once/{id} { allow create: if true; allow update: if stored() == 1; }
+              }
+            }
+            """)
+        let c = FirestoreTestClient(rules: reading)
+        #expect(c.send(.patch, Self.doc, Self.body).status == 200)  // create, n = 1
+        #expect(c.send(.patch, Self.doc, #"{"fields":{"n":{"integerValue":"2"}}}"#).status == 200)  // stored n == 1
+        #expect(c.send(.patch, Self.doc, Self.body).status == 403)  // stored n == 2
+        let blind = FirestoreTestClient(rules: Self.gate(Self.rules))
+        #expect(blind.send(.patch, Self.doc, Self.body).status == 200)
+        #expect(blind.send(.patch, Self.doc, Self.body).status == 403)
+    }
+
     @Test func debugCallsAreLogged() {
         let log = MemoryLogHandler()
         let c = FirestoreTestClient(rules: Self.gate(Self.rules, logger: Logger(label: "firestore", verbosity: .debug, handler: log)))

@@ -55,7 +55,7 @@ func authTokenEmpty() throws {
 
 extension RulesValue {
     var mapValue: [String: RulesValue]? {
-        if case .map(let m) = self { return m }
+        if case .map(let m) = materialized { return m }
         return nil
     }
 }

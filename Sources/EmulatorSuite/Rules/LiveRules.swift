@@ -1,4 +1,5 @@
 package import DatabaseEmulator
+import EmulatorModel
 import EmulatorSupport
 package import FirestoreEmulator
 import SecurityRules
@@ -52,15 +53,26 @@ package final class LiveRules: Sendable {
 
 /// Compiling firebase.json's rules files, at start and on change, with the official CLI's lines.
 package enum RulesLoading {
-    /// The Firestore rules at start: the compiled file, or open rules (the official default) when
-    /// none is configured or it does not compile (its problems printed as `path:line:col - ERROR …`).
+    /// The Firestore rules at start: the compiled file, open rules (the official default) when
+    /// none is configured, or, when it does not compile, rules that deny every request but the
+    /// owner's until the file is fixed (its problems printed as `path:line:col - ERROR …`). The
+    /// official jar starts too but serves nothing with such a file (firebase-tools-ui#664); it
+    /// never falls back to open rules.
     package static func firestoreStartGate(_ context: EmulatorContext) -> FirestoreRulesGate {
         guard let rules = context.firestoreRules else { return .allowAll }
         let compiled = FirestoreRulesEngine.compile(rules.text, fileName: rules.path, logger: logger("firestore", context))
         if let gate = compiled.gate { return gate }
         print(compiled.issues, path: rules.path, scope: "firestore", context.console)
-        context.console.warning("firestore", "Failed to load rules from \(rules.path); the emulator will allow all reads and writes until the file is fixed.")
-        return .allowAll
+        context.console.warning(
+            "firestore", "Failed to load rules from \(rules.path); every request except the owner's is denied until the file is fixed.")
+        return brokenRulesGate(path: rules.path, issues: compiled.issues)
+    }
+
+    /// Denies every access with PERMISSION_DENIED naming the file's first problem.
+    static func brokenRulesGate(path: String, issues: [FirestoreRulesIssue]) -> FirestoreRulesGate {
+        let first = issues.first.map { ": \(path):\($0.line):\($0.column) - \($0.description)" } ?? ""
+        let message = "The rules file did not compile\(first). Fix the file; it is reloaded when it changes."
+        return FirestoreRulesGate(decidingBatch: { _, _, _ in .permissionDenied(message) })
     }
 
     /// Problems in firebase.json's RTDB rules files at start, one `path:line:col: message` line

@@ -3,8 +3,9 @@ import FirestoreEmulator
 extension EmulatorRegistry {
     /// Firestore: REST on HTTP/1.1 and gRPC (h2c, prior knowledge) on the same port, both over
     /// one `FirestoreService` and so one rules check. firebase.json's `firestore.rules` is
-    /// compiled at start (open rules when none is configured or it does not compile: its problems
-    /// are printed as `path:line:col - ERROR …`), `:securityRules` uploads are compiled by the
+    /// compiled at start (open rules when none is configured; when it does not compile, its problems
+    /// are printed as `path:line:col - ERROR …` and only the owner gets through until it is
+    /// fixed), `:securityRules` uploads are compiled by the
     /// rules engine, and the file is hot-reloaded (``LiveRules``).
     static func firestoreEndpoint(_ context: EmulatorContext) -> EmulatorEndpoint {
         // The suite's shared engine: one consistent cut for exports, one journal for --data-dir.

@@ -159,7 +159,7 @@ extension FirestoreGRPC {
         let p = try DocumentName.parent(parent)
         let (ids, next) = try service.listCollectionIDs(
             DatabaseID(project: p.projectID, database: p.databaseID), parent: p.path, pageSize: pageSize, pageToken: pageToken,
-            readTime: readTime)
+            readTime: readTime, caller: caller)
         return Self.encode { w in
             for id in ids { w.string(1, id) }
             if let next, !next.isEmpty { w.string(2, next) }

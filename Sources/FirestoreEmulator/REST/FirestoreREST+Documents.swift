@@ -131,11 +131,11 @@ extension FirestoreREST {
         return Self.ok(Array("{}".utf8))
     }
 
-    func listCollectionIds(_ path: RESTPath, _ body: JSONObject) throws(EmulatorError) -> HTTPResponse {
+    func listCollectionIds(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let pageSize = try body.int("pageSize").map { Int(clamping: $0) }
         let (ids, next) = try service.listCollectionIDs(
             path.database, parent: path.path, pageSize: pageSize, pageToken: try body.string("pageToken"),
-            readTime: try body.timestamp("readTime"))
+            readTime: try body.timestamp("readTime"), caller: caller)
         var w = JSONWriter()
         w.beginObject()
         if !ids.isEmpty {

@@ -161,7 +161,7 @@ package struct FirestoreREST: Sendable {
             try service.partitionQuery(
                 path.database, parent: path.path, query: try RESTDecoding.structuredQuery(body.object("structuredQuery", .structuredQuery)))
             return Self.ok(Array("{}".utf8))
-        case "listCollectionIds": return try listCollectionIds(path, Self.body(request, .listCollectionIdsRequest))
+        case "listCollectionIds": return try listCollectionIds(path, Self.body(request, .listCollectionIdsRequest), caller)
         case "listen", "write":
             throw .unimplemented("\(method) is only available over gRPC and WebChannel.")
         default:

@@ -39,20 +39,29 @@ package enum FirestoreRulesEngine {
     }
 
     static func gate(_ ruleset: FirestoreRuleset, logger: Logger? = nil) -> FirestoreRulesGate {
-        FirestoreRulesGate(decidingBatch: { accesses, before, after in
+        FirestoreRulesGate(readsStoredFields: ruleset.readsResource, decidingBatch: { accesses, before, after in
             guard let first = accesses.first else { return nil }
-            var requests: [FirestoreRulesRequest] = []
-            for access in accesses {
-                switch request(access) {
-                case .success(let r): requests.append(r)
-                case .failure(let error): return error
+            // The writes of a batch come from one caller: decode and convert its token once.
+            let shared: FirestoreRulesAuth?
+            switch auth(first.caller) {
+            case .success(let prepared): shared = prepared
+            case .failure(let error): return error
+            }
+            var perAccess: [FirestoreRulesAuth?] = []
+            if accesses.contains(where: { $0.caller != first.caller }) {
+                for access in accesses {
+                    switch auth(access.caller) {
+                    case .success(let prepared): perAccess.append(prepared)
+                    case .failure(let error): return error
+                    }
                 }
             }
             return withoutActuallyEscaping(before) { before in
                 withoutActuallyEscaping(after) { after in
                     let source = LookupSource(database: first.database, before: before, after: after)
-                    let decision =
-                        requests.count == 1 ? ruleset.evaluate(requests[0], data: source) : ruleset.evaluateBatch(requests, data: source)
+                    let decision = ruleset.evaluateBatch(count: accesses.count, data: source) { i in
+                        request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                    }
                     if let logger {
                         for line in decision.debugOutput { logger.info("debug: \(line)") }
                         if !decision.isAllowed {
@@ -66,30 +75,41 @@ package enum FirestoreRulesEngine {
         })
     }
 
-    /// The rules request for one access; a malformed bearer token is the official "invalid jwt".
-    static func request(_ access: FirestoreAccess) -> Result<FirestoreRulesRequest, EmulatorError> {
-        let auth: AuthContext?
-        switch access.caller {
-        case .owner, .anonymous: auth = nil
+    /// `request.auth` for a caller; a malformed bearer token is the official "invalid jwt".
+    static func auth(_ caller: FirestoreCaller) -> Result<FirestoreRulesAuth?, EmulatorError> {
+        switch caller {
+        case .owner, .anonymous: return .success(nil)
         case .user(let token):
             guard let context = parsedTokens.auth(token) else {
                 return .failure(.invalidArgument(AuthToken.firestoreMalformedMessage))
             }
-            auth = context
+            return .success(context)
         }
-        let name = access.database.documentName(access.path)
-        let method = FirestoreRulesMethod(rawValue: access.method.rawValue) ?? .get
-        return .success(
-            FirestoreRulesRequest(
-                method: method, path: name, projectID: access.database.project, auth: auth,
-                time: RulesTimestamp(Timestamp(microseconds: access.time)),
-                resource: access.resource.map { RulesDocument(name: name, fields: $0.fields) },
-                newResource: access.requestResource.map { RulesDocument(name: name, fields: $0) },
-                query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup))
     }
 
-    /// Tokens already decoded: clients send the same ID token with every request (and every write
-    /// of a batch carries it), so it is decoded once.
+    /// The rules request for one access by a caller already converted. Documents are read in
+    /// place: rules convert only the fields they touch.
+    static func request(_ access: borrowing FirestoreAccess, auth: FirestoreRulesAuth?) -> FirestoreRulesRequest {
+        var segments = ["databases", access.database.database, "documents"]
+        segments.append(contentsOf: access.path.segments)
+        let method: FirestoreRulesMethod =
+            switch access.method {
+            case .get: .get
+            case .list: .list
+            case .create: .create
+            case .update: .update
+            case .delete: .delete
+            }
+        return FirestoreRulesRequest(
+            method: method, segments: segments, projectID: access.database.project, auth: auth,
+            time: RulesTimestamp(Timestamp(microseconds: access.time)),
+            resource: access.resource.map { RulesDocument(segments: segments, fields: $0.fields) },
+            newResource: access.requestResource.map { RulesDocument(segments: segments, fields: $0) },
+            query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup)
+    }
+
+    /// Tokens already decoded and converted: clients send the same ID token with every request
+    /// (and every write of a batch carries it), so it is decoded once.
     static let parsedTokens = TokenCache()
 
     /// Query constraints as rules check them: limit, offset, order and the filter in DNF.
@@ -166,19 +186,20 @@ private struct LookupSource: FirestoreRulesDataSource, @unchecked Sendable {
     }
 }
 
-/// Decoded ID tokens by their text (at most `capacity`; emptied when full). nil for a malformed token.
+/// Decoded ID tokens by their text (at most `capacity`; emptied when full), converted for rules.
 final class TokenCache: Sendable {
-    private let entries = Mutex<[String: AuthContext?]>([:])
+    private let entries = Mutex<[String: FirestoreRulesAuth?]>([:])
     private let capacity = 1024
 
-    /// The auth context of `token` (nil inside for a signed-out empty token), or nil when malformed.
-    func auth(_ token: String) -> AuthContext?? {
+    /// The caller of `token` (nil inside for a signed-out empty token), or nil when malformed.
+    func auth(_ token: String) -> FirestoreRulesAuth?? {
         if let hit = entries.withLock({ $0[token] }) { return .some(hit) }
         guard case .success(let context) = AuthToken.parse(bearer: token) else { return nil }
+        let prepared = context.map(FirestoreRulesAuth.init)
         entries.withLock {
             if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
-            $0[token] = context
+            $0[token] = prepared
         }
-        return .some(context)
+        return .some(prepared)
     }
 }

@@ -80,6 +80,9 @@ package struct FirestoreRulesGate: Sendable {
     private let decide: @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?
     /// True for ``allowAll``: callers may skip building accesses.
     package let allowsEverything: Bool
+    /// False when the rules never read a stored document's fields (`resource`): writes may then
+    /// hand over accesses whose `resource` has empty fields, and skip decoding them.
+    package let readsStoredFields: Bool
 
     /// A gate from a yes/no decision per access; a denial is PERMISSION_DENIED
     /// "Missing or insufficient permissions.".
@@ -91,18 +94,25 @@ package struct FirestoreRulesGate: Sendable {
             return nil
         }
         self.allowsEverything = false
+        self.readsStoredFields = true
     }
 
     /// A gate that decides whole batches: nil allows, otherwise the error to return (a denial, or
-    /// a bad token).
-    package init(decidingBatch decide: @escaping @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?) {
+    /// a bad token). `readsStoredFields: false` promises that `decide` never reads the fields of
+    /// an access's `resource`.
+    package init(
+        readsStoredFields: Bool = true,
+        decidingBatch decide: @escaping @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?
+    ) {
         self.decide = decide
         self.allowsEverything = false
+        self.readsStoredFields = readsStoredFields
     }
 
     private init(allowingEverything: ()) {
         self.decide = { _, _, _ in nil }
         self.allowsEverything = true
+        self.readsStoredFields = false
     }
 
     /// Allows every access.
@@ -116,9 +126,20 @@ package struct FirestoreRulesGate: Sendable {
         if let error = decide([access], lookup, lookup) { throw error }
     }
 
+    /// Throws unless `caller` may list collection ids: rules cannot grant it, so only the owner
+    /// may while rules are in force.
+    func checkListCollectionIDs(_ caller: FirestoreCaller) throws(EmulatorError) {
+        if caller == .owner || allowsEverything { return }
+        throw .permissionDenied(Self.listCollectionIDsDenied)
+    }
+
+    static let listCollectionIDsDenied =
+        "Missing or insufficient permissions. Security rules never allow listing collection ids; call it as the owner (Bearer owner)."
+
     /// Throws unless every write of a batch is allowed.
     func checkBatch(_ accesses: [FirestoreAccess], before: Lookup, after: Lookup) throws(EmulatorError) {
         if allowsEverything || accesses.isEmpty { return }
-        if let error = decide(accesses.filter { $0.caller != .owner }, before, after) { throw error }
+        let checked = accesses.contains { $0.caller == .owner } ? accesses.filter { $0.caller != .owner } : accesses
+        if let error = decide(checked, before, after) { throw error }
     }
 }

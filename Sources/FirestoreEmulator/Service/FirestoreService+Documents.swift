@@ -120,13 +120,18 @@ extension FirestoreService {
     }
 
     /// ListCollectionIds: ids of collections directly below `parent` holding a document at any depth, sorted.
+    ///
+    /// Security rules have no method for it and never grant it: with rules in force only the owner
+    /// (`Bearer owner`, as the Admin SDKs and the Emulator UI send) may call it; everyone else gets
+    /// PERMISSION_DENIED. Without rules (open "test mode") anyone may.
     package func listCollectionIDs(
         _ database: DatabaseID, parent: ResourcePath, pageSize: Int? = nil, pageToken: String? = nil,
-        readTime: Int64? = nil
+        readTime: Int64? = nil, caller: FirestoreCaller = .owner
     ) throws(EmulatorError) -> (ids: [String], nextPageToken: String?) {
         guard parent.isEmpty || parent.isDocument else {
             throw .invalidArgument("The parent must be the documents root or a document.")
         }
+        try gate(database).checkListCollectionIDs(caller)
         if let readTime { try validateReadTime(readTime, now: store.currentTime()) }
         let (view, _) = try store.view(database, at: readTime)
         var ids = view.collectionIDs(under: parent).sorted { ResourcePath.compareSegments($0, $1) < 0 }

@@ -17,12 +17,27 @@ struct CommitBuffer {
         try view.document(path)
     }
 
+    /// The document at `key` (``DatabaseView/key(_:)`` of `path`), for a caller that writes it
+    /// next. With `decodingFields: false` its fields are left empty (for a caller that only needs
+    /// to know whether it exists and when it was written).
+    func document(_ path: ResourcePath, key: StorageKey, decodingFields: Bool = true) throws(EmulatorError) -> StoredDocument? {
+        guard let e = builder.entry(namespace, key) else { return nil }
+        if !decodingFields { return StoredDocument(path: path, fields: ValueMap(), createTime: e.createTime, updateTime: e.updateTime) }
+        return try DatabaseView<CommitBuilder>.decode(e, path: path)
+    }
+
     /// Sets the document's fields. Returns its update time after this write: the commit time, or
     /// the previous update time when nothing changed.
     @discardableResult
     mutating func set(_ path: ResourcePath, fields: ValueMap) throws(EmulatorError) -> Int64 {
+        try set(path, key: DatabaseView<CommitBuilder>.key(path), fields: fields)
+    }
+
+    /// ``set(_:fields:)`` with the storage key already built.
+    @discardableResult
+    mutating func set(_ path: ResourcePath, key: StorageKey, fields: ValueMap) throws(EmulatorError) -> Int64 {
         do {
-            return try builder.put(namespace, DatabaseView<CommitBuilder>.key(path), ValueCodec.encode(fields)).updateTime
+            return try builder.put(namespace, key, ValueCodec.encode(fields)).updateTime
         } catch {
             throw .internal("Storage rejected the write of \(path): \(error.message)")
         }

@@ -65,8 +65,10 @@ enum WriteApplier {
 
     /// Applies one write to the buffer and returns its result. `authorize` (rules) is asked with
     /// the method, the document before and the fields after, before anything is written.
+    /// `authorizeReadsFields: false` (rules that never read `resource`) lets a plain set pass
+    /// the stored document to `authorize` without decoding its fields.
     static func apply(
-        _ write: Write, to buffer: inout CommitBuffer, authorize: Authorize?
+        _ write: Write, to buffer: inout CommitBuffer, authorizeReadsFields: Bool = true, authorize: Authorize?
     ) throws(EmulatorError) -> WriteResult {
         let name = write.name
         let path = name.path
@@ -75,6 +77,14 @@ enum WriteApplier {
             case .update(_, let input, nil) = write.operation
         {
             return WriteResult(updateTime: try buffer.set(path, fields: input))
+        }
+        if let authorize, write.precondition == .none, write.transforms.isEmpty, case .update(_, let input, nil) = write.operation {
+            // A plain set under rules: read the stored document once for `resource` and
+            // create-or-update, and reuse its storage key for the write.
+            let key = DatabaseView<CommitBuilder>.key(path)
+            let current = try buffer.document(path, key: key, decodingFields: authorizeReadsFields)
+            try authorize(current == nil ? .create : .update, current, input, buffer.view)
+            return WriteResult(updateTime: try buffer.set(path, key: key, fields: input))
         }
         let current = try buffer.document(path)
         try checkPrecondition(write.precondition, current, name: name, commitTime: buffer.commitTime)

@@ -1,3 +1,5 @@
+package import EmulatorModel
+
 /// One operation to check against Firestore rules.
 ///
 /// ```swift
@@ -12,9 +14,24 @@ package struct FirestoreRulesRequest: Sendable {
     package var method: FirestoreRulesMethod
     /// The document name (`databases/{db}/documents/c/d`, optionally prefixed by
     /// `projects/{p}/`); for `list`, the collection's name (`.../documents/c`).
-    package var path: String
+    package var path: String {
+        get { pathText ?? segments.joined(separator: "/") }
+        set {
+            pathText = newValue
+            segments = FirestoreRuleset.relativeSegments(newValue)
+        }
+    }
+    /// `path` split, without any `projects/{p}/` prefix.
+    var segments: [String]
+    var pathText: String?
     package var projectID: String
-    package var auth: AuthContext?
+    /// `request.auth`; nil when signed out.
+    package var auth: AuthContext? {
+        get { preparedAuth?.context }
+        set { preparedAuth = newValue.map(FirestoreRulesAuth.init) }
+    }
+    /// `auth`, already converted for rules: set this to share one conversion across requests.
+    package var preparedAuth: FirestoreRulesAuth?
     /// `request.time`; server timestamps in `newResource` should already equal it.
     package var time: RulesTimestamp
     /// The stored document (`resource`); nil when it does not exist.
@@ -31,10 +48,24 @@ package struct FirestoreRulesRequest: Sendable {
         time: RulesTimestamp, resource: RulesDocument? = nil, newResource: RulesDocument? = nil,
         query: RulesQuery? = nil, isCollectionGroup: Bool = false
     ) {
+        self.init(
+            method: method, segments: FirestoreRuleset.relativeSegments(path), projectID: projectID,
+            auth: auth.map(FirestoreRulesAuth.init), time: time, resource: resource, newResource: newResource, query: query,
+            isCollectionGroup: isCollectionGroup)
+        self.pathText = path
+    }
+
+    /// A request whose path is already split (`["databases", "(default)", "documents", "c", "d"]`)
+    /// and whose caller is already converted: what an emulator builds for every write of a batch.
+    package init(
+        method: FirestoreRulesMethod, segments: [String], projectID: String, auth: FirestoreRulesAuth?,
+        time: RulesTimestamp, resource: RulesDocument? = nil, newResource: RulesDocument? = nil,
+        query: RulesQuery? = nil, isCollectionGroup: Bool = false
+    ) {
         self.method = method
-        self.path = path
+        self.segments = segments
         self.projectID = projectID
-        self.auth = auth
+        self.preparedAuth = auth
         self.time = time
         self.resource = resource
         self.newResource = newResource
@@ -43,15 +74,70 @@ package struct FirestoreRulesRequest: Sendable {
     }
 }
 
+/// A caller converted once for rules (`request.auth`): build it per token, not per request.
+/// A class so that the many requests sharing it copy one reference.
+package final class FirestoreRulesAuth: Sendable {
+    package let context: AuthContext
+    /// `{uid, token}` as rules read it.
+    let value: RulesValue
+
+    package init(_ context: AuthContext) {
+        self.context = context
+        self.value = .map(["uid": .string(context.uid), "token": RulesValue(json: context.token)])
+    }
+}
+
 /// A document as rules see it: its name and fields.
 package struct RulesDocument: Sendable {
     /// `databases/{db}/documents/c/d` (a `projects/{p}/` prefix is accepted and ignored).
-    package var name: String
-    package var data: [String: RulesValue]
+    package var name: String {
+        get { nameText ?? segments.joined(separator: "/") }
+        set {
+            nameText = newValue
+            segments = FirestoreRuleset.relativeSegments(newValue)
+        }
+    }
+    /// The fields, converted to rules values (a stored document converts on first need only
+    /// through ``dataValue``; this property converts every time).
+    package var data: [String: RulesValue] {
+        get {
+            switch fields {
+            case .converted(let map): map
+            case .stored(let stored): RulesValue.fields(stored)
+            }
+        }
+        set { fields = .converted(newValue) }
+    }
+    /// `name` split, without any `projects/{p}/` prefix.
+    var segments: [String]
+    var nameText: String?
+    var fields: Fields
+
+    enum Fields: Sendable {
+        case converted([String: RulesValue])
+        /// A stored document's fields, read in place (``RulesLazyMap/fields(_:)``).
+        case stored(ValueMap)
+    }
 
     package init(name: String, data: [String: RulesValue]) {
-        self.name = name
-        self.data = data
+        self.segments = FirestoreRuleset.relativeSegments(name)
+        self.nameText = name
+        self.fields = .converted(data)
+    }
+
+    /// A stored document whose name is already split; its fields are converted only as rules read them.
+    package init(segments: [String], fields: ValueMap) {
+        self.segments = segments
+        self.nameText = nil
+        self.fields = .stored(fields)
+    }
+
+    /// `data` as rules read it.
+    var dataValue: RulesValue {
+        switch fields {
+        case .converted(let map): .map(map)
+        case .stored(let stored): .lazy(.fields(stored))
+        }
     }
 }
 

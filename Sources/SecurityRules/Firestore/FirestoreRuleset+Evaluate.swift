@@ -12,15 +12,27 @@ extension FirestoreRuleset {
     /// Checks every write of a batch or transaction: all must be allowed. `getAfter` sees the
     /// whole batch through `data`; document-access calls are limited to 10 per write and 20 in all.
     package func evaluateBatch(_ requests: [FirestoreRulesRequest], data: any FirestoreRulesDataSource) -> RulesDecision {
-        guard let first = requests.first else { return .allowed() }
-        var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: first.projectID)
+        evaluateBatch(count: requests.count, data: data) { requests[$0] }
+    }
+
+    /// ``evaluateBatch(_:data:)`` over `count` requests built one at a time by `request(i)`, so
+    /// that a large batch never holds them all.
+    package func evaluateBatch(
+        count: Int, data: any FirestoreRulesDataSource, _ request: (Int) -> FirestoreRulesRequest
+    ) -> RulesDecision {
+        guard count > 0 else { return .allowed() }
+        var next = request(0)
+        var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: next.projectID)
         var debugOutput: [String] = []
-        for request in requests {
+        for i in 0..<count {
+            if i > 0 { next = request(i) }
             evaluator.accessCallsLeftInRequest = 10
-            evaluator.accessCache = [:]
-            let decision = evaluate(request, with: &evaluator)
-            debugOutput += decision.debugOutput
-            evaluator.debugOutput = []
+            if !evaluator.accessCache.isEmpty { evaluator.accessCache = [:] }
+            let decision = evaluate(next, with: &evaluator)
+            if !decision.debugOutput.isEmpty {
+                debugOutput += decision.debugOutput
+                evaluator.debugOutput = []
+            }
             if !decision.isAllowed { return .denied(decision.message, debugOutput: debugOutput) }
         }
         return .allowed(debugOutput: debugOutput)
@@ -31,123 +43,191 @@ extension FirestoreRuleset {
         var frame: [RulesValue]
     }
 
-    private func evaluate(_ request: FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
+    private func evaluate(_ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
         evaluator.steps = 0
-        let pathSegments = Self.relativeSegments(request.path)
-        var segments: [String?] = pathSegments
-        if request.isCollectionGroup, pathSegments.count >= 4 {
-            // Any parent path: only a recursive wildcard can stand for it.
-            segments.insert(Self.anyParents, at: 3)
-        }
-        if request.method == .list { segments.append(nil) }
-        let requestValue = Self.requestValue(request, pathSegments: pathSegments)
-        let resourceValue: RulesValue =
-            request.resource.map {
-                FirestoreEvaluator.resourceValue($0, segments: $0.name == request.path ? pathSegments : Self.relativeSegments($0.name))
-            } ?? .null
-        var candidates: [Candidate] = []
-        collect(root, segments[...], [requestValue, resourceValue], request.method, &candidates)
-        if candidates.isEmpty { return .denied(RulesDecision.noMatchingRuleMessage) }
+        let names = request.segments
+        let method = request.method
+        // Any parent path of a collection-group query: only a recursive wildcard can stand for it.
+        let path = MatchPath(names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: method == .list)
+        // Rules that never name `resource` need not see it (slot 1 is never read).
+        let resource = readsResource ? request.resource.map(FirestoreEvaluator.resourceValue) ?? .null : .null
+        var frame: [RulesValue] = [Self.requestValue(request), resource]
+        frame.reserveCapacity(8)
 
-        if request.method == .list {
+        if method == .list {
+            var candidates: [Candidate] = []
+            _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+                candidates.append(Candidate(allow: allow, frame: frame))
+                return false
+            }
+            if candidates.isEmpty { return .denied(RulesDecision.noMatchingRuleMessage) }
             let query = request.query ?? RulesQuery()
             // Every document the query could return must pass: check each disjunct symbolically.
-            var reasons: [String] = []
             for disjunct in Self.expand(query.disjuncts) {
                 let symbolic = RulesValue.symbolic(Self.symbolicDocument(disjunct))
-                let (granted, why) = firstGrant(candidates, request.method, replacingResource: symbolic, &evaluator)
-                if !granted { reasons = why; return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput) }
+                let (granted, reasons) = firstGrant(candidates, method, replacingResource: symbolic, &evaluator)
+                if !granted { return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput) }
             }
             return .allowed(debugOutput: evaluator.debugOutput)
         }
-        let (granted, reasons) = firstGrant(candidates, request.method, replacingResource: nil, &evaluator)
+
+        // Other methods: check each matching allow where it is found, in order; the first grant wins.
+        var found = false
+        var granted = false
+        var reasons: [String] = []
+        _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+            found = true
+            switch Self.check(allow, frame, method, &evaluator) {
+            case .granted:
+                granted = true
+                return true
+            case .denied(let reason):
+                reasons.append(reason)
+                return false
+            case .limit(let reason):
+                reasons = [reason]
+                return true
+            }
+        }
+        if !found { return .denied(RulesDecision.noMatchingRuleMessage) }
         if granted { return .allowed(debugOutput: evaluator.debugOutput) }
         return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput)
     }
 
+    private enum Outcome {
+        case granted
+        /// `false for 'update' @ L5`
+        case denied(String)
+        /// A document-access limit was exceeded: the request is denied outright.
+        case limit(String)
+    }
+
+    /// Evaluates one allow's condition in `frame`.
+    private static func check(
+        _ allow: FirestoreAllow, _ frame: [RulesValue], _ method: FirestoreRulesMethod, _ evaluator: inout FirestoreEvaluator
+    ) -> Outcome {
+        guard let condition = allow.condition else { return .granted }
+        let reason: String
+        do throws(RulesEvaluationError) {
+            switch try evaluator.evaluate(condition, frame) {
+            case .bool(true) where evaluator.accessLimitMessage == nil: return .granted
+            case .bool(false): reason = "false"
+            case let other: reason = "Condition is not a boolean: \(other.typeName)."
+            }
+        } catch {
+            reason = error.message
+        }
+        if let limit = evaluator.accessLimitMessage { return .limit("\(limit) for '\(method.rawValue)' @ L\(allow.line)") }
+        return .denied("\(reason) for '\(method.rawValue)' @ L\(allow.line)")
+    }
+
     private func firstGrant(
-        _ candidates: [Candidate], _ method: FirestoreRulesMethod, replacingResource: RulesValue?,
+        _ candidates: [Candidate], _ method: FirestoreRulesMethod, replacingResource: RulesValue,
         _ evaluator: inout FirestoreEvaluator
     ) -> (Bool, [String]) {
         var reasons: [String] = []
         for candidate in candidates {
-            guard let condition = candidate.allow.condition else { return (true, []) }
             var frame = candidate.frame
-            if let replacingResource { frame[1] = replacingResource }
-            let reason: String
-            do throws(RulesEvaluationError) {
-                switch try evaluator.evaluate(condition, frame) {
-                case .bool(true) where evaluator.accessLimitMessage == nil: return (true, [])
-                case .bool(false): reason = "false"
-                case let other: reason = "Condition is not a boolean: \(other.typeName)."
-                }
-            } catch {
-                reason = error.message
+            frame[1] = replacingResource
+            switch Self.check(candidate.allow, frame, method, &evaluator) {
+            case .granted: return (true, [])
+            case .denied(let reason): reasons.append(reason)
+            case .limit(let reason): return (false, [reason])
             }
-            if let limit = evaluator.accessLimitMessage {
-                return (false, ["\(limit) for '\(method.rawValue)' @ L\(candidate.allow.line)"])
-            }
-            reasons.append("\(reason) for '\(method.rawValue)' @ L\(candidate.allow.line)")
         }
         return (false, reasons)
     }
 
-    /// Finds every allow for `method` in blocks whose full pattern matches `segments`.
-    private func collect(
-        _ block: FirestoreMatch, _ segments: ArraySlice<String?>, _ frame: [RulesValue], _ method: FirestoreRulesMethod,
-        _ out: inout [Candidate]
-    ) {
-        for child in block.children {
-            var matches: [([RulesValue], ArraySlice<String?>)] = []
-            matchPattern(child.pattern[...], segments, [], &matches)
-            for (bindings, rest) in matches {
-                let childFrame = frame + bindings
-                if rest.isEmpty {
-                    for allow in child.allows where allow.methods.contains(method) {
-                        out.append(Candidate(allow: allow, frame: childFrame))
-                    }
-                }
-                collect(child, rest, childFrame, method, &out)
+    /// The request path as match patterns see it: its segments, plus the unknown parents of a
+    /// collection-group query and the unbound document id of a `list` (one extra segment each).
+    struct MatchPath {
+        enum Segment {
+            case name(String)
+            /// The parents of a collection-group query: only a recursive wildcard matches them.
+            case anyParents
+            /// The document id of a `list`: matches a wildcard, which errors when read.
+            case unbound
+        }
+
+        let names: [String]
+        let anyParentsAt: Int?
+        let listTail: Bool
+
+        var count: Int { names.count + (anyParentsAt == nil ? 0 : 1) + (listTail ? 1 : 0) }
+
+        func segment(_ index: Int) -> Segment {
+            var i = index
+            if let at = anyParentsAt {
+                if i == at { return .anyParents }
+                if i > at { i -= 1 }
             }
+            return i < names.count ? .name(names[i]) : .unbound
         }
     }
 
-    private func matchPattern(
-        _ pattern: ArraySlice<FirestorePatternSegment>, _ segments: ArraySlice<String?>, _ bindings: [RulesValue],
-        _ out: inout [([RulesValue], ArraySlice<String?>)]
-    ) {
-        guard let first = pattern.first else {
-            out.append((bindings, segments))
-            return
+    /// Calls `visit` with every allow for `method` in blocks below `block` whose full pattern
+    /// matches `path` from segment `start`, in order, with the frame of its bindings; stops (and
+    /// returns true) as soon as `visit` returns true. `frame` is restored on return.
+    private func forEachAllow(
+        _ block: borrowing FirestoreMatch, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue],
+        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+    ) -> Bool {
+        for i in block.children.indices where match(block.children[i], 0, path, start, &frame, method, visit) {
+            return true
         }
-        let rest = pattern.dropFirst()
-        switch first {
+        return false
+    }
+
+    /// Matches `child.pattern[p...]` against `path[s...]`; where the pattern ends, visits the
+    /// child's allows (when the path ends there too) and descends into its blocks.
+    private func match(
+        _ child: borrowing FirestoreMatch, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
+        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+    ) -> Bool {
+        guard p < child.pattern.count else {
+            if s == path.count {
+                for i in child.allows.indices where child.allows[i].methods.contains(method) && visit(child.allows[i], frame) {
+                    return true
+                }
+            }
+            return forEachAllow(child, path, s, &frame, method, visit)
+        }
+        switch child.pattern[p] {
         case .literal(let text):
-            guard let segment = segments.first, let segment, segment == text else { return }
-            matchPattern(rest, segments.dropFirst(), bindings, &out)
+            guard s < path.count, case .name(let segment) = path.segment(s), segment == text else { return false }
+            return match(child, p + 1, path, s + 1, &frame, method, visit)
         case .single(let name):
-            guard let segment = segments.first, segment != Self.anyParents else { return }
-            let value: RulesValue = segment.map { .string($0) } ?? .unbound("Variable \(name) is not bound for a list request.")
-            matchPattern(rest, segments.dropFirst(), bindings + [value], &out)
+            guard s < path.count else { return false }
+            switch path.segment(s) {
+            case .name(let segment): frame.append(.string(segment))
+            case .anyParents: return false
+            case .unbound: frame.append(.unbound("Variable \(name) is not bound for a list request."))
+            }
+            defer { frame.removeLast() }
+            return match(child, p + 1, path, s + 1, &frame, method, visit)
         case .recursive(let name):
             let minimum = version >= 2 ? 0 : 1
-            let counts: [Int] = rest.isEmpty ? [segments.count] : Array(0...segments.count)
-            for count in counts where count >= minimum {
-                let captured = segments.prefix(count)
-                let value: RulesValue
-                if captured.contains(where: { $0 == nil || $0 == Self.anyParents }) {
-                    value = .unbound("Variable \(name) is not bound for a list request.")
-                } else {
-                    let parts = captured.compactMap { $0 }
-                    value = version >= 2 ? .path(RulesPath(segments: parts)) : .string(parts.joined(separator: "/"))
-                }
-                matchPattern(rest, segments.dropFirst(count), bindings + [value], &out)
+            let remaining = path.count - s
+            for count in (p + 1 == child.pattern.count ? remaining : 0)...remaining where count >= minimum {
+                frame.append(recursiveBinding(name, path, s, s + count))
+                defer { frame.removeLast() }
+                if match(child, p + 1, path, s + count, &frame, method, visit) { return true }
             }
+            return false
         }
     }
 
-    /// Stands for the unknown parents of a collection-group query (never a real segment).
-    static let anyParents = "\u{0}**"
+    /// What `{name=**}` binds to `path[from..<to]`: a path (v2) or a string (v1), unbound when
+    /// it covers the unknown parents or document id of a query.
+    private func recursiveBinding(_ name: String, _ path: MatchPath, _ from: Int, _ to: Int) -> RulesValue {
+        var parts: [String] = []
+        parts.reserveCapacity(to - from)
+        for i in from..<to {
+            guard case .name(let part) = path.segment(i) else { return .unbound("Variable \(name) is not bound for a list request.") }
+            parts.append(part)
+        }
+        return version >= 2 ? .path(RulesPath(segments: parts)) : .string(parts.joined(separator: "/"))
+    }
 
     /// `databases/(default)/documents/c/d` segments of a name, without any `projects/{p}/` prefix.
     static func relativeSegments(_ name: String) -> [String] {
@@ -165,37 +245,32 @@ extension FirestoreRuleset {
         }
     }
 
-    static func requestValue(_ request: FirestoreRulesRequest, pathSegments: [String]? = nil) -> RulesValue {
-        let segments = pathSegments ?? relativeSegments(request.path)
-        var map: [String: RulesValue] = [
-            "method": .string(request.method.rawValue),
-            "path": .path(RulesPath(segments: segments)),
-            "time": .timestamp(request.time),
-        ]
-        if let auth = request.auth {
-            map["auth"] = .map(["uid": .string(auth.uid), "token": RulesValue(json: auth.token)])
-        } else {
-            map["auth"] = .null
-        }
+    /// `request`, read member by member (``RulesRequestMap``).
+    static func requestValue(_ request: borrowing FirestoreRulesRequest) -> RulesValue {
+        var resource: RulesValue?
         if request.method == .delete {
             // A delete has no new document [unverified: null rather than absent].
-            map["resource"] = .null
+            resource = .null
         }
         if request.method == .create || request.method == .update, let newResource = request.newResource {
-            map["resource"] = FirestoreEvaluator.resourceValue(
-                newResource, segments: newResource.name == request.path ? segments : relativeSegments(newResource.name))
+            resource = FirestoreEvaluator.resourceValue(newResource)
         }
+        var query: RulesValue?
         if request.method == .list {
-            let query = request.query ?? RulesQuery()
+            let constraints = request.query ?? RulesQuery()
             var orderBy: [String: RulesValue] = [:]
-            for order in query.orderBy { orderBy[order.field] = .string(order.descending ? "DESC" : "ASC") }
-            map["query"] = .map([
-                "limit": query.limit.map { .int($0) } ?? .null,
-                "offset": query.offset.map { .int($0) } ?? .null,
+            for order in constraints.orderBy { orderBy[order.field] = .string(order.descending ? "DESC" : "ASC") }
+            query = .map([
+                "limit": constraints.limit.map { .int($0) } ?? .null,
+                "offset": constraints.offset.map { .int($0) } ?? .null,
                 "orderBy": .map(orderBy),
             ])
         }
-        return .map(map)
+        return .lazy(
+            .request(
+                RulesRequestMap(
+                    method: request.method, segments: request.segments, time: request.time,
+                    auth: request.preparedAuth?.value ?? .null, resource: resource, query: query)))
     }
 
     /// Splits `in` and `array-contains-any` filters into one disjunct per value.

@@ -12,6 +12,17 @@ package struct FirestoreRuleset: Sendable {
     /// `rules_version`: 1 or 2.
     package let version: Int
     package let fileName: String
+    /// Whether any condition or function can read `resource` (the stored document). When not, an
+    /// emulator may check only that the document exists, without decoding it.
+    package let readsResource: Bool
+
+    init(root: FirestoreMatch, functions: [FirestoreFunction], version: Int, fileName: String) {
+        self.root = root
+        self.functions = functions
+        self.version = version
+        self.fileName = fileName
+        self.readsResource = Self.readsResource(root: root, functions: functions)
+    }
 
     /// Parses, resolves names and checks limits; diagnostics carry `file:line:col`.
     package static func parse(_ source: String, fileName: String) -> Result<FirestoreRuleset, RulesDiagnostics> {

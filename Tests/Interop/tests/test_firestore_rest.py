@@ -253,7 +253,11 @@ def test_rest_reference_document_methods(fs):
     rest = requests.get(f"{fs['base']}/people", params={"pageSize": 1, "pageToken": page["nextPageToken"]}, timeout=10).json()
     assert len(rest["documents"]) == 1 and "nextPageToken" not in rest
 
-    ids = requests.post(f"{fs['base']}:listCollectionIds", json={}, timeout=10).json()
+    # With rules in force only the owner may list collection ids (rules cannot grant it).
+    denied = requests.post(f"{fs['base']}:listCollectionIds", json={}, timeout=10)
+    assert denied.status_code == 403 and denied.json()["error"]["status"] == "PERMISSION_DENIED"
+    owner = {"Authorization": "Bearer owner"}
+    ids = requests.post(f"{fs['base']}:listCollectionIds", json={}, headers=owner, timeout=10).json()
     assert ids["collectionIds"] == ["people"]
 
     delete = requests.delete(f"{fs['base']}/people/ada?currentDocument.exists=true", timeout=10)

@@ -184,13 +184,9 @@ extension FirestoreEvaluator {
         return document
     }
 
-    /// `resource`-style map: `data`, `id` and `__name__` (`/databases/(default)/documents/c/d`).
-    static func resourceValue(_ document: RulesDocument, segments: [String]? = nil) -> RulesValue {
-        let segments = segments ?? FirestoreRuleset.relativeSegments(document.name)
-        return .map([
-            "data": .map(document.data),
-            "id": .string(segments.last ?? ""),
-            "__name__": .path(RulesPath(segments: segments)),
-        ])
+    /// `resource`-style map: `data`, `id` and `__name__` (`/databases/(default)/documents/c/d`),
+    /// read in place.
+    static func resourceValue(_ document: RulesDocument) -> RulesValue {
+        .lazy(.document(document))
     }
 }

@@ -7,6 +7,13 @@ extension FirestoreEvaluator {
         case .list(let items): return try listMethod(items, name, args)
         case .set(let items): return try setMethod(items, name, args)
         case .map(let map): return try mapMethod(map, name, args)
+        case .lazy(let map):
+            // keys() and size() read the map in place; anything else converts it.
+            switch (name, args.count) {
+            case ("keys", 0): return .list(map.sortedKeys.map { .string($0) })
+            case ("size", 0): return .int(Int64(map.count))
+            default: return try mapMethod(map.materialized, name, args)
+            }
         case .mapDiff(let diff):
             guard args.isEmpty else { throw Failure.invalidArguments(name) }
             let keys: [String]

@@ -5,6 +5,9 @@ extension FirestoreEvaluator {
         case .map(let map):
             guard let value = map[name] else { throw Failure.undefinedProperty(name) }
             return value
+        case .lazy(let map):
+            guard let value = map.member(name) else { throw Failure.undefinedProperty(name) }
+            return value
         case .null:
             throw Failure.nullValue
         case .symbolic(let document):
@@ -41,7 +44,7 @@ extension FirestoreEvaluator {
 
     func subscriptValue(_ base: RulesValue, _ index: RulesValue) throws(Failure) -> RulesValue {
         switch (base, index) {
-        case (.map, .string(let key)), (.symbolic, .string(let key)), (.null, .string(let key)):
+        case (.map, .string(let key)), (.lazy, .string(let key)), (.symbolic, .string(let key)), (.null, .string(let key)):
             return try member(base, key)
         case (.list(let items), .int(let i)):
             guard i >= 0, i < items.count else { throw Failure("Index out of range: \(i).") }
@@ -107,6 +110,9 @@ extension FirestoreEvaluator {
             case .map(let map):
                 guard case .string(let key) = a else { return .bool(false) }
                 return .bool(map[key] != nil)
+            case .lazy(let map):
+                guard case .string(let key) = a else { return .bool(false) }
+                return .bool(map.member(key) != nil)
             case .symbolic(let document):
                 guard case .string(let key) = a else { return .bool(false) }
                 do throws(Failure) {
@@ -125,7 +131,7 @@ extension FirestoreEvaluator {
     func equals(_ a: RulesValue, _ b: RulesValue) throws(Failure) -> Bool {
         if case .symbolic = a { throw Failure("Cannot compare a query's document: the query does not constrain it.") }
         if case .symbolic = b { throw Failure("Cannot compare a query's document: the query does not constrain it.") }
-        return a.rulesEquals(b)
+        return a.materialized.rulesEquals(b.materialized)
     }
 
     func compare(_ op: RulesBinaryOperator, _ a: RulesValue, _ b: RulesValue) throws(Failure) -> Bool {

@@ -1,9 +1,24 @@
 /// Evaluates resolved expressions for one request (or one batch): counts expressions and
 /// document-access calls, caches document reads and collects `debug()` output.
 struct FirestoreEvaluator {
-    let functions: [FirestoreFunction]
-    let data: any FirestoreRulesDataSource
-    let projectID: String
+    /// What stays the same for a whole request or batch, behind one reference: the evaluator is
+    /// a value that Swift may copy around helper calls, and this keeps such copies cheap.
+    final class Context {
+        let functions: [FirestoreFunction]
+        let data: any FirestoreRulesDataSource
+        let projectID: String
+
+        init(functions: [FirestoreFunction], data: any FirestoreRulesDataSource, projectID: String) {
+            self.functions = functions
+            self.data = data
+            self.projectID = projectID
+        }
+    }
+
+    let context: Context
+    var functions: [FirestoreFunction] { context.functions }
+    var data: any FirestoreRulesDataSource { context.data }
+    var projectID: String { context.projectID }
     var steps = 0
     var depth = 0
     var debugOutput: [String] = []
@@ -20,9 +35,7 @@ struct FirestoreEvaluator {
     static let callDepthLimit = 20
 
     init(functions: [FirestoreFunction], data: any FirestoreRulesDataSource, projectID: String) {
-        self.functions = functions
-        self.data = data
-        self.projectID = projectID
+        context = Context(functions: functions, data: data, projectID: projectID)
     }
 
     typealias Failure = RulesEvaluationError
@@ -44,8 +57,10 @@ struct FirestoreEvaluator {
             return try subscriptValue(container, try evaluate(index, frame))
         case .slice(let base, let start, let end):
             let container = try evaluate(base, frame)
-            let from = try start.map { e throws(Failure) in try evaluate(e, frame) }
-            let to = try end.map { e throws(Failure) in try evaluate(e, frame) }
+            var from: RulesValue?
+            if let start { from = try evaluate(start, frame) }
+            var to: RulesValue?
+            if let end { to = try evaluate(end, frame) }
             return try slice(container, from, to)
         case .userCall(let index, let arguments):
             var values: [RulesValue] = []
@@ -55,13 +70,13 @@ struct FirestoreEvaluator {
         case .builtin(let builtin, let arguments):
             var values: [RulesValue] = []
             values.reserveCapacity(arguments.count)
-            for argument in arguments { values.append(try evaluate(argument, frame)) }
+            for argument in arguments { values.append(try evaluate(argument, frame).materialized) }
             return try callBuiltin(builtin, values)
         case .method(let receiver, let name, let arguments):
             let target = try evaluate(receiver, frame)
             var values: [RulesValue] = []
             values.reserveCapacity(arguments.count)
-            for argument in arguments { values.append(try evaluate(argument, frame)) }
+            for argument in arguments { values.append(try evaluate(argument, frame).materialized) }
             return try callMethod(target, name, values)
         case .not(let operand):
             guard case .bool(let b) = try evaluate(operand, frame) else { throw Failure("Unary ! needs a bool operand.") }
@@ -99,13 +114,13 @@ struct FirestoreEvaluator {
         case .list(let items):
             var values: [RulesValue] = []
             values.reserveCapacity(items.count)
-            for item in items { values.append(try evaluate(item, frame)) }
+            for item in items { values.append(try evaluate(item, frame).materialized) }
             return .list(values)
         case .map(let entries):
             var map: [String: RulesValue] = [:]
             for (k, v) in entries {
                 guard case .string(let key) = try evaluate(k, frame) else { throw Failure("Map keys must be strings.") }
-                map[key] = try evaluate(v, frame)
+                map[key] = try evaluate(v, frame).materialized
             }
             return .map(map)
         case .path(let parts):
@@ -168,7 +183,7 @@ struct FirestoreEvaluator {
     static func value(_ value: RulesValue, isType typeName: String) -> Bool {
         switch (typeName, value) {
         case ("number", .int), ("number", .float): true
-        case ("map", .map), ("map", .symbolic): true
+        case ("map", .map), ("map", .lazy), ("map", .symbolic): true
         default: value.typeName == typeName
         }
     }

@@ -201,7 +201,7 @@ struct FirestoreParser {
         let line = current.position.line
         var reportedLine = line
         try advance()
-        var methods: Set<FirestoreRulesMethod> = []
+        var methods: FirestoreMethodSet = []
         repeat {
             if current.isSymbol(",") { try advance() }
             let methodPosition = current.position
@@ -214,7 +214,7 @@ struct FirestoreParser {
                     throw Failure(id: "syntax.allow-method", position: methodPosition,
                                   message: "unknown method '\(name)'; expected read, write, get, list, create, update or delete")
                 }
-                methods.insert(method)
+                methods.insert(FirestoreMethodSet(method))
             }
         } while current.isSymbol(",")
         var condition: FirestoreExpression?

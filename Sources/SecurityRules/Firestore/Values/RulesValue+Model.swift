@@ -35,8 +35,10 @@ extension RulesTimestamp {
 }
 
 extension RulesDocument {
-    /// A stored document: `name` is its full or `databases/...` name, `fields` its data.
+    /// A stored document: `name` is its full or `databases/...` name, `fields` its data
+    /// (converted only as rules read them).
     package init(name: String, fields: ValueMap) {
-        self.init(name: name, data: RulesValue.fields(fields))
+        self.init(segments: FirestoreRuleset.relativeSegments(name), fields: fields)
+        self.nameText = name
     }
 }

@@ -13,7 +13,7 @@ extension RulesValue {
         case .latlng: "latlng"
         case .path: "path"
         case .list: "list"
-        case .map, .symbolic: "map"
+        case .map, .lazy, .symbolic: "map"
         case .set: "set"
         case .mapDiff: "map_diff"
         case .unbound: "unbound"
@@ -24,13 +24,14 @@ extension RulesValue {
     /// different kinds are unequal.
     func rulesEquals(_ other: RulesValue) -> Bool {
         switch (self, other) {
+        case (.lazy, _), (_, .lazy): return materialized.rulesEquals(other.materialized)
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.int(let a), .int(let b)): return a == b
         case (.float(let a), .float(let b)): return a == b
         case (.int(let a), .float(let b)): return Double(a) == b && Double(exactly: a) != nil
         case (.float(let a), .int(let b)): return a == Double(b) && Double(exactly: b) != nil
-        case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.string(let a), .string(let b)): return Self.sameBytes(a, b)
         case (.bytes(let a), .bytes(let b)): return a == b
         case (.timestamp(let a), .timestamp(let b)): return a == b
         case (.duration(let a), .duration(let b)): return a == b
@@ -52,6 +53,15 @@ extension RulesValue {
             return true
         default: return false
         }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes (not merely canonically equivalent).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+        }
+        return (fast ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// Ordering for `< <= > >=`: numbers, strings (by UTF-8 bytes), bytes, timestamps,
@@ -112,6 +122,7 @@ extension RulesValue {
             let body = m.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                 .map { "\"\($0)\": \(m[$0]?.quotedText ?? "null")" }
             return "{" + body.joined(separator: ", ") + "}"
+        case .lazy: return materialized.displayText
         case .mapDiff(let d): return "map_diff(affected: \(d.added + d.removed + d.changed))"
         case .symbolic: return "resource"
         case .unbound(let name): return "unbound(\(name))"

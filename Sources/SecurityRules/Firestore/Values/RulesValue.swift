@@ -20,6 +20,9 @@ package enum RulesValue: Sendable {
     case mapDiff(RulesMapDiff)
     /// A document of a `list` result set known only through the query's constraints.
     case symbolic(RulesSymbolicDocument)
+    /// `request`, `resource` or a stored document's `data`, read in place; behaves as the map it
+    /// stands for (``RulesLazyMap``).
+    case lazy(RulesLazyMap)
     /// A wildcard the request path did not bind (the document id of a `list`); reading it errors.
     case unbound(String)
 }
