@@ -7,14 +7,22 @@
 /// Safety of `@unchecked Sendable`: a node reachable from a published root (the engine head or
 /// any snapshot) is never mutated. Commits mutate a node only after `isKnownUniquelyReferenced`
 /// proves the commit's working tree is its sole owner, and copy it otherwise (path copying).
+/// Arrays a copy shares with its source (children, separators) are copy-on-write values, so
+/// changing them in the copy never changes them in the source.
 final class TreeNode: @unchecked Sendable {
     // Dynamic exclusivity checks are off for these fields (they cost a runtime call per access,
     // over 15% of commit and read time): no two accesses to one node's field can overlap, since
     // a node is either published and only read, or private to the one committing thread.
     // Fields a search reads come first, so a descent touches few cache lines per node.
     let isLeaf: Bool
-    // Internal payload (empty for leaves).
-    @exclusivity(unchecked) var children: [TreeNode]
+    // Internal payload (empty for leaves). See `TreeNode+Children` for how `baseChildren` and
+    // the patches make up the children.
+    @exclusivity(unchecked) var baseChildren: [TreeNode]
+    /// Byte `i` is the child index `patchNodes[i]` replaces; unused bytes are 0xFF.
+    @exclusivity(unchecked) var patchSlots: UInt64
+    @exclusivity(unchecked) var patchNodes: [TreeNode]
+    /// False while `baseChildren` is shared with the node this one was copied from.
+    @exclusivity(unchecked) var ownsChildren: Bool
     /// End offsets in `arena` of the separators: separator `i` ≤ every key in `children[i + 1]`
     /// and > every key in `children[i]`. Packed for the same reason as leaves.
     @exclusivity(unchecked) var separatorEnds: [UInt32]
@@ -45,7 +53,10 @@ final class TreeNode: @unchecked Sendable {
         self.externals = externals
         self.histories = histories
         self.garbage = 0
-        self.children = []
+        self.baseChildren = []
+        self.patchSlots = TreeNode.noPatches
+        self.patchNodes = []
+        self.ownsChildren = true
         self.separatorEnds = []
         self.isLeaf = true
     }
@@ -58,7 +69,10 @@ final class TreeNode: @unchecked Sendable {
         self.externals = []
         self.histories = []
         self.garbage = 0
-        self.children = children
+        self.baseChildren = children
+        self.patchSlots = TreeNode.noPatches
+        self.patchNodes = []
+        self.ownsChildren = true
         self.separatorEnds = []
         self.isLeaf = false
         for separator in separators {
@@ -68,16 +82,20 @@ final class TreeNode: @unchecked Sendable {
         rebuildSeparatorHints()
     }
 
-    private init(children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int) {
+    /// A copy of internal node `source` that shares its children and separators.
+    private init(sharing source: TreeNode) {
         self.slots = []
-        self.hints = hints
-        self.hintOffset = hintOffset
-        self.arena = arena
+        self.hints = source.hints
+        self.hintOffset = source.hintOffset
+        self.arena = source.arena
         self.externals = []
         self.histories = []
         self.garbage = 0
-        self.children = children
-        self.separatorEnds = separatorEnds
+        self.baseChildren = source.baseChildren
+        self.patchSlots = source.patchSlots
+        self.patchNodes = source.patchNodes
+        self.ownsChildren = false
+        self.separatorEnds = source.separatorEnds
         self.isLeaf = false
     }
 
@@ -89,21 +107,10 @@ final class TreeNode: @unchecked Sendable {
     /// A private copy; a leaf copy also drops versions older than `horizon` and compacts its arena.
     func copy(horizon: CommitTime) -> TreeNode {
         guard isLeaf else {
-            var copiedChildren: [TreeNode] = []
-            copiedChildren.reserveCapacity(children.count + 2)
-            copiedChildren.append(contentsOf: children)
-            var copiedEnds: [UInt32] = []
-            copiedEnds.reserveCapacity(separatorEnds.count + 2)
-            copiedEnds.append(contentsOf: separatorEnds)
-            var copiedArena: [UInt8] = []
-            copiedArena.reserveCapacity(arena.count + 128)
-            copiedArena.append(contentsOf: arena)
-            var copiedHints: [UInt64] = []
-            copiedHints.reserveCapacity(hints.count + 2)
-            copiedHints.append(contentsOf: hints)
-            return TreeNode(
-                children: copiedChildren, arena: copiedArena, separatorEnds: copiedEnds, hints: copiedHints,
-                hintOffset: hintOffset)
+            // Children and separators are shared (copy-on-write): a commit usually replaces one
+            // or two children of a copied node (as patches) and changes no separator, so copying
+            // costs neither a retain per child nor a copy of the separator bytes.
+            return TreeNode(sharing: self)
         }
         var needsRewrite = garbage > 256 && garbage * 2 > arena.count
         if horizon > 0 && !needsRewrite {
@@ -141,7 +148,7 @@ final class TreeNode: @unchecked Sendable {
         return copied
     }
 
-    var isEmpty: Bool { isLeaf ? slots.isEmpty : children.isEmpty }
+    var isEmpty: Bool { isLeaf ? slots.isEmpty : baseChildren.isEmpty }
     var count: Int { slots.count }
 
     /// Index of the child that may hold `key`.
