@@ -15,26 +15,27 @@ final class TreeNode: @unchecked Sendable {
     // a node is either published and only read, or private to the one committing thread.
     // Fields a search reads come first, so a descent touches few cache lines per node.
     let isLeaf: Bool
-    // Internal payload (empty for leaves). See `TreeNode+Children` for how `baseChildren` and
-    // the patches make up the children.
-    @exclusivity(unchecked) var baseChildren: [TreeNode]
-    /// Byte `i` is the child index `patchNodes[i]` replaces; unused bytes are 0xFF.
-    @exclusivity(unchecked) var patchSlots: UInt64
-    @exclusivity(unchecked) var patchNodes: [TreeNode]
     /// False while `baseChildren` is shared with the node this one was copied from.
     @exclusivity(unchecked) var ownsChildren: Bool
+    /// `hintOffset`, stored in 32 bits so that it packs with the flags above.
+    @exclusivity(unchecked) var packedHintOffset: Int32
     /// End offsets in `arena` of the separators: separator `i` ≤ every key in `children[i + 1]`
     /// and > every key in `children[i]`. Packed for the same reason as leaves.
     @exclusivity(unchecked) var separatorEnds: [UInt32]
     @exclusivity(unchecked) var arena: [UInt8]
-
-    // Leaf payload (empty for internal nodes).
-    /// Per slot, the 8 key bytes after `hintOffset` (see `TreeNode+Hints`): a leaf search
-    /// compares these and reads the arena only on a tie.
+    /// Per slot (or separator), the 8 key bytes after `hintOffset` (see `TreeNode+Hints`): a
+    /// search compares these and reads the arena only on a tie.
     @exclusivity(unchecked) var hints: [UInt64]
-    /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
-    @exclusivity(unchecked) var hintOffset: Int
+    // Internal payload (empty for leaves). See `TreeNode+Children` for how `baseChildren` and
+    // the patches make up the children.
+    /// Byte `i` is the child index `patchNodes[i]` replaces; unused bytes are 0xFF.
+    @exclusivity(unchecked) var patchSlots: UInt64
+    @exclusivity(unchecked) var baseChildren: [TreeNode]
+
+    // Leaf payload (empty for internal nodes); `slots` is read by every leaf search.
     @exclusivity(unchecked) var slots: [LeafSlot]
+    /// Children that replace base ones (internal nodes; read only when `patchSlots` names one).
+    @exclusivity(unchecked) var patchNodes: [TreeNode]
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
     @exclusivity(unchecked) var externals: [[UInt8]]
     /// Older versions, oldest first, referenced by `LeafSlot.history`.
@@ -42,13 +43,19 @@ final class TreeNode: @unchecked Sendable {
     /// Arena bytes no slot refers to any more.
     @exclusivity(unchecked) var garbage: Int
 
+    /// A length every key (or separator) of the node shares a prefix of (their common prefix or shorter).
+    var hintOffset: Int {
+        @inline(__always) get { Int(packedHintOffset) }
+        set { packedHintOffset = Int32(newValue) }
+    }
+
     init(
         leafSlots: [LeafSlot] = [], hints: [UInt64] = [], hintOffset: Int = 0, arena: [UInt8] = [],
         externals: [[UInt8]] = [], histories: [[EntryVersion]] = []
     ) {
         self.slots = leafSlots
         self.hints = hints
-        self.hintOffset = hintOffset
+        self.packedHintOffset = Int32(hintOffset)
         self.arena = arena
         self.externals = externals
         self.histories = histories
@@ -64,7 +71,7 @@ final class TreeNode: @unchecked Sendable {
     init(children: [TreeNode], separators: [[UInt8]]) {
         self.slots = []
         self.hints = []
-        self.hintOffset = 0
+        self.packedHintOffset = 0
         self.arena = []
         self.externals = []
         self.histories = []
@@ -86,7 +93,7 @@ final class TreeNode: @unchecked Sendable {
     private init(sharing source: TreeNode) {
         self.slots = []
         self.hints = source.hints
-        self.hintOffset = source.hintOffset
+        self.packedHintOffset = source.packedHintOffset
         self.arena = source.arena
         self.externals = []
         self.histories = []
