@@ -3,7 +3,8 @@ import EmulatorModel
 package import EmulatorStorage
 package import EmulatorSupport
 
-/// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, and the
+/// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, the
+/// WebSocket wire protocol v5 of the SDKs (`/.ws`, see `WireProtocol/`), and the
 /// emulator endpoints `/.settings/rules.json` and `/.inspect/databases.json`, over namespaces
 /// created on first use. Data lives in the shared storage engine (namespace `database/<ns>`);
 /// every request passes the namespace's rules (`Bearer owner` / `access_token=owner` bypass them).
@@ -17,6 +18,8 @@ package final class DatabaseEmulator: Sendable {
     package let configuration: DatabaseEmulatorConfiguration
     let store: DatabaseStore
     let pushIds = PushIdGenerator()
+    /// Open WebSocket connections (rules changes and credential expiry reach them here).
+    let wireSessions = DatabaseWireRegistry()
     private let keepAliveTask: Task<Void, Never>?
 
     /// An emulator over `storage` (shared with the other emulators of the suite).
@@ -26,10 +29,13 @@ package final class DatabaseEmulator: Sendable {
         self.store = store
         if let seconds = configuration.keepAliveSeconds, seconds > 0 {
             // Owned by the emulator and cancelled in deinit; it holds the store, not the emulator.
+            let wireSessions = self.wireSessions
+            let now = configuration.now
             keepAliveTask = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(seconds))
                     for namespace in store.all { namespace.keepAlive() }
+                    wireSessions.expireCredentials(now: now())
                 }
             }
         } else {
@@ -47,9 +53,11 @@ package final class DatabaseEmulator: Sendable {
     }
 
     /// Sends `keep-alive` to every open stream now (and `auth_revoked` to streams whose
-    /// credential expired); the emulator also does this every `keepAliveSeconds`.
+    /// credential expired, `ac` to such WebSocket connections); the emulator also does this every
+    /// `keepAliveSeconds`.
     package func sendKeepAlives() {
         for namespace in store.all { namespace.keepAlive() }
+        wireSessions.expireCredentials(now: configuration.now())
     }
 
     /// Number of open event streams in `namespace`.
@@ -66,7 +74,9 @@ extension DatabaseEmulator {
     /// PUT to `/.settings/rules.json` would.
     package func setRules(_ source: [UInt8], namespace: String) throws(DatabaseRulesCompileError) {
         switch store.compileRules(source) {
-        case .success(let rules): store.namespace(namespace).setRules(source: source, rules: rules)
+        case .success(let rules):
+            store.namespace(namespace).setRules(source: source, rules: rules)
+            wireSessions.rulesChanged(namespace: namespace)
         case .failure(let error): throw error
         }
     }

@@ -15,18 +15,30 @@ package struct DatabaseEmulatorConfiguration: Sendable {
     /// Seconds between `keep-alive` events on open streams; nil sends none.
     package var keepAliveSeconds: Int?
     package var logger: Logger
+    /// A monotonic clock in nanoseconds (read `timeout`s are measured with it).
+    package var monotonicNanos: @Sendable () -> Int64
 
     package init(
         defaultNamespace: String = "default",
         rulesGate: any DatabaseRulesGate = SecurityRulesGate(),
         now: @escaping @Sendable () -> Int64 = { WallClock.nowMilliseconds() },
         keepAliveSeconds: Int? = 30,
-        logger: Logger = Logger(label: "database")
+        logger: Logger = Logger(label: "database"),
+        monotonicNanos: @escaping @Sendable () -> Int64 = DatabaseEmulatorConfiguration.continuousNanos
     ) {
         self.defaultNamespace = defaultNamespace
         self.rulesGate = rulesGate
         self.now = now
         self.keepAliveSeconds = keepAliveSeconds
         self.logger = logger
+        self.monotonicNanos = monotonicNanos
+    }
+
+    private static let origin = ContinuousClock.now
+
+    /// Nanoseconds since the first use, from `ContinuousClock`.
+    package static func continuousNanos() -> Int64 {
+        let (seconds, attoseconds) = origin.duration(to: .now).components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

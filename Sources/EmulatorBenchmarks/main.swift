@@ -20,6 +20,9 @@ let scenarios: [BenchmarkScenario] = [
         runSSEFanOutBenchmark(streams: $0.streams ?? ($0.quick ? 100 : 1000))
     },
     BenchmarkScenario(name: "database", summary: "RTDB emulator through its router: SSE fan-out, GET/PUT at 32 clients") { runDatabaseBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "database-clear", summary: "RTDB PUT null / DELETE / PATCH null over 100k children, with streams") {
+        runDatabaseClearBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "firestore", summary: "Firestore emulator through its router: load, queries, 500-doc commits") { runFirestoreBenchmark(quick: $0.quick) },
     BenchmarkScenario(name: "rules", summary: "security rules evaluation") { _ in runRulesBenchmark() },
     BenchmarkScenario(name: "rules-throughput", summary: "requests/s with rules against open rules") {

@@ -183,8 +183,8 @@ func withDatabase(_ body: (Database) async throws -> Void) async throws {
             try await db.reference().child("lastSeen/ada").onDisconnectSetValue("gone")
             #expect(try await presence.getData().exists())
             db.goOffline()
-            #expect(try await presence.getData().exists() == false)
-            #expect(try await db.reference().child("lastSeen/ada").getData().value as? String == "gone")
+            #expect(try await eventually { try await db.reference().child("lastSeen/ada").getData().value as? String == "gone" })
+            #expect(try await !presence.getData().exists())
         }
     }
 

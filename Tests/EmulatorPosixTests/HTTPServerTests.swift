@@ -186,6 +186,46 @@ private func echoRouter() -> Router {
         }
     }
 
+    @Test func writesFromALoopThreadKeepTheirOrderThroughFullSocketBuffers() throws {
+        let writers = Mutex<[any HTTPStreamWriter]>([])
+        let pieces = (0..<48).map { [UInt8](repeating: 0x41 + UInt8($0 % 26), count: 60_000 + $0) }
+        var router = Router()
+        router.add(.get, "/events") { _ in
+            HTTPResponse(stream: HTTPStreamBody { writer in writers.withLock { $0.append(writer) } })
+        }
+        router.add(.post, "/fire") { _ in
+            // Runs on a loop thread: streams on this loop are sent to directly until their socket
+            // is full, then queued; streams on the other loop are queued for it.
+            let all = writers.withLock { $0 }
+            for piece in pieces {
+                for writer in all { writer.write(piece) }
+            }
+            return .text("fired")
+        }
+        try withServer(router: router) { server in
+            var clients: [RawClient] = []
+            for _ in 0..<4 {
+                let client = try #require(RawClient(port: server.port))
+                client.send("GET /events HTTP/1.1\r\n\r\n")
+                #expect(client.readUntil("\r\n\r\n"))
+                client.clear()
+                clients.append(client)
+            }
+            for _ in 0..<500 where writers.withLock({ $0.count }) < 4 { usleep(1000) }
+            let trigger = try #require(RawClient(port: server.port))
+            trigger.send("POST /fire HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+            #expect(trigger.response()?.body == "fired")
+            var expected: [UInt8] = []
+            for piece in pieces {
+                expected += Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Array("\r\n".utf8)
+            }
+            for client in clients {
+                while client.buffer.count < expected.count, client.readSome() {}
+                #expect(client.buffer == expected)
+            }
+        }
+    }
+
     @Test func idleConnectionsAreClosed() throws {
         try withServer({ $0.idleTimeout = .milliseconds(100) }) { server in
             let client = try #require(RawClient(port: server.port))

@@ -48,6 +48,30 @@ import EmulatorStorage
         #expect(reopened.recovered.commits == 6)
     }
 
+    @Test func aCommitThatCutsASubtreeIsJournaledAsOneRecordWithAClear() throws {
+        let dir = TestDirectory()
+        let engine = StorageEngine(cutThreshold: 0)
+        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
+        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            for i in 0..<100 { _ = try txn.put(rtdb, StorageKey("rooms/r\(i)/name"), Array("n".utf8)) }
+            _ = try txn.put(rtdb, StorageKey("keep"), Array("k".utf8))
+        }
+        let result = try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            _ = try txn.put(rtdb, StorageKey("rooms/r1/name"), Array("before the cut".utf8))
+            txn.deleteSubtree(rtdb, StorageKey("rooms"))
+            _ = try txn.put(rtdb, StorageKey("rooms/r5/name"), Array("after".utf8))
+        }
+        #expect(result.cleared == [ClearedSubtree(namespace: rtdb, key: StorageKey("rooms"))])
+        data.abandonForTesting()
+        let restarted = StorageEngine()
+        let reopened = try DataDirectory.open(dir.path + "/live", engine: restarted)
+        defer { reopened.close() }
+        #expect(try contents(restarted) == [
+            "database/demo-default-rtdb/keep": "k",
+            "database/demo-default-rtdb/rooms/r5/name": "after",
+        ])
+    }
+
     @Test func aSecondOpenOfTheSameDirectoryIsRefused() throws {
         let dir = TestDirectory()
         let data = try DataDirectory.open(dir.path + "/live", engine: StorageEngine())

@@ -74,14 +74,14 @@ import Testing
         ]
         let time = engine.clear(testNamespace, subtree: key("a/b"))
         for recorder in [above, at, below] {
-            #expect(recorder.all.map(\.clearedSubtree) == [key("a/b")])
+            #expect(recorder.all.map(\.clearedSubtrees) == [[key("a/b")]])
             #expect(recorder.all.first?.commitTime == time)
         }
         #expect(beside.all.isEmpty)
         #expect(try engine.snapshot().scan(testNamespace).map(\.key) == [key("a/x"), key("z")])
         #expect(try engine.snapshot().count(testNamespace) == 2)
         engine.clear(testNamespace)
-        #expect(beside.all.map(\.clearedSubtree) == [.root])
+        #expect(beside.all.map(\.clearedSubtrees) == [[.root]])
         #expect(engine.invariantViolations() == [])
         _ = subscriptions
     }

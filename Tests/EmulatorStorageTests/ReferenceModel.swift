@@ -18,9 +18,14 @@ struct ReferenceModel {
         history.last { $0.time <= time }?.state ?? [:]
     }
 
-    /// Applies one commit's operations; returns the net changes, or the error the engine must throw.
-    mutating func commit(_ operations: [Operation], at time: CommitTime) -> Result<[StorageKey: (Entry?, Entry?)], StorageError> {
+    /// Applies one commit's operations; returns the net changes and the subtrees deleted by a cut
+    /// (`cuts`: the engine cuts every subtree outside `keyByKey`), or the error the engine must throw.
+    /// After a cut, a key written again under the subtree is a new entry (times = this commit).
+    mutating func commit(
+        _ operations: [Operation], at time: CommitTime, cuts: Bool = false, keyByKey: (StorageKey) -> Bool = { _ in false }
+    ) -> Result<(changes: [StorageKey: (Entry?, Entry?)], cut: [StorageKey]), StorageError> {
         var working = head
+        var cut: [StorageKey] = []
         for operation in operations {
             switch operation {
             case .put(let key, let value, let precondition):
@@ -34,6 +39,8 @@ struct ReferenceModel {
                 if let error = check(precondition, working[key], key) { return .failure(error) }
                 working[key] = nil
             case .deleteSubtree(let key):
+                let isCut = cuts && !keyByKey(key)
+                if isCut { cut.append(key) }
                 for existing in working.keys where key.contains(existing) { working[existing] = nil }
             case .abort:
                 return .failure(StorageError(.aborted, "abort"))
@@ -42,7 +49,14 @@ struct ReferenceModel {
         var changes: [StorageKey: (Entry?, Entry?)] = [:]
         for key in Set(head.keys).union(working.keys) {
             let before = head[key]
-            if before?.value == working[key]?.value {
+            // Under a cut, an entry starts afresh; elsewhere live before and after is a net
+            // update, whatever happened in between.
+            let fresh = cut.contains { $0.contains(key) }
+            if let before, let after = working[key], !fresh {
+                working[key]?.createTime = before.createTime
+                if after.value != before.value { working[key]?.updateTime = time }
+            }
+            if before?.value == working[key]?.value && !(fresh && working[key] != nil) {
                 working[key] = before
             } else {
                 changes[key] = (before, working[key])
@@ -50,7 +64,7 @@ struct ReferenceModel {
         }
         head = working
         history.append((time, head))
-        return .success(changes)
+        return .success((changes, cut))
     }
 
     mutating func clear(_ subtree: StorageKey, at time: CommitTime) {

@@ -111,6 +111,33 @@ func databaseWriteVariables() throws {
     #expect(!rules.canWrite(path: path("posts/p1"), newValue: json(#"{"owner": "alice", "at": 5}"#), auth: alice, now: 10, data: data).isAllowed)
 }
 
+@Test("getPriority() on data, newData and root reads export-form priorities; val() hides them")
+func databasePriorityRules() throws {
+    let rules = try load("""
+        {"rules": {
+          "items": {"$id": {
+            ".read": "data.getPriority() == 1 || root.child('items').child($id).getPriority() == 'open'",
+            ".write": "newData.getPriority() != null && newData.getPriority() >= data.getPriority()",
+            ".validate": "newData.val() == 'x' || newData.child('n').val() == 2"
+          }}
+        }}
+        """)
+    let data = DatabaseTreeSource(json(#"""
+        {"items": {"a": {".value": "x", ".priority": 1}, "b": {"n": 2, ".priority": "open"}, "c": "x"}}
+        """#))
+    #expect(rules.canRead(path: path("items/a"), auth: nil, now: 0, data: data).isAllowed)
+    #expect(rules.canRead(path: path("items/b"), auth: nil, now: 0, data: data).isAllowed)
+    #expect(!rules.canRead(path: path("items/c"), auth: nil, now: 0, data: data).isAllowed)
+    // newData carries the written priority; a leaf with a priority is {".value", ".priority"}.
+    #expect(rules.canWrite(path: path("items/a"), newValue: json(#"{".value": "x", ".priority": 3}"#), auth: nil, now: 0, data: data).isAllowed)
+    #expect(!rules.canWrite(path: path("items/a"), newValue: json(#""x""#), auth: nil, now: 0, data: data).isAllowed)
+    #expect(!rules.canWrite(path: path("items/a"), newValue: json(#"{".value": "x", ".priority": 0}"#), auth: nil, now: 0, data: data).isAllowed)
+    // A write below a prioritized node keeps the priority in newData (and val() has no .priority).
+    #expect(rules.canWrite(path: path("items/b/n"), newValue: .int(2), auth: nil, now: 0, data: data).isAllowed)
+    // A lone priority left after deleting the last child is no data at all.
+    #expect(!rules.canWrite(path: path("items/b/n"), newValue: nil, auth: nil, now: 0, data: data).isAllowed)
+}
+
 @Test("query.* is visible to .read rules")
 func databaseQueryRules() throws {
     let rules = try load("""

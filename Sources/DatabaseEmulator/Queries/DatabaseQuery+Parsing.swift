@@ -29,7 +29,7 @@ extension DatabaseQuery {
 
         if let n = raw["limitToFirst"] { query.limit = .first(try parseLimit(n, "limitToFirst")) }
         if let n = raw["limitToLast"] {
-            if query.limit != nil { throw .badRequest("limitToFirst and limitToLast cannot both be specified") }
+            if query.limit != nil { throw .badRequest(DatabaseRESTError.bothLimits) }
             query.limit = .last(try parseLimit(n, "limitToLast"))
         }
 
@@ -37,7 +37,7 @@ extension DatabaseQuery {
             // Key pagination without orderBy, as firebase-tools lists large locations.
             let onlyPaging = query.shallow && raw.keys.allSatisfy { $0 == "limitToFirst" || $0 == "startAfter" }
             guard onlyPaging else {
-                throw .badRequest("orderBy must be defined when other query parameters are defined")
+                throw .badRequest(DatabaseRESTError.orderByMissing)
             }
             query.index = .key
             query.ordered = true
@@ -54,7 +54,7 @@ extension DatabaseQuery {
 
         if let v = raw["equalTo"] {
             if raw["startAt"] != nil || raw["startAfter"] != nil || raw["endAt"] != nil || raw["endBefore"] != nil {
-                throw .badRequest("equalTo cannot be specified in addition to startAt, startAfter, endAt, or endBefore")
+                throw .badRequest(DatabaseRESTError.equalToWithBounds)
             }
             let bound = try parseBound(v, "equalTo", index: query.index)
             query.start = Bound(value: bound.value, key: bound.key, inclusive: true)
@@ -83,7 +83,7 @@ extension DatabaseQuery {
 
     private static func parseIndex(_ text: String) throws(DatabaseRESTError) -> Index {
         guard case .string(let name)? = try? JSONReader.parse(text) else {
-            throw .badRequest("orderBy must be a valid JSON encoded path")
+            throw .badRequest(DatabaseRESTError.invalidOrderBy)
         }
         switch name {
         case "$key": return .key
@@ -91,7 +91,7 @@ extension DatabaseQuery {
         case "$priority": return .priority
         default:
             guard let path = try? DatabasePath(parsing: name), !path.isRoot else {
-                throw .badRequest("orderBy must be a valid JSON encoded path")
+                throw .badRequest(DatabaseRESTError.invalidOrderBy)
             }
             return .child(path)
         }
@@ -118,12 +118,12 @@ extension DatabaseQuery {
                 }
                 index = comma
             }
-            guard let found else { throw .badRequest("\(name) must be a valid JSON value") }
+            guard let found else { throw .badRequest(DatabaseRESTError.notAPrimitive) }
             (value, key) = found
         }
         switch value {
         case .null, .bool, .int, .double, .string: break
-        case .array, .object: throw .badRequest("\(name) must be a JSON primitive: a string, number, boolean or null")
+        case .array, .object: throw .badRequest(DatabaseRESTError.notAPrimitive)
         }
         if index == .key {
             guard case .string = value else { throw .badRequest("\(name) must be a string when orderBy is \"$key\"") }

@@ -14,6 +14,7 @@ extension DatabaseEmulator {
         if http.headers["Accept"]?.contains("text/event-stream") == true {
             return try stream(request, query: query, namespace)
         }
+        let deadline = DatabaseReadDeadline(timeoutNanos: request.timeoutNanos, clock: configuration.monotonicNanos)
         let now = configuration.now()
         let (node, allowed) = namespace.read { data, rules in
             guard request.auth.mayRead(request.path, query: query, now: now, data: data, rules: rules) else {
@@ -24,6 +25,7 @@ extension DatabaseEmulator {
             return (node, true)
         }
         guard allowed else { throw .permissionDenied }
+        try deadline.check()
         // A conditional read answers with the ETag even unasked (get_if_changed reads it).
         let etag = request.wantsETag || http.headers["if-none-match"] != nil ? node.etag : nil
         if let expected = http.headers["if-none-match"], let etag, expected == etag {
@@ -32,7 +34,11 @@ extension DatabaseEmulator {
             return response
         }
         let view = query.apply(to: node)
-        var response = Self.data(view.json(export: request.export), request, etag: etag)
+        try deadline.check()
+        let json = view.json(export: request.export)
+        try deadline.check()
+        var response = Self.data(json, request, etag: etag)
+        try deadline.check()
         if let callback = request.items.first(where: { $0.name == "callback" })?.value {
             // JSONP: `callback=fn` wraps the body as `fn(<json>)`.
             guard !callback.isEmpty, callback.utf8.allSatisfy(Self.isCallbackByte) else {

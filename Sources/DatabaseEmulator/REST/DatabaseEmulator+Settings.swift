@@ -24,6 +24,7 @@ extension DatabaseEmulator {
             switch store.compileRules(http.body) {
             case .success(let rules):
                 namespace.setRules(source: http.body, rules: rules)
+                wireSessions.rulesChanged(namespace: name)
                 return .json(Array("{\"status\":\"ok\"}".utf8))
             case .failure(let failure):
                 throw .badRequest(failure.message)

@@ -70,11 +70,17 @@ extension DatabaseEmulator {
         let target = isPriority ? DatabasePath(keys: path.keys + [".priority"]) : path
         // The current value is read only when something depends on it.
         let needsCurrent = ifMatch != nil || isPriority || json.containsServerValue
+        // `writeSizeLimit`: the new data plus the data it replaces must fit the budget.
+        let budget = request.writeSizeBudget
+        if let budget, http.body.count > budget { throw .badRequest(DatabaseRESTError.writeTooBig) }
         var written = DatabaseNode.empty
         do throws(DatabaseCommitFailure) {
             try namespace.commit { (data, rules) throws(DatabaseCommitFailure) -> DatabaseWrite in
                 let current = needsCurrent ? data.node(at: path) : .empty
                 if let ifMatch, ifMatch != current.etag { throw .etagMismatch(current) }
+                if let budget, !isPriority, http.body.count + data.storedBytes(at: path, upTo: budget) > budget {
+                    throw .rest(.badRequest(DatabaseRESTError.writeTooBig))
+                }
                 let node: DatabaseNode
                 if isPriority {
                     let priority = DatabaseNode.build(json, existing: DatabaseNode.fromPriority(current.priority), now: now)
@@ -169,6 +175,14 @@ extension DatabaseEmulator {
         var resolved: [(path: DatabasePath, node: DatabaseNode)] = []
         do throws(DatabaseCommitFailure) {
             try namespace.commit { (data, rules) throws(DatabaseCommitFailure) -> DatabaseWrite in
+                if let budget = request.writeSizeBudget {
+                    // `writeSizeLimit`: the body plus the data every update replaces.
+                    var cost = http.body.count
+                    for update in updates where cost <= budget && update.path.keys.last != ".priority" {
+                        cost += data.storedBytes(at: base.appending(update.path), upTo: budget - cost)
+                    }
+                    if cost > budget { throw .rest(.badRequest(DatabaseRESTError.writeTooBig)) }
+                }
                 resolved = updates.map { update in
                     let existing = update.value.containsServerValue ? data.node(at: base.appending(update.path)) : .empty
                     return (update.path, DatabaseNode.build(update.value, existing: existing, now: now))

@@ -13,8 +13,16 @@ enum DatabaseRESTError: Error {
     static let invalidPatchBody =
         "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"
     static let invalidPath = "Invalid path: Invalid token in path"
-    static let writeTooBig =
-        "WRITE_TOO_BIG: Data to write exceeds the maximum size that can be modified with a single request."
+    // Query parameter texts as production answers them (observed by third-party clients and fakes).
+    static let orderByMissing = "orderBy must be defined when other query parameters are defined"
+    static let invalidOrderBy = "orderBy must be a valid JSON encoded path"
+    static let notAPrimitive = "Constraint index field must be a JSON primitive"
+    static let bothLimits = "Only one of limitToFirst and limitToLast may be specified"
+    static let equalToWithBounds = "equalTo cannot be specified in addition to startAfter, startAt, endAt, or endBefore"
+    /// Production's REST text (the SDKs show their `write_too_big` status as `WRITE_TOO_BIG: ` + this).
+    /// Status from the REST reference ("terminates with an HTTP 400 error"); the text is ours.
+    static let readTimedOut = "The read did not finish within the requested timeout."
+    static let writeTooBig = "Data to write exceeds the maximum size that can be modified with a single request."
 
     var status: (code: Int, reason: String) {
         switch self {

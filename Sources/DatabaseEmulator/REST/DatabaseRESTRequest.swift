@@ -16,6 +16,10 @@ struct DatabaseRESTRequest {
     var print: Print
     var export: Bool
     var wantsETag: Bool
+    /// The most bytes a write may touch (`writeSizeLimit`); nil: no limit (`unlimited` or absent).
+    var writeSizeBudget: Int?
+    /// The read `timeout` in nanoseconds (default and maximum 15 minutes).
+    var timeoutNanos: Int64 = Self.maxTimeoutNanos
 
     /// Decodes `request` (whose path ends in `.json`).
     init(_ request: HTTPRequest, defaultNamespace: String) throws(DatabaseRESTError) {
@@ -75,11 +79,12 @@ struct DatabaseRESTRequest {
             case "format":
                 guard value == "export" else { throw .badRequest("format must be 'export'") }
                 export = true
-            case "timeout": try Self.validateTimeout(value)
+            case "timeout": timeoutNanos = try Self.parseTimeout(value)
             case "writeSizeLimit":
-                guard ["tiny", "small", "medium", "large", "unlimited"].contains(value) else {
+                guard let limit = DatabaseWriteSizeLimit(rawValue: value) else {
                     throw .badRequest("writeSizeLimit must be one of tiny, small, medium, large, or unlimited")
                 }
+                writeSizeBudget = limit.byteBudget
             default: continue
             }
         }
@@ -100,12 +105,15 @@ struct DatabaseRESTRequest {
         return String(label)
     }
 
-    /// `<n>ms`, `<n>s` or `<n>min`, positive and at most 15 minutes.
-    static func validateTimeout(_ text: String) throws(DatabaseRESTError) {
+    static let maxTimeoutNanos: Int64 = 900_000_000_000
+
+    /// `<n>ms`, `<n>s` or `<n>min`, positive and at most 15 minutes: the timeout in nanoseconds.
+    static func parseTimeout(_ text: String) throws(DatabaseRESTError) -> Int64 {
         let units: [(suffix: String, ms: Int)] = [("ms", 1), ("min", 60_000), ("s", 1000)]
         for unit in units where text.hasSuffix(unit.suffix) {
-            if let n = Int(text.dropLast(unit.suffix.count)), n > 0, n.multipliedReportingOverflow(by: unit.ms).partialValue <= 900_000, !n.multipliedReportingOverflow(by: unit.ms).overflow {
-                return
+            if let n = Int(text.dropLast(unit.suffix.count)), n > 0 {
+                let (ms, overflow) = n.multipliedReportingOverflow(by: unit.ms)
+                if !overflow, ms <= 900_000 { return Int64(ms) * 1_000_000 }
             }
             break
         }

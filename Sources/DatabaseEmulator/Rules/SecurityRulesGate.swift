@@ -112,12 +112,22 @@ private struct RulesDataAdapter: DatabaseRulesDataSource, @unchecked Sendable {
 }
 
 extension DatabaseNode {
-    /// The value as rules see it: plain JSON objects (never arrays), nil for null.
+    /// The value as rules see it: export form (plain JSON objects, never arrays; a priority as a
+    /// `.priority` member, a prioritized leaf as `{".value": v, ".priority": p}`), nil for null.
     var rulesValue: JSONValue? {
         switch content {
-        case .empty: nil
-        case .children(let kids): .object(kids.compactMap { key, node in node.rulesValue.map { JSONMember(key, $0) } })
-        default: leafJSON
+        case .empty: return nil
+        case .children(let kids):
+            var members: [JSONMember] = []
+            members.reserveCapacity(kids.count + 1)
+            for (key, node) in kids {
+                if let value = node.rulesValue { members.append(JSONMember(key, value)) }
+            }
+            if let priority { members.append(JSONMember(".priority", priority)) }
+            return .object(members)
+        default:
+            guard let priority else { return leafJSON }
+            return .object([JSONMember(".value", leafJSON), JSONMember(".priority", priority)])
         }
     }
 }

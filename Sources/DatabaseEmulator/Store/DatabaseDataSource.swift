@@ -5,6 +5,15 @@ package import EmulatorModel
 package protocol DatabaseDataSource {
     /// The node at `path` (`.empty` when absent).
     func node(at path: DatabasePath) -> DatabaseNode
+    /// About how many bytes the data at `path` holds, counted only until it passes `limit` (the
+    /// estimate `writeSizeLimit` compares against).
+    func storedBytes(at path: DatabasePath, upTo limit: Int) -> Int
+}
+
+extension DatabaseDataSource {
+    func storedBytes(at path: DatabasePath, upTo limit: Int) -> Int {
+        node(at: path).approximateByteSize
+    }
 }
 
 /// The data a write would leave, over the data before it: reads are answered by applying the

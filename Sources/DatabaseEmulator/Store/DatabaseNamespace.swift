@@ -20,7 +20,7 @@ final class DatabaseNamespace: Sendable {
     private struct State {
         var rulesSource: [UInt8]
         var rules: any DatabaseRules
-        var groups: [DatabaseStreamGroup] = []
+        var groups = DatabaseStreamIndex()
         var subscription: Subscription?
     }
 
@@ -84,17 +84,14 @@ final class DatabaseNamespace: Sendable {
         let cancelled = state.withLock { s -> [any HTTPStreamWriter] in
             s.rulesSource = source
             s.rules = rules
-            var kept: [DatabaseStreamGroup] = []
             var cancelled: [any HTTPStreamWriter] = []
-            for group in s.groups {
-                if group.auth.mayRead(group.path, query: group.query, now: now(), data: data, rules: rules) {
-                    kept.append(group)
-                } else {
-                    let bytes = DatabaseEvent.cancel("Permission denied").bytes
-                    for writer in group.writers where writer.write(bytes) { cancelled.append(writer) }
-                }
+            for group in s.groups.all
+            where !group.auth.mayRead(group.path, query: group.query, now: now(), data: data, rules: rules) {
+                let bytes = DatabaseEvent.cancel("Permission denied").bytes
+                for writer in group.writers where writer.write(bytes) { cancelled.append(writer) }
+                group.members.removeAll()
             }
-            s.groups = kept
+            s.groups.prune()
             return cancelled
         }
         // Finished outside the lock: close handlers come back to `removeStream`.
@@ -112,18 +109,20 @@ final class DatabaseNamespace: Sendable {
             let view = query.apply(to: snapshot.node(at: path))
             writer.write(DatabaseEvent.put(path: .root, data: view.json()).bytes)
             let group: DatabaseStreamGroup
-            if let existing = s.groups.first(where: { $0.path == path && $0.query == query && $0.auth == auth }) {
+            if let existing = s.groups.group(at: path, query: query, auth: auth) {
                 group = existing
             } else {
                 group = DatabaseStreamGroup(path: path, query: query, auth: auth, view: view)
-                s.groups.append(group)
+                s.groups.insert(group)
             }
             group.members.append((writer, snapshot.snapshot.readTime))
         }
         // Outside the lock: a writer that is already closed runs the handler at once.
-        writer.onClose { [weak self, weak writer] in
-            if let self, let writer { self.removeStream(writer) }
-        }
+        // The writer is named by identity, not captured: a weak reference would give every writer a
+        // side table and make each retain and release of it on the fan-out path a slow one. Close
+        // handlers run while the closing writer is alive, so the identity names no other writer.
+        let writerID = ObjectIdentifier(writer)
+        writer.onClose { [weak self] in self?.removeStream(writerID) }
     }
 
     /// One commit from the change feed (committing thread, commit order).
@@ -131,19 +130,19 @@ final class DatabaseNamespace: Sendable {
         let write = pending.withLock { $0.removeValue(forKey: batch.commitTime) }
         let after = DatabaseSnapshotSource(snapshot: batch.after, namespace: id)
         var locations = write?.locations ?? batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
-        if write == nil, let cleared = batch.clearedSubtree { locations.append(DatabaseStorageMapping.path(of: cleared)) }
+        if write == nil { locations += batch.clearedSubtrees.map(DatabaseStorageMapping.path(of:)) }
         let time = now()
         let cancelled = state.withLock { s -> [any HTTPStreamWriter] in
             var cancelled: [any HTTPStreamWriter] = []
-            for group in s.groups {
+            var emptied = false
+            defer { if emptied { s.groups.prune() } }
+            var cache = DatabaseEventCache()
+            // Only the groups at, above or below a changed location can be touched.
+            for group in s.groups.groups(touching: locations) {
                 guard group.wantsCommit(at: batch.commitTime) else { continue }
-                let event: DatabaseEvent?
-                if let write {
-                    event = group.event(for: write, locations: locations, after: after)
-                } else {
-                    event = group.event(forChangesAt: locations, after: after)
+                guard let bytes = group.eventBytes(for: write, locations: locations, after: after, cache: &cache) else {
+                    continue
                 }
-                guard let event else { continue }
                 // Rules that read data may stop granting the read once the data changed.
                 if !group.auth.mayRead(group.path, query: group.query, now: time, data: after, rules: s.rules) {
                     let bytes = DatabaseEvent.cancel("Permission denied").bytes
@@ -151,11 +150,12 @@ final class DatabaseNamespace: Sendable {
                         cancelled.append(member.writer)
                     }
                     group.members.removeAll { $0.openedAt < batch.commitTime }
+                    emptied = emptied || group.members.isEmpty
                     continue
                 }
-                group.send(event.bytes, committedAt: batch.commitTime)
+                group.send(bytes, committedAt: batch.commitTime)
+                emptied = emptied || group.members.isEmpty
             }
-            prune(&s)
             return cancelled
         }
         // Finished outside the lock: close handlers come back to `removeStream`.
@@ -163,16 +163,19 @@ final class DatabaseNamespace: Sendable {
     }
 
     /// Forgets a closed stream (its writer's close handler).
-    func removeStream(_ writer: any HTTPStreamWriter) {
-        let id = ObjectIdentifier(writer)
+    func removeStream(_ id: ObjectIdentifier) {
         state.withLock { s in
-            for group in s.groups { group.members.removeAll { ObjectIdentifier($0.writer) == id } }
-            prune(&s)
+            var emptied = false
+            for group in s.groups.all {
+                let before = group.members.count
+                group.members.removeAll { ObjectIdentifier($0.writer) == id }
+                if group.members.count != before {
+                    emptied = group.members.isEmpty
+                    break
+                }
+            }
+            if emptied { s.groups.prune() }
         }
-    }
-
-    private func prune(_ s: inout State) {
-        s.groups.removeAll { $0.members.isEmpty }
     }
 
     /// Sends a keep-alive to every stream, `auth_revoked` (and closes) streams whose credential
@@ -182,7 +185,7 @@ final class DatabaseNamespace: Sendable {
         let revoked = state.withLock { s -> [any HTTPStreamWriter] in
             let bytes = DatabaseEvent.keepAlive.bytes
             var revoked: [any HTTPStreamWriter] = []
-            for group in s.groups {
+            for group in s.groups.all {
                 if let expiry = group.auth.expiresAt, expiry <= time {
                     let event = DatabaseEvent.authRevoked.bytes
                     for writer in group.writers where writer.write(event) { revoked.append(writer) }
@@ -191,7 +194,7 @@ final class DatabaseNamespace: Sendable {
                     group.send(bytes)
                 }
             }
-            prune(&s)
+            s.groups.prune()
             return revoked
         }
         // Finished outside the lock: close handlers come back to `removeStream`.
@@ -200,6 +203,6 @@ final class DatabaseNamespace: Sendable {
 
     /// Number of open streams (for tests and the hub).
     var streamCount: Int {
-        state.withLock { s in s.groups.reduce(0) { $0 + $1.writers.filter(\.isOpen).count } }
+        state.withLock { s in s.groups.all.reduce(0) { $0 + $1.writers.filter(\.isOpen).count } }
     }
 }

@@ -20,4 +20,15 @@ struct DatabaseCommitSource: DatabaseDataSource {
     func node(at path: DatabasePath) -> DatabaseNode {
         DatabaseStorageMapping.node(at: path, get: { txn.get(namespace, $0) }, scan: { txn.scan(namespace, $0) })
     }
+
+    /// Key and value bytes of the stored entries at and below `path`, stopping once past `limit`.
+    func storedBytes(at path: DatabasePath, upTo limit: Int) -> Int {
+        let range: StorageKeyRange = path.isRoot ? .all : .subtree(of: DatabaseStorageMapping.key(path))
+        var total = 0
+        for entry in txn.scan(namespace, range) {
+            total += entry.key.encoded.count + entry.value.count
+            if total > limit { break }
+        }
+        return total
+    }
 }

@@ -113,12 +113,12 @@ enum DatabaseStorageMapping {
                 }
                 continue
             }
-            // Overwrite in place: store the new leaves, then drop old entries the new value lacks
-            // (an unchanged leaf is then no change at all for the engine).
+            // A large old subtree is cut out whole (O(log n), one cleared subtree in the change
+            // feed); a small one is overwritten in place: store the new leaves, then drop old
+            // entries the new value lacks (an unchanged leaf is then no change at all).
             var entries: [(key: StorageKey, bytes: [UInt8])] = []
             collect(node, at: location, into: &entries)
-            let range: StorageKeyRange = location.isRoot ? .all : .subtree(of: key(location))
-            let old = txn.scan(ns, range).map(\.key)
+            let old = txn.cutSubtree(ns, key(location)) == nil ? txn.scan(ns, .subtree(of: key(location))).map(\.key) : []
             for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
             if !old.isEmpty {
                 let kept = Set(entries.map(\.key))

@@ -4,7 +4,8 @@ import EmulatorStorage
 import EmulatorSupport
 
 /// The open event streams that watch the same location with the same query and credentials.
-/// Each commit's event is computed and encoded once per group, then written to every member.
+/// Each commit's event is computed and encoded once per location and query (see
+/// `DatabaseEventCache`), then the same bytes are written to every member.
 /// Only touched under the namespace lock.
 final class DatabaseStreamGroup {
     let path: DatabasePath
@@ -24,26 +25,25 @@ final class DatabaseStreamGroup {
         self.lastView = view
     }
 
-    /// The event for a commit made by someone else (import, clear): a whole `put /` if any
-    /// changed location is related to the stream.
-    func event(forChangesAt locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
+    /// The encoded event a commit sends this group, or nil when it sends none. `write` is the
+    /// commit's description when it was made here (nil for import or clear: any related change is
+    /// a whole `put /`); `locations` are the changed locations (computed once per commit). Views
+    /// and encodings come from `cache`, shared by the groups with the same location and query.
+    func eventBytes(
+        for write: DatabaseWrite?, locations: [DatabasePath], after: any DatabaseDataSource, cache: inout DatabaseEventCache
+    ) -> [UInt8]? {
         guard touches(locations) else { return nil }
-        let view = query.apply(to: after.node(at: path))
+        if query.isIdentity, let write {
+            return cache.eventBytes(at: path, query: query) { event(for: write, after: after)?.bytes }
+        }
+        let view = cache.view(at: path, query: query) { query.apply(to: after.node(at: path)) }
         if !query.isIdentity && view == lastView { return nil }
         lastView = view
-        return .put(path: .root, data: view.json())
+        return cache.putBytes(at: path, query: query) { DatabaseEvent.put(path: .root, data: view.json()).bytes }
     }
 
-    /// The event a commit produces for this group, or nil when the write does not touch it.
-    /// `locations` is `write.locations` (computed once per commit by the caller).
-    func event(for write: DatabaseWrite, locations: [DatabasePath], after: any DatabaseDataSource) -> DatabaseEvent? {
-        guard touches(locations) else { return nil }
-        if !query.isIdentity {
-            let view = query.apply(to: after.node(at: path))
-            if view == lastView { return nil }
-            lastView = view
-            return .put(path: .root, data: view.json())
-        }
+    /// The event a commit made here sends a plain (whole-location) stream that it touches.
+    private func event(for write: DatabaseWrite, after: any DatabaseDataSource) -> DatabaseEvent? {
         switch write {
         case .set(let location, let node):
             if location.isAncestor(of: path) {

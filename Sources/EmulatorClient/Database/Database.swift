@@ -3,7 +3,8 @@ import EmulatorSupport
 import Foundation
 import Synchronization
 
-/// A Realtime Database reached over the emulator's REST and Server-Sent Events API.
+/// A Realtime Database reached over the emulator's REST and Server-Sent Events API, plus one
+/// WebSocket connection (opened on first use) that carries the onDisconnect operations.
 ///
 /// ```swift
 /// let db = Database.database(url: "http://127.0.0.1:9000?ns=demo-default-rtdb")
@@ -18,7 +19,9 @@ public final class Database: Sendable {
     let pushIDs = PushIdGenerator()
     let observers = Mutex<[UInt: DatabaseObserver]>([:])
     let nextHandle = Atomic<UInt>(1)
-    let onDisconnectWrites = Mutex<[(method: String, path: [String], body: JSONValue)]>([])
+    private let credential = Mutex("owner")
+    /// The WebSocket connection that carries the onDisconnect operations.
+    let connection: DatabaseConnection
 
     /// A database from its URL: `http://host:port?ns=name`, `https://name.firebaseio.com`, … The
     /// namespace is `ns` when present, else the first label of the host. `FIREBASE_DATABASE_EMULATOR_HOST`
@@ -43,6 +46,7 @@ public final class Database: Sendable {
         }
         self.namespace = namespace
         self.endpoint = Mutex((host, port))
+        self.connection = DatabaseConnection(namespace: namespace, host: host, port: port, credential: "owner")
     }
 
     /// The same as `Database(url:)`.
@@ -52,7 +56,26 @@ public final class Database: Sendable {
     public func useEmulator(withHost host: String, port: Int) {
         endpoint.withLock { $0 = (host, port) }
         clientCache.withLock { $0 = nil }
+        connection.setAddress(host: host, port: port)
     }
+
+    /// The credential of every later request (an emulator extension; the SDK takes it from
+    /// Firebase Auth): an ID token (a JWT, signed or not, as the Auth emulator issues) whose claims
+    /// become the rules' `auth`, or nil for the admin credential `owner` (the default), which
+    /// bypasses the rules. An open connection re-authenticates at once.
+    ///
+    /// ```swift
+    /// db.setAuthToken(idToken)   // rules now see auth.uid
+    /// ```
+    public func setAuthToken(_ token: String?) {
+        let value = token.flatMap { $0.isEmpty ? nil : $0 } ?? "owner"
+        credential.withLock { $0 = value }
+        clientCache.withLock { $0 = nil }
+        connection.setCredential(value)
+    }
+
+    /// `Authorization` for REST and event-stream requests.
+    var authorization: (String, String) { ("Authorization", "Bearer " + credential.withLock { $0 }) }
 
     /// The root of the database.
     public func reference() -> DatabaseReference { DatabaseReference(database: self, path: []) }
@@ -62,15 +85,11 @@ public final class Database: Sendable {
         DatabaseReference(database: self, path: DatabaseReference.split(path))
     }
 
-    /// Runs the queued `onDisconnect…` writes and stops every observer. Plain REST has no
-    /// connection the server could watch, so this client sends the queued writes itself here;
-    /// a crashed process never sends them (true server-side onDisconnect needs the WebSocket protocol).
+    /// Closes the WebSocket connection (the server then runs this client's onDisconnect
+    /// operations) and stops every observer. onDisconnect calls made while offline wait and are
+    /// sent by ``goOnline()``; REST reads and writes keep working.
     public func goOffline() {
-        let writes = onDisconnectWrites.withLock { w in
-            defer { w.removeAll() }
-            return w
-        }
-        for w in writes { _ = try? send(w.method, path: w.path, body: w.body) }
+        connection.goOffline()
         let all = observers.withLock { o in
             defer { o.removeAll() }
             return Array(o.values)
@@ -78,12 +97,22 @@ public final class Database: Sendable {
         for o in all { o.stop() }
     }
 
-    /// Nothing to reconnect over REST: calls after `goOffline()` work as before.
-    public func goOnline() {}
+    /// Reopens the WebSocket connection if it was in use, sending what waited meanwhile.
+    public func goOnline() {
+        connection.goOnline()
+    }
+
+    /// Drops the WebSocket without a close frame, as a crash or a network loss would; the
+    /// connection reconnects with backoff. For tests.
+    package func simulateConnectionLoss() {
+        connection.dropSocket()
+    }
+
+    /// WebSocket connections opened so far. For tests.
+    package var webSocketConnectionCount: Int { connection.connectionCount }
 
     deinit {
-        let writes = onDisconnectWrites.withLock { $0 }
-        for w in writes { _ = try? send(w.method, path: w.path, body: w.body) }
+        connection.shutdown()
         for o in observers.withLock({ Array($0.values) }) { o.stop() }
     }
 
@@ -95,7 +124,7 @@ public final class Database: Sendable {
         clientCache.withLock { c in
             if let c { return c }
             let e = endpoint.withLock { $0 }
-            let made = HTTPClient(host: e.host, port: e.port, headers: [("Authorization", "Bearer owner")])
+            let made = HTTPClient(host: e.host, port: e.port, headers: [authorization])
             c = made
             return made
         }

@@ -35,7 +35,7 @@ final class DatabaseObserver: Sendable {
         let s = EventStream(
             host: address.host, port: address.port,
             target: query.database.target(query.path, query: [("format", "export")]),
-            headers: [("Authorization", "Bearer owner")],
+            headers: [query.database.authorization],
             onEvent: { [self] name, data in self.handle(name, data) },
             onEnd: { [self] reason in
                 if !self.stopped.load(ordering: .acquiring) { self.cancel?(DatabaseError(reason)) }

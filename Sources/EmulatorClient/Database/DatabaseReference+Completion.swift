@@ -44,6 +44,64 @@ extension DatabaseReference {
     }
 }
 
+/// Completion-block forms of the onDisconnect calls, as the Apple SDK spells them. Blocks run on
+/// the connection's thread once the server queued (or refused) the operation.
+extension DatabaseReference {
+    public func onDisconnectSetValue(
+        _ value: Any?, withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+    ) {
+        let data: EmulatorSupportJSON
+        do { data = try DatabaseValue.json(value) } catch {
+            block(error, self)
+            return
+        }
+        onDisconnect("o", data, block)
+    }
+
+    public func onDisconnectSetValue(
+        _ value: Any?, andPriority priority: Any?,
+        withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+    ) {
+        let data: EmulatorSupportJSON
+        do { data = try DatabaseReference.withPriority(value, priority) } catch {
+            block(error, self)
+            return
+        }
+        onDisconnect("o", data, block)
+    }
+
+    public func onDisconnectUpdateChildValues(
+        _ values: [String: Any], withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+    ) {
+        let data: EmulatorSupportJSON
+        do { data = try DatabaseReference.patchBody(values) } catch {
+            block(error, self)
+            return
+        }
+        onDisconnect("om", data, block)
+    }
+
+    public func onDisconnectRemoveValue(completionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void) {
+        onDisconnect("o", .null, block)
+    }
+
+    public func cancelDisconnectOperations(completionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void) {
+        onDisconnect("oc", .null, block)
+    }
+
+    private func onDisconnect(
+        _ action: String, _ data: EmulatorSupportJSON, _ block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+    ) {
+        let ref = self
+        database.connection.request(action, .object([JSONMember("p", wirePath), JSONMember("d", data)])) { result in
+            switch result {
+            case .success: block(nil, ref)
+            case .failure(let error): block(error, ref)
+            }
+        }
+    }
+}
+
 extension DatabaseQuery {
     /// Reads the current value; `completion` runs on a background thread.
     public func getData(completion: @escaping @Sendable ((any Error)?, DataSnapshot?) -> Void) {

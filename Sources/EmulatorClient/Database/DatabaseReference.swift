@@ -140,29 +140,41 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     // MARK: onDisconnect
 
-    /// Queues a write for when this client goes offline (`Database.goOffline()` or deinit).
+    /// The location as the wire protocol spells it (`/users/ada`, `/` at the root).
+    var wirePath: JSONValue { .string("/" + path.joined(separator: "/")) }
+
+    private func onDisconnect(_ action: String, _ data: JSONValue) async throws {
+        _ = try await database.connection.request(action, .object([JSONMember("p", wirePath), JSONMember("d", data)]))
+    }
+
+    /// Asks the server to write `value` here when this client's connection closes (`goOffline()`,
+    /// the process ending or crashing, the network dropping). Returns once the server queued it;
+    /// rules are checked now, so a write they refuse throws "Permission denied".
+    ///
+    /// ```swift
+    /// try await db.reference(withPath: "status/\(uid)").onDisconnectSetValue("offline")
+    /// ```
     public func onDisconnectSetValue(_ value: Any?) async throws {
-        let body = try DatabaseValue.json(value)
-        database.onDisconnectWrites.withLock { $0.append(("PUT", path, body)) }
+        try await onDisconnect("o", try DatabaseValue.json(value))
     }
 
+    /// As ``onDisconnectSetValue(_:)``, also setting the priority.
     public func onDisconnectSetValue(_ value: Any?, andPriority priority: Any?) async throws {
-        let body = try DatabaseReference.withPriority(value, priority)
-        database.onDisconnectWrites.withLock { $0.append(("PUT", path, body)) }
+        try await onDisconnect("o", try DatabaseReference.withPriority(value, priority))
     }
 
+    /// Asks the server to delete this location when the connection closes.
     public func onDisconnectRemoveValue() async throws {
-        database.onDisconnectWrites.withLock { $0.append(("DELETE", path, .null)) }
+        try await onDisconnect("o", .null)
     }
 
+    /// Asks the server to apply `values` (relative paths, `/` allowed) here when the connection closes.
     public func onDisconnectUpdateChildValues(_ values: [String: Any]) async throws {
-        let body = try DatabaseReference.patchBody(values)
-        database.onDisconnectWrites.withLock { $0.append(("PATCH", path, body)) }
+        try await onDisconnect("om", try DatabaseReference.patchBody(values))
     }
 
-    /// Drops the queued onDisconnect writes at or below this location.
+    /// Drops this client's queued onDisconnect operations at or below this location.
     public func cancelDisconnectOperations() async throws {
-        let mine = path
-        database.onDisconnectWrites.withLock { $0.removeAll { $0.path.starts(with: mine) } }
+        try await onDisconnect("oc", .null)
     }
 }

@@ -68,6 +68,21 @@ final class HTTPConnection {
         }
     }
 
+    /// Reads what has arrived (waiting up to the receive timeout); an empty slice when the peer closed.
+    func receiveBytes(scratch: inout [UInt8]) throws(ClientTransportError) -> ArraySlice<UInt8> {
+        while true {
+            let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                let code = errno
+                var failure = ClientTransportError("receive failed (errno \(code))")
+                failure.isTimeout = code == EAGAIN || code == EWOULDBLOCK
+                throw failure
+            }
+            return scratch[0..<n]
+        }
+    }
+
     /// Reads once into `parser`; returns false when the peer closed.
     func receive(into parser: inout HTTPResponseParser, scratch: inout [UInt8]) throws(ClientTransportError) -> Bool {
         while true {

@@ -6,16 +6,27 @@ import Synchronization
 ///
 /// Everything except the task inbox is confined to the loop's thread: listeners, connections and
 /// the read buffer are only touched from `run()`. Other threads reach the loop with
-/// ``execute(_:)``, which queues a closure and wakes the loop through an eventfd.
+/// ``execute(_:)``, which queues a closure and wakes the loop through an eventfd, or with
+/// ``scheduleFlush(_:)``, which queues a stream writer to flush (no closure; one wake per batch).
 final class EventLoop: @unchecked Sendable {
     // @unchecked: the mutable fields below are only read or written on the loop's own thread
-    // (inside `run()` and the closures it runs); the only cross-thread entry, `inbox`, is a Mutex.
+    // (inside `run()` and the closures it runs); the cross-thread entries, `inbox` and `threadID`,
+    // are a Mutex and an atomic.
 
     typealias Task = @Sendable (EventLoop) -> Void
 
+    /// Work queued for the loop by other threads.
+    private struct Inbox {
+        var tasks: [Task] = []
+        var flushes: [ConnectionWriter] = []
+        var isEmpty: Bool { tasks.isEmpty && flushes.isEmpty }
+    }
+
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let inbox = Mutex<[Task]>([])
+    private let inbox = Mutex(Inbox())
+    /// The loop thread's `pthread_self()` once `run()` started (0 before).
+    private let threadID = Atomic<UInt>(0)
     let index: Int
 
     // Loop-confined state.
@@ -50,13 +61,33 @@ final class EventLoop: @unchecked Sendable {
     /// Runs `task` on the loop's thread, soon. Safe from any thread, including the loop's own.
     func execute(_ task: @escaping Task) {
         let wasEmpty = inbox.withLock { inbox in
-            inbox.append(task)
-            return inbox.count == 1
+            let wasEmpty = inbox.isEmpty
+            inbox.tasks.append(task)
+            return wasEmpty
         }
-        if wasEmpty {
-            var one: UInt64 = 1
-            _ = withUnsafeBytes(of: &one) { Glibc.write(wakeFD, $0.baseAddress, 8) }
+        if wasEmpty { wake() }
+    }
+
+    /// Has the loop call `writer`'s driver to flush it, soon. Safe from any thread. A burst of
+    /// writers (one event fanned out to many streams) costs one wake-up and no allocation each.
+    func scheduleFlush(_ writer: ConnectionWriter) {
+        let wasEmpty = inbox.withLock { inbox in
+            let wasEmpty = inbox.isEmpty
+            inbox.flushes.append(writer)
+            return wasEmpty
         }
+        if wasEmpty { wake() }
+    }
+
+    /// Whether the caller runs on this loop's thread (where loop-confined state may be touched).
+    var isCurrentThread: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { Glibc.write(wakeFD, $0.baseAddress, 8) }
     }
 
     // MARK: - Registration (loop thread only)
@@ -122,6 +153,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - The loop
 
     private func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
         let capacity = 256
         let events = UnsafeMutablePointer<cemu_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
@@ -157,13 +189,14 @@ final class EventLoop: @unchecked Sendable {
     private func drainInbox() {
         var value: UInt64 = 0
         _ = withUnsafeMutableBytes(of: &value) { Glibc.read(wakeFD, $0.baseAddress, 8) }
+        var taken = Inbox()
         while true {
-            let tasks = inbox.withLock { inbox -> [Task] in
-                defer { inbox.removeAll(keepingCapacity: true) }
-                return inbox
-            }
-            if tasks.isEmpty { return }
-            for task in tasks { task(self) }
+            inbox.withLock { inbox in swap(&inbox, &taken) }
+            if taken.isEmpty { return }
+            for task in taken.tasks { task(self) }
+            for writer in taken.flushes { writer.flushOnLoop() }
+            taken.tasks.removeAll(keepingCapacity: true)
+            taken.flushes.removeAll(keepingCapacity: true)
         }
     }
 

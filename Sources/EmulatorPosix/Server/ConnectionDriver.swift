@@ -7,7 +7,8 @@ import Synchronization
 /// handler, writes (one `send` per batch of responses), streams, upgrades, timeouts and closing.
 final class ConnectionDriver: @unchecked Sendable {
     // @unchecked: a driver is confined to its event loop's thread. Other threads only reach it via
-    // `EventLoop.execute` (ConnectionWriter schedules `flushWriter` that way).
+    // the loop's inbox (`EventLoop.execute`, or `scheduleFlush` for a ConnectionWriter); its writer
+    // calls `sendDirect` only when running on this loop's thread.
 
     let fd: Int32
     let loop: EventLoop
@@ -184,6 +185,27 @@ final class ConnectionDriver: @unchecked Sendable {
     }
 
     // MARK: - Writing
+
+    /// Sends stream bytes at once when nothing is queued ahead of them (loop thread, called by this
+    /// connection's writer); returns how many bytes went out. The writer queues the rest, so a
+    /// would-block or an error takes the usual path (wait for room, or close).
+    func sendDirect(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard !closed, !closeAfterFlush, lingerDeadline == nil, outboundOffset >= outbound.count,
+            let base = bytes.baseAddress
+        else { return 0 }
+        var sent = 0
+        while sent < bytes.count {
+            let n = cemu_send(fd, base + sent, UInt(bytes.count - sent))
+            if n > 0 {
+                sent += n
+            } else if n < 0, cemu_errno() == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+        return sent
+    }
 
     private func flush() {
         guard !closed else { return }

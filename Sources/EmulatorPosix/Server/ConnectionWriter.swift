@@ -3,9 +3,10 @@ import Synchronization
 
 /// The thread-safe writing end of a streamed body or a taken-over connection.
 ///
-/// `write` frames the bytes and queues them under a lock; the first write after a flush schedules
-/// one flush task on the connection's loop (an eventfd wake), so a burst of writes costs one wake
-/// and one `send`.
+/// On the connection's own loop thread, `write` sends at once when nothing is queued ahead (no
+/// queueing, no wake-up); a short send queues the rest. From other threads it frames the bytes
+/// and queues them under a lock; the first write after a flush puts the writer on the loop's flush
+/// list, so a burst of writes costs one wake-up per loop and one `send` per connection.
 final class ConnectionWriter: HTTPStreamWriter, UpgradedConnectionWriter {
     private struct State {
         var pending: [UInt8] = []
@@ -36,12 +37,34 @@ final class ConnectionWriter: HTTPStreamWriter, UpgradedConnectionWriter {
 
     @discardableResult
     func write(_ bytes: [UInt8]) -> Bool {
+        if loop.isCurrentThread { return writeOnLoop(bytes) }
         let (accepted, schedule) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed, !state.finished else { return (false, false) }
             HTTP1ResponseEncoder.appendBodyPiece(bytes, framing: framing, into: &state.pending)
             return (true, markScheduled(&state))
         }
         if schedule { scheduleFlush() }
+        return accepted
+    }
+
+    /// `write` on the loop thread: send directly when nothing is pending here or in the driver.
+    private func writeOnLoop(_ bytes: [UInt8]) -> Bool {
+        let (accepted, schedule) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed, !state.finished else { return (false, false) }
+            if state.pending.isEmpty, !state.scheduled, !bytes.isEmpty {
+                // Loop-confined scratch: only this thread touches it, and never re-entrantly here.
+                loop.scratch.removeAll(keepingCapacity: true)
+                HTTP1ResponseEncoder.appendBodyPiece(bytes, framing: framing, into: &loop.scratch)
+                let framed = loop.scratch
+                let sent = framed.withUnsafeBytes { driver.sendDirect($0) }
+                if sent == framed.count { return (true, false) }
+                state.pending.append(contentsOf: framed[sent...])
+            } else {
+                HTTP1ResponseEncoder.appendBodyPiece(bytes, framing: framing, into: &state.pending)
+            }
+            return (true, markScheduled(&state))
+        }
+        if schedule { loop.scheduleFlush(self) }
         return accepted
     }
 
@@ -108,7 +131,11 @@ final class ConnectionWriter: HTTPStreamWriter, UpgradedConnectionWriter {
     }
 
     private func scheduleFlush() {
-        let driver = self.driver
-        loop.execute { [self] _ in driver.flushWriter(self) }
+        loop.scheduleFlush(self)
+    }
+
+    /// Runs the scheduled flush (loop thread, from the loop's flush list).
+    func flushOnLoop() {
+        driver.flushWriter(self)
     }
 }

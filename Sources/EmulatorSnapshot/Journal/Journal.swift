@@ -36,8 +36,8 @@ final class Journal: CommitLog, @unchecked Sendable {
         self.checkpointThreshold = checkpointThreshold
     }
 
-    func append(_ changes: [StorageChange], commitTime: CommitTime) -> UInt64 {
-        append(JournalRecord.encode(changes: changes, commitTime: commitTime))
+    func append(_ changes: [StorageChange], cleared: [ClearedSubtree], commitTime: CommitTime) -> UInt64 {
+        append(JournalRecord.encode(cleared: cleared, changes: changes, commitTime: commitTime))
     }
 
     func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64 {

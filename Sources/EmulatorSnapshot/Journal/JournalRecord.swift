@@ -29,12 +29,18 @@ package struct JournalRecord: Sendable, Equatable {
         }
     }
 
-    /// The encoding of a commit's changes, without building the operation list first.
-    package static func encode(changes: [StorageChange], commitTime: CommitTime) -> [UInt8] {
+    /// The encoding of a commit (subtrees it deleted whole as clears, first; then its per-key
+    /// changes), without building the operation list first.
+    package static func encode(cleared: [ClearedSubtree] = [], changes: [StorageChange], commitTime: CommitTime) -> [UInt8] {
         var w = ProtoWriter()
         w.bytes.reserveCapacity(32 + changes.count * 64)
         w.writeRawVarint(UInt64(bitPattern: commitTime))
-        w.writeRawVarint(UInt64(changes.count))
+        w.writeRawVarint(UInt64(cleared.count + changes.count))
+        for subtree in cleared {
+            w.bytes.append(3)
+            appendBytes(Array(subtree.namespace.name.utf8), &w)
+            appendBytes(subtree.key.encoded, &w)
+        }
         for change in changes {
             w.bytes.append(change.new == nil ? 2 : 1)
             w.writeRawVarint(UInt64(change.namespace.name.utf8.count))

@@ -33,11 +33,24 @@ final class ChangeFeed: Sendable {
 
     var isEmpty: Bool { registry.withLock { $0.byNamespace.isEmpty } }
 
-    /// Tells each concerned subscriber about `changes` (one batch per subscriber and namespace).
-    func deliver(_ changes: [StorageChange], commitTime: CommitTime, before: StorageSnapshot, after: StorageSnapshot) {
+    /// Tells each concerned subscriber about `cleared` and `changes` (one batch per subscriber
+    /// and namespace): a cleared subtree concerns prefixes above, at or below it.
+    func deliver(
+        _ cleared: [ClearedSubtree], _ changes: [StorageChange], commitTime: CommitTime, before: StorageSnapshot,
+        after: StorageSnapshot
+    ) {
         let all = registry.withLock { $0.byNamespace }
         guard !all.isEmpty else { return }
-        var batches: [Int: (handler: Handler, namespace: NamespaceID, changes: [StorageChange])] = [:]
+        var batches: [Int: Pending] = [:]
+        for subtree in cleared {
+            guard let subscribers = all[subtree.namespace] else { continue }
+            let key = subtree.key.encoded
+            for (prefix, handlers) in subscribers where key.starts(with: prefix) || prefix.starts(with: key) {
+                for (id, handler) in handlers {
+                    batches[id, default: Pending(handler: handler, namespace: subtree.namespace)].cleared.append(subtree.key)
+                }
+            }
+        }
         var lastNamespace: NamespaceID?
         var subscribers: [[UInt8]: [Int: Handler]]?
         for change in changes {
@@ -49,7 +62,9 @@ final class ChangeFeed: Sendable {
             let key = change.key.encoded
             if subscribers.count <= 4 {
                 for (prefix, handlers) in subscribers where key.starts(with: prefix) {
-                    for (id, handler) in handlers { batches[id, default: (handler, change.namespace, [])].changes.append(change) }
+                    for (id, handler) in handlers {
+                        batches[id, default: Pending(handler: handler, namespace: change.namespace)].changes.append(change)
+                    }
                 }
                 continue
             }
@@ -57,7 +72,9 @@ final class ChangeFeed: Sendable {
             var end = 0
             while true {
                 if let handlers = subscribers[Array(key[0..<end])] {
-                    for (id, handler) in handlers { batches[id, default: (handler, change.namespace, [])].changes.append(change) }
+                    for (id, handler) in handlers {
+                        batches[id, default: Pending(handler: handler, namespace: change.namespace)].changes.append(change)
+                    }
                 }
                 guard end < key.count else { break }
                 while end < key.count && key[end] != 0 { end += 1 }
@@ -67,9 +84,17 @@ final class ChangeFeed: Sendable {
         for id in batches.keys.sorted() {
             guard let batch = batches[id] else { continue }
             batch.handler(ChangeBatch(
-                namespace: batch.namespace, commitTime: commitTime, changes: batch.changes, clearedSubtree: nil,
-                before: before, after: after))
+                namespace: batch.namespace, commitTime: commitTime, clearedSubtrees: batch.cleared,
+                changes: batch.changes, before: before, after: after))
         }
+    }
+
+    /// One subscriber's share of a commit, while it is gathered.
+    private struct Pending {
+        let handler: Handler
+        let namespace: NamespaceID
+        var cleared: [StorageKey] = []
+        var changes: [StorageChange] = []
     }
 
     /// Tells subscribers whose prefix overlaps `subtree` (above, at or below it) that it was cleared.
@@ -85,7 +110,7 @@ final class ChangeFeed: Sendable {
         }
         for (_, handler) in concerned.sorted(by: { $0.0 < $1.0 }) {
             handler(ChangeBatch(
-                namespace: namespace, commitTime: commitTime, changes: [], clearedSubtree: subtree,
+                namespace: namespace, commitTime: commitTime, clearedSubtrees: [subtree], changes: [],
                 before: before, after: after))
         }
     }

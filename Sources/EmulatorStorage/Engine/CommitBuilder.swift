@@ -14,14 +14,19 @@ package struct CommitBuilder {
     /// The time this commit will carry (known up front, e.g. for server timestamps).
     package let commitTime: CommitTime
     let horizon: CommitTime
+    /// `deleteSubtree` cuts a range holding more than this many entries; smaller ones are deleted key by key.
+    let cutThreshold: Int
     var log: [StorageChange] = []
+    /// Subtrees cut out whole so far (none inside another).
+    var cleared: [ClearedSubtree] = []
     /// Set when a key was written twice, so `finish` must merge its log entries.
     var rewrote = false
 
-    init(state: EngineState, commitTime: CommitTime, horizon: CommitTime) {
+    init(state: EngineState, commitTime: CommitTime, horizon: CommitTime, cutThreshold: Int = 64) {
         self.state = state
         self.commitTime = commitTime
         self.horizon = horizon
+        self.cutThreshold = cutThreshold
     }
 
     // MARK: Reads
@@ -85,15 +90,103 @@ package struct CommitBuilder {
     }
 
     /// Deletes every live entry at or below `key`; returns how many.
+    ///
+    /// A small subtree is deleted key by key (a tombstone and a `StorageChange` each). A larger one
+    /// is cut out of the tree whole: O(depth × fan-out) plus counting the live entries, one
+    /// `ClearedSubtree` in the result instead of per-key changes, and the tree from before the
+    /// cut kept so reads at earlier times still see the deleted entries. Keys written under the
+    /// subtree later in the same commit are new entries (create and update time = this commit).
+    /// Secondary indexes whose scope lies inside the subtree are emptied with it; an index whose
+    /// scope only partly overlaps it makes the deletion go key by key.
     @discardableResult
     package mutating func deleteSubtree(_ namespace: NamespaceID, _ key: StorageKey) -> Int {
-        guard state.namespaces[namespace] != nil else { return 0 }
+        if let removed = cutSubtree(namespace, key) { return removed }
         let keys = scan(namespace, .subtree(of: key)).map(\.key)
         for child in keys {
             // No precondition, so this cannot throw.
             _ = try? write(namespace, child, nil, .none)
         }
         return keys.count
+    }
+
+    /// Cuts the subtree at `key` out whole, as `deleteSubtree` does for a large one, and returns
+    /// how many live entries went; returns nil and changes nothing when the subtree is small
+    /// (at most the engine's `cutThreshold` entries) or an index's scope lies strictly inside it.
+    /// For a caller that handles small subtrees its own way (e.g. overwriting in place).
+    @discardableResult
+    package mutating func cutSubtree(_ namespace: NamespaceID, _ key: StorageKey) -> Int? {
+        guard let space = state.namespaces[namespace] else { return nil }
+        let range = StorageKeyRange.subtree(of: key)
+        guard CommitBuilder.cuttable(space, key), CommitBuilder.holdsMore(space.tree, range, than: cutThreshold) else {
+            return nil
+        }
+        return cut(namespace, key, range)
+    }
+
+    /// False if an index's scope lies strictly inside `key`'s subtree (its entries could not be
+    /// dropped with the cut without visiting them).
+    private static func cuttable(_ space: NamespaceState, _ key: StorageKey) -> Bool {
+        space.indexes.values.allSatisfy { !$0.definition.scope.isAncestor(of: key) }
+    }
+
+    /// True if `range` holds more than `limit` entries (tombstones included); looks at no more.
+    private static func holdsMore(_ tree: VersionedTree, _ range: StorageKeyRange, than limit: Int) -> Bool {
+        var cursor = TreeCursor(root: tree.root)
+        cursor.seek(atLeast: range.lower)
+        var seen = 0
+        while let entry = cursor.current, range.contains(entry.key) {
+            seen += 1
+            if seen > limit { return true }
+            cursor.next()
+        }
+        return false
+    }
+
+    private mutating func cut(_ namespace: NamespaceID, _ key: StorageKey, _ range: StorageKeyRange) -> Int {
+        let time = commitTime
+        // Earlier changes of this commit under the subtree are void; their effect on the live
+        // count is what the cut's count below already includes.
+        var voided = 0
+        if !log.isEmpty {
+            log.removeAll { change in
+                guard change.namespace == namespace && key.contains(change.key) else { return false }
+                voided += (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
+                return true
+            }
+        }
+        let coveredByEarlierCut = cleared.contains { $0.namespace == namespace && $0.key.contains(key) }
+        if !coveredByEarlierCut {
+            cleared.removeAll { $0.namespace == namespace && key.contains($0.key) }
+            cleared.append(ClearedSubtree(namespace: namespace, key: key))
+        }
+        var removed = 0
+        modify(namespace) { space in
+            // A cut earlier in this commit that covers the range already kept its history.
+            if !space.retired.contains(where: { $0.time == time && $0.subtree.contains(key) }) {
+                space.retired.append(RetiredSubtree(time: time, subtree: key, before: space.tree))
+            }
+            if key.isRoot {
+                // The whole namespace: nothing to cut along or count.
+                removed = space.liveCount + voided
+                space.tree = VersionedTree()
+            } else {
+                removed = space.tree.removeAll(in: range, collect: false).count
+            }
+            space.liveCount += voided - removed
+            for (id, index) in space.indexes where key.contains(index.definition.scope) {
+                space.indexes[id]?.tree = VersionedTree()
+            }
+        }
+        state.earliestRetired = min(state.earliestRetired, time)
+        return removed
+    }
+
+    /// Runs `body` on a namespace's state moved out of the dictionary, so its trees are uniquely
+    /// owned by this commit where nothing else shares them.
+    private mutating func modify(_ namespace: NamespaceID, _ body: (inout NamespaceState) -> Void) {
+        guard var space = state.namespaces.removeValue(forKey: namespace) else { return }
+        body(&space)
+        state.namespaces[namespace] = space
     }
 
     private mutating func write(
@@ -153,7 +246,7 @@ package struct CommitBuilder {
 
     /// The net change per key (first old, last new; unchanged keys dropped), with indexes and
     /// counts brought up to date.
-    mutating func finish() -> [StorageChange] {
+    mutating func finish() -> (cleared: [ClearedSubtree], changes: [StorageChange]) {
         var changes = log
         if rewrote {
             var position: [NamespacedKey: Int] = [:]
@@ -187,7 +280,7 @@ package struct CommitBuilder {
             }
             state.namespaces[namespace]?.indexes = indexes
         }
-        return changes
+        return (cleared, changes)
     }
 }
 

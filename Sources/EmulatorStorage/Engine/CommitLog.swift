@@ -5,8 +5,9 @@
 /// visible; `waitUntilDurable` runs after the serialization is released (so several commits can
 /// share one disk flush) and before `commit` returns to its caller.
 package protocol CommitLog: Sendable {
-    /// Records one commit's net changes; returns a token for `waitUntilDurable`.
-    func append(_ changes: [StorageChange], commitTime: CommitTime) -> UInt64
+    /// Records one commit: the subtrees it deleted whole (applied first), then its net changes
+    /// per key; returns a token for `waitUntilDurable`.
+    func append(_ changes: [StorageChange], cleared: [ClearedSubtree], commitTime: CommitTime) -> UInt64
     /// Records that everything in `namespace` at or below `subtree` was dropped.
     func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64
     /// Returns once the record behind `token` (and every earlier one) is durable.

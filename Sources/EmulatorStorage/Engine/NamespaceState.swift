@@ -5,6 +5,8 @@ struct NamespaceState: Sendable {
     var liveCount = 0
     var limits = NamespaceLimits.unlimited
     var indexes: [String: SecondaryIndex] = [:]
+    /// Subtrees cut by commits whose time is still inside the retained history, oldest first.
+    var retired: [RetiredSubtree] = []
     /// Where the next history sweep starts (see `sweepStep`).
     var sweepCursor: [UInt8] = []
     var commitsSinceSweep = 0
@@ -34,4 +36,20 @@ struct EngineState: Sendable {
     var lastCommitTime: CommitTime = 0
     /// Reads before this time are refused: history older than this may have been dropped.
     var retainedSince: CommitTime = 0
+    /// The time of the oldest retired subtree in any namespace (`.max` when there is none), so a
+    /// commit knows without looking at every namespace whether one has expired.
+    var earliestRetired: CommitTime = .max
+
+    /// Drops the retired subtrees the history horizon has passed; returns them.
+    mutating func dropRetired(through horizon: CommitTime) -> [RetiredSubtree] {
+        guard earliestRetired <= horizon else { return [] }
+        var dropped: [RetiredSubtree] = []
+        var earliest = CommitTime.max
+        for id in Array(namespaces.keys) where !(namespaces[id]?.retired.isEmpty ?? true) {
+            dropped += namespaces[id]?.dropRetired(through: horizon) ?? []
+            if let first = namespaces[id]?.retired.first { earliest = min(earliest, first.time) }
+        }
+        earliestRetired = earliest
+        return dropped
+    }
 }

@@ -35,6 +35,37 @@ extension EngineState {
                 let have = EntrySequence(root: index.tree.root, range: .all, readTime: .max, reverse: false).map(\.key)
                 if want != have { problems.append("\(namespace): index \(id) has \(have.count) hits, expected \(want.count)") }
             }
+            problems.append(contentsOf: space.retiredViolations(lastCommit: lastCommitTime, retainedSince: retainedSince).map {
+                "\(namespace): \($0)"
+            })
+            if let first = space.retired.first, first.time < earliestRetired {
+                problems.append("\(namespace): retired subtree at \(first.time) before earliestRetired \(earliestRetired)")
+            }
+        }
+        return problems
+    }
+}
+
+extension NamespaceState {
+    /// Retired subtrees: in time order, cut after the retained horizon and by a past commit,
+    /// each tree sound and holding only its subtree.
+    func retiredViolations(lastCommit: CommitTime, retainedSince: CommitTime) -> [String] {
+        var problems: [String] = []
+        var previous: RetiredSubtree?
+        for record in retired {
+            if let previous, previous.time > record.time { problems.append("retired subtrees out of time order") }
+            if record.time <= retainedSince { problems.append("retired subtree \(record.subtree) outlived the horizon") }
+            if record.time > lastCommit { problems.append("retired subtree \(record.subtree) after the last commit") }
+            var leafDepth: Int?
+            var outside = 0
+            let range = record.range
+            record.root.check(
+                depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems
+            ) { entry in
+                if !range.contains(entry.key) { outside += 1 }
+            }
+            if outside > 0 { problems.append("retired subtree \(record.subtree) keeps \(outside) entries outside it") }
+            previous = record
         }
         return problems
     }

@@ -28,12 +28,17 @@ package final class StorageEngine: Sendable {
     private let clock: StorageClock
     /// How long superseded versions stay readable, in microseconds.
     package let retention: CommitTime
+    /// `CommitBuilder.deleteSubtree` cuts a subtree holding more entries than this whole.
+    package let cutThreshold: Int
 
     /// - Parameters:
     ///   - retention: history kept readable, in microseconds (default one hour).
     ///   - clock: the time source (inject one in tests).
-    package init(retention: CommitTime = 3_600_000_000, clock: StorageClock = .system) {
+    ///   - cutThreshold: `deleteSubtree` deletes a subtree of at most this many entries key by
+    ///     key and cuts a larger one out whole (tests pass 0 to always cut, `.max` to never).
+    package init(retention: CommitTime = 3_600_000_000, clock: StorageClock = .system, cutThreshold: Int = 64) {
         self.retention = retention
+        self.cutThreshold = cutThreshold
         self.clock = clock
         self.head = Mutex(EngineState())
     }
@@ -69,29 +74,34 @@ package final class StorageEngine: Sendable {
     ) throws(Failure) -> CommitResult<Value> {
         var outcome: CommitResult<Value>?
         var logged: (log: any CommitLog, token: UInt64)?
+        // Trees of expired retired subtrees: released after the commit serialization.
+        var expired: [RetiredSubtree] = []
         try commitLock.withLock { _ throws(Failure) in
             let before = head.withLock { $0 }
             let time = max(clock.now(), before.lastCommitTime + 1)
             let horizon = max(before.retainedSince, time - retention)
-            var builder = CommitBuilder(state: before, commitTime: time, horizon: horizon)
+            var builder = CommitBuilder(state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold)
             let value = try body(&builder)
-            let changes = builder.finish()
+            let (cleared, changes) = builder.finish()
             var after = builder.state
             after.lastCommitTime = time
             after.retainedSince = horizon
+            expired = after.dropRetired(through: horizon)
             publish(after)
-            if !changes.isEmpty && !feed.isEmpty {
+            let changed = !changes.isEmpty || !cleared.isEmpty
+            if changed && !feed.isEmpty {
                 feed.deliver(
-                    changes, commitTime: time,
+                    cleared, changes, commitTime: time,
                     before: StorageSnapshot(state: before, readTime: before.lastCommitTime, isHead: false),
                     after: StorageSnapshot(state: after, readTime: time, isHead: true))
             }
-            if !changes.isEmpty, let log = commitLog.withLock({ $0 }) {
-                logged = (log, log.append(changes, commitTime: time))
+            if changed, let log = commitLog.withLock({ $0 }) {
+                logged = (log, log.append(changes, cleared: cleared, commitTime: time))
             }
-            outcome = CommitResult(commitTime: time, changes: changes, value: value)
+            outcome = CommitResult(commitTime: time, cleared: cleared, changes: changes, value: value)
         }
         if let logged { logged.log.waitUntilDurable(logged.token) }
+        expired.removeAll()
         // Set on every path that does not throw.
         return outcome.unsafelyUnwrapped
     }
@@ -105,7 +115,9 @@ package final class StorageEngine: Sendable {
     /// between are detached, not copied or edited), and the detached leaves' slot arrays are
     /// scanned to count what went (with indexes, each removed entry is visited to unindex it).
     /// History of the dropped entries goes too (older read times see them as absent),
-    /// and subscribers get one batch with `clearedSubtree` set instead of per-key changes.
+    /// and subscribers get one batch with `clearedSubtrees` set instead of per-key changes.
+    /// (To delete a subtree atomically with other writes and keep its history, use
+    /// `CommitBuilder.deleteSubtree`.)
     /// Limits and index definitions stay.
     @discardableResult
     package func clear(_ namespace: NamespaceID, subtree: StorageKey = .root) -> CommitTime {
@@ -116,6 +128,7 @@ package final class StorageEngine: Sendable {
             var after = before
             after.lastCommitTime = time
             if var space = after.namespaces[namespace] {
+                space.clearRetired(subtree)
                 if subtree.isRoot {
                     space.tree = VersionedTree()
                     space.liveCount = 0

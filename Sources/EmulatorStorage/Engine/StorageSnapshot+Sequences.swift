@@ -1,17 +1,41 @@
 /// Live entries of one range at one read time.
 package struct EntrySequence: Sequence, Sendable {
-    let root: TreeNode
+    let view: TreeView
     let range: StorageKeyRange
     let readTime: CommitTime
     let reverse: Bool
 
+    init(view: TreeView, range: StorageKeyRange, readTime: CommitTime, reverse: Bool) {
+        self.view = view
+        self.range = range
+        self.readTime = readTime
+        self.reverse = reverse
+    }
+
+    init(root: TreeNode, range: StorageKeyRange, readTime: CommitTime, reverse: Bool) {
+        self.init(view: TreeView(root: root), range: range, readTime: readTime, reverse: reverse)
+    }
+
     package struct Iterator: IteratorProtocol {
         var cursor: TreeCursor
-        let range: StorageKeyRange
+        /// The part of the range the current tree answers.
+        var range: StorageKeyRange
         let readTime: CommitTime
         let reverse: Bool
+        /// With retired subtrees in view: the whole range, the pieces, and the next piece to read.
+        let whole: StorageKeyRange
+        let pieces: [TreePiece]
+        var nextPiece: Int
 
         package mutating func next() -> StoredEntry? {
+            while true {
+                if let found = nextInPiece() { return found }
+                guard moveToNextPiece() else { return nil }
+            }
+        }
+
+        @inline(__always)
+        private mutating func nextInPiece() -> StoredEntry? {
             while let entry = cursor.current {
                 if reverse {
                     if ByteOrder.less(entry.key, range.lower) { return nil }
@@ -28,16 +52,40 @@ package struct EntrySequence: Sequence, Sendable {
             }
             return nil
         }
+
+        /// Moves to the next piece (in reading order) that overlaps the range.
+        private mutating func moveToNextPiece() -> Bool {
+            while nextPiece >= 0 && nextPiece < pieces.count {
+                let piece = pieces[nextPiece]
+                nextPiece += reverse ? -1 : 1
+                let part = whole.clamped(to: piece.range)
+                guard !part.isEmpty else { continue }
+                range = part
+                cursor = TreeCursor(root: piece.root)
+                if reverse { cursor.seek(below: part.upper) } else { cursor.seek(atLeast: part.lower) }
+                return true
+            }
+            return false
+        }
     }
 
     package func makeIterator() -> Iterator {
-        var cursor = TreeCursor(root: root)
+        if !view.pieces.isEmpty {
+            // Start before the first piece; `next` moves into it.
+            var iterator = Iterator(
+                cursor: TreeCursor(root: StorageSnapshot.emptyRoot), range: StorageKeyRange(lower: [], upper: []),
+                readTime: readTime, reverse: reverse, whole: range, pieces: view.pieces,
+                nextPiece: reverse ? view.pieces.count - 1 : 0)
+            if range.isEmpty { iterator.nextPiece = -1 }
+            return iterator
+        }
+        var cursor = TreeCursor(root: view.root)
         if !range.isEmpty {
             if reverse { cursor.seek(below: range.upper) } else { cursor.seek(atLeast: range.lower) }
         } else {
             cursor.seek(below: [])
         }
-        return Iterator(cursor: cursor, range: range, readTime: readTime, reverse: reverse)
+        return Iterator(cursor: cursor, range: range, readTime: readTime, reverse: reverse, whole: range, pieces: [], nextPiece: -1)
     }
 }
 
@@ -50,7 +98,7 @@ package struct ChildEntry: Sendable, Equatable {
 
 /// Immediate children of a key, found by seeking past each child's subtree.
 package struct ChildSequence: Sequence, Sendable {
-    let root: TreeNode
+    let view: TreeView
     let parent: StorageKey
     let range: StorageKeyRange
     let readTime: CommitTime
@@ -66,7 +114,7 @@ package struct ChildSequence: Sequence, Sendable {
             guard !done else { return nil }
             let window = StorageKeyRange(lower: lower, upper: upper)
             var entries = EntrySequence(
-                root: sequence.root, range: window, readTime: sequence.readTime, reverse: sequence.reverse
+                view: sequence.view, range: window, readTime: sequence.readTime, reverse: sequence.reverse
             ).makeIterator()
             guard let found = entries.next() else {
                 done = true
@@ -81,7 +129,7 @@ package struct ChildSequence: Sequence, Sendable {
                     return nil
                 }
                 let own = childKey.count == found.key.encoded.count
-                    ? found : StorageSnapshot.visibleEntry(sequence.root, child, sequence.readTime)
+                    ? found : StorageSnapshot.visibleEntry(sequence.view, child, sequence.readTime)
                 return ChildEntry(key: child, entry: own)
             }
             lower = child.subtreeEnd ?? []
@@ -120,8 +168,8 @@ package struct IndexSequence: Sequence, Sendable {
 }
 
 extension StorageSnapshot {
-    static func visibleEntry(_ root: TreeNode, _ key: StorageKey, _ readTime: CommitTime) -> StoredEntry? {
-        guard let entry = VersionedTree(root: root).entry(key.encoded), let visible = entry.visible(at: readTime) else {
+    static func visibleEntry(_ view: TreeView, _ key: StorageKey, _ readTime: CommitTime) -> StoredEntry? {
+        guard let entry = view.entry(key.encoded), let visible = entry.visible(at: readTime) else {
             return nil
         }
         return StoredEntry(key: key, value: visible.value, createTime: visible.createTime, updateTime: visible.updateTime)

@@ -26,7 +26,7 @@ package struct StorageSnapshot: Sendable {
 
     /// The live entry at `key`, or nil.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
-        guard let tree = state.namespaces[namespace]?.tree else { return nil }
+        guard let tree = state.namespaces[namespace]?.tree(for: key.encoded, at: readTime) else { return nil }
         let leaf = tree.leaf(for: key.encoded)
         let (index, found) = leaf.entryIndex(for: key.encoded)
         guard found else { return nil }
@@ -42,7 +42,7 @@ package struct StorageSnapshot: Sendable {
 
     /// Live entries in `range`, in key order (or reverse), lazily.
     package func scan(_ namespace: NamespaceID, _ range: StorageKeyRange = .all, reverse: Bool = false) -> EntrySequence {
-        EntrySequence(root: root(namespace), range: range, readTime: readTime, reverse: reverse)
+        EntrySequence(view: view(namespace), range: range, readTime: readTime, reverse: reverse)
     }
 
     /// The immediate children of `parent` that have a live entry at or below them, in key order
@@ -51,7 +51,7 @@ package struct StorageSnapshot: Sendable {
         _ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange = .all, reverse: Bool = false
     ) -> ChildSequence {
         ChildSequence(
-            root: root(namespace), parent: parent,
+            view: view(namespace), parent: parent,
             range: StorageKeyRange.descendants(of: parent).clamped(to: range), readTime: readTime, reverse: reverse)
     }
 
@@ -79,8 +79,8 @@ package struct StorageSnapshot: Sendable {
         state.namespaces[namespace]?.indexes[id] != nil
     }
 
-    private func root(_ namespace: NamespaceID) -> TreeNode {
-        state.namespaces[namespace]?.tree.root ?? StorageSnapshot.emptyRoot
+    private func view(_ namespace: NamespaceID) -> TreeView {
+        state.namespaces[namespace]?.view(at: readTime) ?? TreeView(root: StorageSnapshot.emptyRoot)
     }
 
     static let emptyRoot = TreeNode()

@@ -89,7 +89,8 @@ struct VersionedEntry: Sendable {
                 return true
             }
             if value == nil, newValue != nil {
-                createTime = time
+                // Deleted and written again in one commit: a net update keeps its create time.
+                createTime = before?.value != nil ? before?.createTime ?? time : time
             }
             value = newValue
             return true

@@ -86,9 +86,11 @@ struct VersionedTree: Sendable {
     }
 
     /// Removes every entry in `range` (tombstones and history included); returns the live ones.
-    /// With `collect` false only the live count is returned (`entries` stays empty).
-    mutating func removeAll(in range: StorageKeyRange, collect: Bool) -> RemovedEntries {
+    /// With `collect` false only the live count is returned (`entries` stays empty); with
+    /// `counting` false as well, whole detached subtrees are not even counted.
+    mutating func removeAll(in range: StorageKeyRange, collect: Bool, counting: Bool = true) -> RemovedEntries {
         var removed = RemovedEntries(collect: collect)
+        removed.counting = counting || collect
         guard !range.isEmpty else { return removed }
         if !isKnownUniquelyReferenced(&root) { root = root.copy(horizon: 0) }
         VersionedTree.remove(root, range, &removed)
@@ -137,6 +139,7 @@ struct VersionedTree: Sendable {
     }
 
     static func collectLive(_ node: TreeNode, into removed: inout RemovedEntries) {
+        guard removed.counting else { return }
         if node.isLeaf {
             guard removed.collect else {
                 removed.count += node.slots.withUnsafeBufferPointer { slots in
@@ -160,6 +163,8 @@ struct RemovedEntries {
     var count = 0
     var entries: [VersionedEntry] = []
     let collect: Bool
+    /// False when the caller does not need the count of detached subtrees.
+    var counting = true
 
     init(collect: Bool) { self.collect = collect }
 

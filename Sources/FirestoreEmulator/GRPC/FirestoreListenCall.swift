@@ -121,7 +121,7 @@ final class FirestoreListenCall: GRPCStreamingCall {
                 let paths = batch.changes.map { change in
                     ResourcePath(segments: change.key.segmentBytes.map { String(decoding: $0, as: UTF8.self) })
                 }
-                dirty.add(paths, everything: batch.clearedSubtree != nil)
+                dirty.add(paths, everything: !batch.clearedSubtrees.isEmpty)
                 signals.yield()
             }
         }

@@ -2,6 +2,9 @@ package import EmulatorSupport
 
 /// Where Realtime Database rules read the data as it is before the operation (`root`, `data`).
 /// Reading a child must not copy the whole tree: implementations return the subtree at `path`.
+///
+/// Values are in export form, so rules can see priorities (`getPriority()`): an object may carry a
+/// `".priority"` member, and a leaf with a priority is `{".value": v, ".priority": p}`.
 package protocol DatabaseRulesDataSource: Sendable {
     /// The value at `path` (child keys from the root), nil when nothing is stored there.
     func value(at path: [String]) -> JSONValue?
@@ -85,7 +88,10 @@ struct DatabaseDataView {
     static func setting(_ node: JSONValue?, _ path: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
         guard let key = path.first else { return value }
         var members: [JSONMember] = []
-        if case .object(let existing)? = node { members = existing }
+        if case .object(let existing)? = node {
+            // A leaf with a priority (`{".value": v, ".priority": p}`) becomes an object and keeps its priority.
+            members = existing.filter { !$0.name.utf8.elementsEqual(".value".utf8) }
+        }
         let child = members.firstIndex { $0.name.utf8.elementsEqual(key.utf8) }
         let updated = setting(child.map { members[$0].value }, path.dropFirst(), value)
         switch (child, updated) {
@@ -94,10 +100,41 @@ struct DatabaseDataView {
         case (nil, let v?): members.append(JSONMember(key, v))
         case (nil, nil): break
         }
-        return members.isEmpty ? nil : .object(members)
+        return hasContent(members) ? .object(members) : nil
     }
 
-    /// Drops null leaves and objects left empty, as the database stores them.
+    /// Whether an object's members hold data (a lone `.priority` is nothing: null has no priority).
+    static func hasContent(_ members: [JSONMember]) -> Bool {
+        members.contains { member in
+            if member.name.utf8.first != UInt8(ascii: ".") { return true }
+            if member.name.utf8.elementsEqual(".value".utf8), member.value != .null { return true }
+            return false
+        }
+    }
+
+    /// The plain value of an export-form node: no `.priority` members, `.value` leaves unwrapped.
+    ///
+    /// ```swift
+    /// plain(.object([JSONMember(".value", .int(1)), JSONMember(".priority", .int(2))]))   // 1
+    /// ```
+    static func plain(_ node: JSONValue) -> JSONValue {
+        guard case .object(let members) = node else { return node }
+        if let inner = members.first(where: { $0.name.utf8.elementsEqual(".value".utf8) }) { return plain(inner.value) }
+        guard members.contains(where: { $0.name.utf8.first == UInt8(ascii: ".") || isObject($0.value) }) else { return node }
+        var kept: [JSONMember] = []
+        kept.reserveCapacity(members.count)
+        for member in members where member.name.utf8.first != UInt8(ascii: ".") {
+            kept.append(JSONMember(member.name, plain(member.value)))
+        }
+        return .object(kept)
+    }
+
+    private static func isObject(_ value: JSONValue) -> Bool {
+        if case .object = value { return true }
+        return false
+    }
+
+    /// Drops null leaves and objects left empty (or holding only a priority), as the database stores them.
     static func pruned(_ node: JSONValue?) -> JSONValue? {
         guard let node else { return nil }
         switch node {
@@ -114,7 +151,7 @@ struct DatabaseDataView {
                     changed = true
                 }
             }
-            if kept.isEmpty { return nil }
+            if !hasContent(kept) { return nil }
             return changed ? .object(kept) : node
         default: return node
         }

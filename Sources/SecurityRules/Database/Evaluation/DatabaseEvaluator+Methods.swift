@@ -69,11 +69,7 @@ extension DatabaseEvaluator {
             guard !path.isEmpty else { throw Failure("parent() of the root") }
             return .snapshot(isNew: isNew, path: Array(path.dropLast()))
         case "val":
-            let value = node(isNew, path)
-            if case .object(let members)? = value, let inner = members.first(where: { $0.name == ".value" }) {
-                return DatabaseValue(json: inner.value)
-            }
-            return DatabaseValue(json: value)
+            return DatabaseValue(json: node(isNew, path).map(DatabaseDataView.plain))
         case "exists":
             return .bool(node(isNew, path) != nil)
         case "hasChild":
@@ -95,7 +91,7 @@ extension DatabaseEvaluator {
             return .bool(true)
         case "getPriority":
             guard case .object(let members)? = node(isNew, path) else { return .null }
-            return DatabaseValue(json: members.first { $0.name == ".priority" }?.value)
+            return DatabaseValue(json: members.first { $0.name.utf8.elementsEqual(".priority".utf8) }?.value)
         case "isNumber", "isString", "isBoolean":
             let value = try snapshotMethod(isNew, path, "val", [])
             switch (name, value) {

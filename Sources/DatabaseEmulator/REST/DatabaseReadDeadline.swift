@@ -1,0 +1,24 @@
+/// Enforces a read's `timeout` query parameter: production ends a read that has not finished
+/// within the timeout with a 400. The read checks between its stages (fetching the data, applying
+/// the query, converting and encoding it), so an expired read stops before it is sent; the clock
+/// is injectable for tests.
+///
+/// ```swift
+/// let deadline = DatabaseReadDeadline(timeoutNanos: 3_000_000, clock: config.monotonicNanos)
+/// try deadline.check()   // throws .badRequest(DatabaseRESTError.readTimedOut) after 3 ms
+/// ```
+struct DatabaseReadDeadline {
+    let clock: @Sendable () -> Int64
+    let deadline: Int64
+
+    init(timeoutNanos: Int64, clock: @escaping @Sendable () -> Int64) {
+        self.clock = clock
+        let (end, overflow) = clock().addingReportingOverflow(timeoutNanos)
+        deadline = overflow ? .max : end
+    }
+
+    /// Throws the timeout error once the deadline has passed.
+    func check() throws(DatabaseRESTError) {
+        if clock() > deadline { throw .badRequest(DatabaseRESTError.readTimedOut) }
+    }
+}
