@@ -20,7 +20,7 @@ struct TreeCursor {
         while !node.isLeaf {
             let index = node.childIndex(for: key)
             path.append((node, index))
-            node = node.child(at: index)
+            node = node.children[index]
         }
         leaf = node
         position = node.entryIndex(for: key).index
@@ -32,9 +32,9 @@ struct TreeCursor {
         path.removeAll(keepingCapacity: true)
         var node = root
         while !node.isLeaf {
-            let index = key.map { node.childIndex(for: $0) } ?? node.childCount - 1
+            let index = key.map { node.childIndex(for: $0) } ?? node.children.count - 1
             path.append((node, index))
-            node = node.child(at: index)
+            node = node.children[index]
         }
         leaf = node
         position = (key.map { node.entryIndex(for: $0).index } ?? node.count) - 1
@@ -55,12 +55,12 @@ struct TreeCursor {
 
     private mutating func advanceLeaf() {
         while let (node, child) = path.popLast() {
-            guard child + 1 < node.childCount else { continue }
+            guard child + 1 < node.children.count else { continue }
             path.append((node, child + 1))
-            var next = node.child(at: child + 1)
+            var next = node.children[child + 1]
             while !next.isLeaf {
                 path.append((next, 0))
-                next = next.child(at: 0)
+                next = next.children[0]
             }
             if next.slots.isEmpty { continue }
             leaf = next
@@ -74,10 +74,10 @@ struct TreeCursor {
         while let (node, child) = path.popLast() {
             guard child > 0 else { continue }
             path.append((node, child - 1))
-            var next = node.child(at: child - 1)
+            var next = node.children[child - 1]
             while !next.isLeaf {
-                path.append((next, next.childCount - 1))
-                next = next.child(at: next.childCount - 1)
+                path.append((next, next.children.count - 1))
+                next = next.children[next.children.count - 1]
             }
             if next.slots.isEmpty { continue }
             leaf = next

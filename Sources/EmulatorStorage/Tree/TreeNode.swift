@@ -7,35 +7,26 @@
 /// Safety of `@unchecked Sendable`: a node reachable from a published root (the engine head or
 /// any snapshot) is never mutated. Commits mutate a node only after `isKnownUniquelyReferenced`
 /// proves the commit's working tree is its sole owner, and copy it otherwise (path copying).
-/// Arrays a copy shares with its source (children, separators) are copy-on-write values, so
-/// changing them in the copy never changes them in the source.
 final class TreeNode: @unchecked Sendable {
     // Dynamic exclusivity checks are off for these fields (they cost a runtime call per access,
     // over 15% of commit and read time): no two accesses to one node's field can overlap, since
     // a node is either published and only read, or private to the one committing thread.
     // Fields a search reads come first, so a descent touches few cache lines per node.
     let isLeaf: Bool
-    /// False while `baseChildren` is shared with the node this one was copied from.
-    @exclusivity(unchecked) var ownsChildren: Bool
-    /// `hintOffset`, stored in 32 bits so that it packs with the flags above.
-    @exclusivity(unchecked) var packedHintOffset: Int32
+    // Internal payload (empty for leaves).
+    @exclusivity(unchecked) var children: [TreeNode]
     /// End offsets in `arena` of the separators: separator `i` ≤ every key in `children[i + 1]`
     /// and > every key in `children[i]`. Packed for the same reason as leaves.
     @exclusivity(unchecked) var separatorEnds: [UInt32]
     @exclusivity(unchecked) var arena: [UInt8]
-    /// Per slot (or separator), the 8 key bytes after `hintOffset` (see `TreeNode+Hints`): a
-    /// search compares these and reads the arena only on a tie.
-    @exclusivity(unchecked) var hints: [UInt64]
-    // Internal payload (empty for leaves). See `TreeNode+Children` for how `baseChildren` and
-    // the patches make up the children.
-    /// Byte `i` is the child index `patchNodes[i]` replaces; unused bytes are 0xFF.
-    @exclusivity(unchecked) var patchSlots: UInt64
-    @exclusivity(unchecked) var baseChildren: [TreeNode]
 
-    // Leaf payload (empty for internal nodes); `slots` is read by every leaf search.
+    // Leaf payload (empty for internal nodes).
+    /// Per slot, the 8 key bytes after `hintOffset` (see `TreeNode+Hints`): a leaf search
+    /// compares these and reads the arena only on a tie.
+    @exclusivity(unchecked) var hints: [UInt64]
+    /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
+    @exclusivity(unchecked) var hintOffset: Int
     @exclusivity(unchecked) var slots: [LeafSlot]
-    /// Children that replace base ones (internal nodes; read only when `patchSlots` names one).
-    @exclusivity(unchecked) var patchNodes: [TreeNode]
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
     @exclusivity(unchecked) var externals: [[UInt8]]
     /// Older versions, oldest first, referenced by `LeafSlot.history`.
@@ -43,27 +34,18 @@ final class TreeNode: @unchecked Sendable {
     /// Arena bytes no slot refers to any more.
     @exclusivity(unchecked) var garbage: Int
 
-    /// A length every key (or separator) of the node shares a prefix of (their common prefix or shorter).
-    var hintOffset: Int {
-        @inline(__always) get { Int(packedHintOffset) }
-        set { packedHintOffset = Int32(newValue) }
-    }
-
     init(
         leafSlots: [LeafSlot] = [], hints: [UInt64] = [], hintOffset: Int = 0, arena: [UInt8] = [],
         externals: [[UInt8]] = [], histories: [[EntryVersion]] = []
     ) {
         self.slots = leafSlots
         self.hints = hints
-        self.packedHintOffset = Int32(hintOffset)
+        self.hintOffset = hintOffset
         self.arena = arena
         self.externals = externals
         self.histories = histories
         self.garbage = 0
-        self.baseChildren = []
-        self.patchSlots = TreeNode.noPatches
-        self.patchNodes = []
-        self.ownsChildren = true
+        self.children = []
         self.separatorEnds = []
         self.isLeaf = true
     }
@@ -71,15 +53,12 @@ final class TreeNode: @unchecked Sendable {
     init(children: [TreeNode], separators: [[UInt8]]) {
         self.slots = []
         self.hints = []
-        self.packedHintOffset = 0
+        self.hintOffset = 0
         self.arena = []
         self.externals = []
         self.histories = []
         self.garbage = 0
-        self.baseChildren = children
-        self.patchSlots = TreeNode.noPatches
-        self.patchNodes = []
-        self.ownsChildren = true
+        self.children = children
         self.separatorEnds = []
         self.isLeaf = false
         for separator in separators {
@@ -89,20 +68,16 @@ final class TreeNode: @unchecked Sendable {
         rebuildSeparatorHints()
     }
 
-    /// A copy of internal node `source` that shares its children and separators.
-    private init(sharing source: TreeNode) {
+    private init(children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int) {
         self.slots = []
-        self.hints = source.hints
-        self.packedHintOffset = source.packedHintOffset
-        self.arena = source.arena
+        self.hints = hints
+        self.hintOffset = hintOffset
+        self.arena = arena
         self.externals = []
         self.histories = []
         self.garbage = 0
-        self.baseChildren = source.baseChildren
-        self.patchSlots = source.patchSlots
-        self.patchNodes = source.patchNodes
-        self.ownsChildren = false
-        self.separatorEnds = source.separatorEnds
+        self.children = children
+        self.separatorEnds = separatorEnds
         self.isLeaf = false
     }
 
@@ -114,10 +89,13 @@ final class TreeNode: @unchecked Sendable {
     /// A private copy; a leaf copy also drops versions older than `horizon` and compacts its arena.
     func copy(horizon: CommitTime) -> TreeNode {
         guard isLeaf else {
-            // Children and separators are shared (copy-on-write): a commit usually replaces one
-            // or two children of a copied node (as patches) and changes no separator, so copying
-            // costs neither a retain per child nor a copy of the separator bytes.
-            return TreeNode(sharing: self)
+            // Separators change only on splits and cuts, so the copy shares them (copy-on-write).
+            var copiedChildren: [TreeNode] = []
+            copiedChildren.reserveCapacity(children.count + 2)
+            copiedChildren.append(contentsOf: children)
+            return TreeNode(
+                children: copiedChildren, arena: arena, separatorEnds: separatorEnds, hints: hints,
+                hintOffset: hintOffset)
         }
         var needsRewrite = garbage > 256 && garbage * 2 > arena.count
         if horizon > 0 && !needsRewrite {
@@ -155,7 +133,7 @@ final class TreeNode: @unchecked Sendable {
         return copied
     }
 
-    var isEmpty: Bool { isLeaf ? slots.isEmpty : baseChildren.isEmpty }
+    var isEmpty: Bool { isLeaf ? slots.isEmpty : children.isEmpty }
     var count: Int { slots.count }
 
     /// Index of the child that may hold `key`.

@@ -23,7 +23,7 @@ struct VersionedTree: Sendable {
         // mutated or freed (commits copy them), so the descent need not retain each node.
         var node = Unmanaged.passUnretained(root)
         while let child = node._withUnsafeGuaranteedRef({ node in
-            node.isLeaf ? nil : node.unretainedChild(at: node.childIndex(for: key))
+            node.isLeaf ? nil : node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[node.childIndex(for: key)]) }
         }) {
             node = child
         }
@@ -45,8 +45,8 @@ struct VersionedTree: Sendable {
     }
 
     private mutating func normalizeRoot() {
-        while !root.isLeaf && root.childCount <= 1 {
-            root = root.childCount == 1 ? root.child(at: 0) : TreeNode()
+        while !root.isLeaf && root.children.count <= 1 {
+            root = root.children.first ?? TreeNode()
         }
     }
 
@@ -74,15 +74,17 @@ struct VersionedTree: Sendable {
             return (right.key(at: 0), right)
         }
         let index = node.childIndex(for: key)
-        let child = node.privateChild(at: index, horizon: horizon)
+        if !isKnownUniquelyReferenced(&node.children[index]) {
+            node.children[index] = node.children[index].copy(horizon: horizon)
+        }
+        let child = node.children[index]
         if let split = update(child, key, horizon, &result, body) {
-            node.materialize()
             node.insertSeparator(split.separator, at: index)
-            node.baseChildren.insert(split.right, at: index + 1)
+            node.children.insert(split.right, at: index + 1)
         } else if child.isEmpty {
             node.removeChild(at: index)
         }
-        return node.childCount > TreeNode.maxChildren ? node.splitInternal() : nil
+        return node.children.count > TreeNode.maxChildren ? node.splitInternal() : nil
     }
 
     /// Removes every entry in `range` (tombstones and history included); returns the live ones.
@@ -114,9 +116,8 @@ struct VersionedTree: Sendable {
         }
         // Children first...last may hold keys in range; those strictly between lie wholly inside
         // it (their bounds are separators that are themselves inside the range).
-        node.materialize()
         let first = node.childIndex(for: range.lower)
-        var last = node.childCount - 1
+        var last = node.children.count - 1
         if let upper = range.upper {
             // The last child holding a key < upper.
             last = node.childIndex(for: upper)
@@ -124,17 +125,17 @@ struct VersionedTree: Sendable {
         }
         guard first <= last else { return }
         if last - first >= 2 {
-            for index in (first + 1)..<last { collectLive(node.baseChildren[index], into: &removed) }
+            for index in (first + 1)..<last { collectLive(node.children[index], into: &removed) }
             node.removeChildren((first + 1)..<last)
             last = first + 1
         }
         // Right boundary first, so `first` stays valid.
         for index in first == last ? [first] : [last, first] {
-            if !isKnownUniquelyReferenced(&node.baseChildren[index]) {
-                node.baseChildren[index] = node.baseChildren[index].copy(horizon: 0)
+            if !isKnownUniquelyReferenced(&node.children[index]) {
+                node.children[index] = node.children[index].copy(horizon: 0)
             }
-            remove(node.baseChildren[index], range, &removed)
-            if node.baseChildren[index].isEmpty { node.removeChild(at: index) }
+            remove(node.children[index], range, &removed)
+            if node.children[index].isEmpty { node.removeChild(at: index) }
         }
     }
 
@@ -153,7 +154,7 @@ struct VersionedTree: Sendable {
                 removed.add(node, index)
             }
         } else {
-            for index in 0..<node.childCount { collectLive(node.child(at: index), into: &removed) }
+            for child in node.children { collectLive(child, into: &removed) }
         }
     }
 }
@@ -176,15 +177,13 @@ struct RemovedEntries {
 
 extension TreeNode {
     func removeChild(at index: Int) {
-        materialize()
-        baseChildren.remove(at: index)
+        children.remove(at: index)
         if separatorCount > 0 { removeSeparator(at: max(index - 1, 0)) }
     }
 
     /// Removes `children[range]` (at least one child stays) and the separators between them.
     func removeChildren(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        materialize()
         // Child i sits between separators i - 1 and i; dropping children lower..<upper drops
         // separators lower - 1 ..< upper - 1 (or lower ..< upper when the range starts at 0).
         let separators = range.lowerBound == 0 ? range : (range.lowerBound - 1)..<(range.upperBound - 1)
@@ -194,16 +193,15 @@ extension TreeNode {
         separatorEnds.removeSubrange(separators)
         let shift = UInt32(byteEnd - byteStart)
         for position in separators.lowerBound..<separatorEnds.count { separatorEnds[position] -= shift }
-        baseChildren.removeSubrange(range)
+        children.removeSubrange(range)
         rebuildSeparatorHints()
     }
 
     func splitInternal() -> (separator: [UInt8], right: TreeNode) {
-        materialize()
-        let mid = baseChildren.count / 2
-        let right = TreeNode(children: Array(baseChildren[mid...]), separators: (mid..<separatorCount).map(separator(at:)))
+        let mid = children.count / 2
+        let right = TreeNode(children: Array(children[mid...]), separators: (mid..<separatorCount).map(separator(at:)))
         let up = separator(at: mid - 1)
-        baseChildren.removeSubrange(mid...)
+        children.removeSubrange(mid...)
         arena.removeSubrange((mid - 1 == 0 ? 0 : Int(separatorEnds[mid - 2]))...)
         separatorEnds.removeSubrange((mid - 1)...)
         rebuildSeparatorHints()
