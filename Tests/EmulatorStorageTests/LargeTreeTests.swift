@@ -81,4 +81,42 @@ import Testing
         }
         #expect(engine.invariantViolations() == [])
     }
+
+    /// Internal nodes copied by a commit share their children with the node they were copied
+    /// from and record replaced children as patches; a chain of snapshots, one per commit, each
+    /// still reads exactly its own version while later commits patch, re-patch and split the
+    /// same nodes.
+    @Test func everySnapshotInAChainOfSmallCommitsKeepsItsOwnVersion() throws {
+        let (engine, keys) = try LargeTreeTests.filled(perCollection: 3_000)
+        var rng = SeededGenerator(seed: 23)
+        var model = Dictionary(uniqueKeysWithValues: keys.map { ($0, Array($0.description.utf8)) })
+        var held: [(StorageSnapshot, [StorageKey: [UInt8]])] = []
+        for round in 0..<40 {
+            try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+                // A few writes per commit, so each copied internal node gets one or two patches.
+                for step in 0..<6 {
+                    let target = keys[Int.random(in: 0..<keys.count, using: &rng)]
+                    if step == 0 {
+                        let added = target.appending("r\(round)")
+                        try txn.put(testNamespace, added, [UInt8(round)])
+                        model[added] = [UInt8(round)]
+                    } else if step == 1 {
+                        try txn.delete(testNamespace, target)
+                        model[target] = nil
+                    } else {
+                        try txn.put(testNamespace, target, [UInt8(round), UInt8(step)])
+                        model[target] = [UInt8(round), UInt8(step)]
+                    }
+                }
+            }
+            held.append((try engine.snapshot(), model))
+            #expect(engine.invariantViolations() == [])
+        }
+        for (index, (snapshot, expected)) in held.enumerated() {
+            let seen = snapshot.scan(testNamespace).map { ($0.key, $0.value) }
+            let want = expected.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            #expect(seen.elementsEqual(want) { $0 == $1 }, "snapshot \(index)")
+            for (key, value) in want.prefix(200) { #expect(snapshot.get(testNamespace, key)?.value == value) }
+        }
+    }
 }

@@ -89,20 +89,12 @@ final class TreeNode: @unchecked Sendable {
     /// A private copy; a leaf copy also drops versions older than `horizon` and compacts its arena.
     func copy(horizon: CommitTime) -> TreeNode {
         guard isLeaf else {
+            // Separators change only on splits and cuts, so the copy shares them (copy-on-write).
             var copiedChildren: [TreeNode] = []
             copiedChildren.reserveCapacity(children.count + 2)
             copiedChildren.append(contentsOf: children)
-            var copiedEnds: [UInt32] = []
-            copiedEnds.reserveCapacity(separatorEnds.count + 2)
-            copiedEnds.append(contentsOf: separatorEnds)
-            var copiedArena: [UInt8] = []
-            copiedArena.reserveCapacity(arena.count + 128)
-            copiedArena.append(contentsOf: arena)
-            var copiedHints: [UInt64] = []
-            copiedHints.reserveCapacity(hints.count + 2)
-            copiedHints.append(contentsOf: hints)
             return TreeNode(
-                children: copiedChildren, arena: copiedArena, separatorEnds: copiedEnds, hints: copiedHints,
+                children: copiedChildren, arena: arena, separatorEnds: separatorEnds, hints: hints,
                 hintOffset: hintOffset)
         }
         var needsRewrite = garbage > 256 && garbage * 2 > arena.count
