@@ -86,7 +86,7 @@ extension FirestoreService {
         for w in writes {
             let path = w.name.path
             results.append(
-                try WriteApplier.apply(w, to: &buffer, authorizeReadsFields: gate.readsStoredFields) { (method, old, new, _) throws(EmulatorError) in
+                try WriteApplier.apply(w, to: &buffer, authorizeReadsFields: gate.readsStoredFields) { (method, old, new) throws(EmulatorError) in
                     accesses.append(
                         FirestoreAccess(
                             method: method, database: database, path: path, caller: caller, resource: old,
