@@ -90,7 +90,11 @@ package enum FirestoreRulesEngine {
     /// The rules request for one access by a caller already converted. Documents are read in
     /// place: rules convert only the fields they touch.
     static func request(_ access: borrowing FirestoreAccess, auth: FirestoreRulesAuth?) -> FirestoreRulesRequest {
-        var segments = ["databases", access.database.database, "documents"]
+        var segments: [String] = []
+        segments.reserveCapacity(3 + access.path.segments.count)
+        segments.append("databases")
+        segments.append(access.database.database)
+        segments.append("documents")
         segments.append(contentsOf: access.path.segments)
         let method: FirestoreRulesMethod =
             switch access.method {
