@@ -59,8 +59,11 @@ package enum FirestoreRulesEngine {
             return withoutActuallyEscaping(before) { before in
                 withoutActuallyEscaping(after) { after in
                     let source = LookupSource(database: first.database, before: before, after: after)
-                    let decision = ruleset.evaluateBatch(count: accesses.count, data: source) { i in
-                        request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                    // Read each access in place: an array subscript would copy it per write.
+                    let decision = accesses.withUnsafeBufferPointer { accesses in
+                        ruleset.evaluateBatch(count: accesses.count, data: source) { i in
+                            request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                        }
                     }
                     if let logger {
                         for line in decision.debugOutput { logger.info("debug: \(line)") }

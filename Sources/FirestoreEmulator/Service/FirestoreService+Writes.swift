@@ -83,6 +83,7 @@ extension FirestoreService {
         let before = try store.view(database, at: nil).0
         let commitTime = buffer.commitTime
         var accesses: [FirestoreAccess] = []
+        accesses.reserveCapacity(writes.count)
         for w in writes {
             let path = w.name.path
             results.append(
