@@ -23,8 +23,17 @@ struct DatabaseOverlaySource: DatabaseDataSource {
     var write: DatabaseWrite
 
     func node(at path: DatabasePath) -> DatabaseNode {
-        var result = base.node(at: path)
-        for (location, node) in write.changes {
+        let changes = write.changes
+        // A change at or above `path` replaces everything there before it: the data before the
+        // write is read only when no change covers `path` (a set read back costs no storage read).
+        var first = changes.startIndex
+        var result = DatabaseNode.empty
+        if let covering = changes.lastIndex(where: { $0.0.isAncestor(of: path) }) {
+            first = covering
+        } else {
+            result = base.node(at: path)
+        }
+        for (location, node) in changes[first...] {
             if let below = path.relative(to: location) {
                 result = node.child(at: below)
             } else if let inside = location.relative(to: path) {

@@ -59,8 +59,11 @@ package enum FirestoreRulesEngine {
             return withoutActuallyEscaping(before) { before in
                 withoutActuallyEscaping(after) { after in
                     let source = LookupSource(database: first.database, before: before, after: after)
-                    let decision = ruleset.evaluateBatch(count: accesses.count, data: source) { i in
-                        request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                    // Read each access in place: an array subscript would copy it per write.
+                    let decision = accesses.withUnsafeBufferPointer { accesses in
+                        ruleset.evaluateBatch(count: accesses.count, data: source) { i in
+                            request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                        }
                     }
                     if let logger {
                         for line in decision.debugOutput { logger.info("debug: \(line)") }
@@ -90,7 +93,11 @@ package enum FirestoreRulesEngine {
     /// The rules request for one access by a caller already converted. Documents are read in
     /// place: rules convert only the fields they touch.
     static func request(_ access: borrowing FirestoreAccess, auth: FirestoreRulesAuth?) -> FirestoreRulesRequest {
-        var segments = ["databases", access.database.database, "documents"]
+        var segments: [String] = []
+        segments.reserveCapacity(3 + access.path.segments.count)
+        segments.append("databases")
+        segments.append(access.database.database)
+        segments.append("documents")
         segments.append(contentsOf: access.path.segments)
         let method: FirestoreRulesMethod =
             switch access.method {

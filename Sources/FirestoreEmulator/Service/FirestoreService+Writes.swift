@@ -83,10 +83,11 @@ extension FirestoreService {
         let before = try store.view(database, at: nil).0
         let commitTime = buffer.commitTime
         var accesses: [FirestoreAccess] = []
+        accesses.reserveCapacity(writes.count)
         for w in writes {
             let path = w.name.path
             results.append(
-                try WriteApplier.apply(w, to: &buffer, authorizeReadsFields: gate.readsStoredFields) { (method, old, new, _) throws(EmulatorError) in
+                try WriteApplier.apply(w, to: &buffer, authorizeReadsFields: gate.readsStoredFields) { (method, old, new) throws(EmulatorError) in
                     accesses.append(
                         FirestoreAccess(
                             method: method, database: database, path: path, caller: caller, resource: old,

@@ -61,7 +61,7 @@ enum WriteApplier {
     }
 
     /// Applies one write to the buffer and returns its result.
-    typealias Authorize = (FirestoreAccess.Method, StoredDocument?, ValueMap?, DatabaseView<CommitBuilder>) throws(EmulatorError) -> Void
+    typealias Authorize = (FirestoreAccess.Method, StoredDocument?, ValueMap?) throws(EmulatorError) -> Void
 
     /// Applies one write to the buffer and returns its result. `authorize` (rules) is asked with
     /// the method, the document before and the fields after, before anything is written.
@@ -83,7 +83,7 @@ enum WriteApplier {
             // create-or-update, and reuse its storage key for the write.
             let key = DatabaseView<CommitBuilder>.key(path)
             let current = try buffer.document(path, key: key, decodingFields: authorizeReadsFields)
-            try authorize(current == nil ? .create : .update, current, input, buffer.view)
+            try authorize(current == nil ? .create : .update, current, input)
             return WriteResult(updateTime: try buffer.set(path, key: key, fields: input))
         }
         let current = try buffer.document(path)
@@ -95,7 +95,7 @@ enum WriteApplier {
             // A verify only checks its precondition: the read it guards was checked by rules already.
             return WriteResult(updateTime: nil)
         case .delete:
-            try authorize?(.delete, current, nil, buffer.view)
+            try authorize?(.delete, current, nil)
             try buffer.delete(path)
             return WriteResult(updateTime: nil)
         case .transform:
@@ -117,7 +117,7 @@ enum WriteApplier {
             results.append(t.result(v))
         }
         if revalidate { try DocumentLimits.validate(name, fields: fields) }
-        try authorize?(current == nil ? .create : .update, current, fields, buffer.view)
+        try authorize?(current == nil ? .create : .update, current, fields)
         let updateTime = try buffer.set(path, fields: fields)
         return WriteResult(updateTime: updateTime, transformResults: results)
     }

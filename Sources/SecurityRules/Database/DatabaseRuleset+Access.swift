@@ -57,11 +57,12 @@ extension DatabaseRuleset {
     }
 
     private static func outcome(_ result: Result<Bool, DatabaseEvaluator.Failure>, _ rule: DatabaseRule, _ rulePath: [String]) -> (Bool, String) {
-        let place = "'\(rule.kind.rawValue)' @ /\(rulePath.joined(separator: "/")) L\(rule.line)"
+        // The message is built only for a denial: an allowed check pays no string work.
+        func place() -> String { "'\(rule.kind.rawValue)' @ /\(rulePath.joined(separator: "/")) L\(rule.line)" }
         switch result {
         case .success(true): return (true, "")
-        case .success(false): return (false, "false for \(place)")
-        case .failure(let error): return (false, "\(error.message) for \(place)")
+        case .success(false): return (false, "false for \(place())")
+        case .failure(let error): return (false, "\(error.message) for \(place())")
         }
     }
 

@@ -58,7 +58,9 @@ extension DatabaseEvaluator {
     }
 
     static func childPath(_ path: [String], _ relative: String) -> [String] {
-        path + relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // The usual `child('name')`: one key, nothing to split.
+        if !relative.isEmpty, !relative.utf8.contains(UInt8(ascii: "/")) { return path + CollectionOfOne(relative) }
+        return path + relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
     private func snapshotMethod(_ isNew: Bool, _ path: [String], _ name: String, _ args: [DatabaseValue]) throws(Failure) -> DatabaseValue {
