@@ -36,7 +36,8 @@ package struct FirestoreExportWriter {
     private let fileSystem: SnapshotFileSystem
     private let startMicros: Int64
     private var log = LevelDBLogWriter()
-    private var output: SnapshotFile?
+    /// `output-0`, written with direct I/O in whole chunks (see BulkFile).
+    private var output: BulkFile?
     package private(set) var entityCount = 0
     private var entityBytes = 0
     /// Create/update time of every document so far, for the times side file.
@@ -54,7 +55,7 @@ package struct FirestoreExportWriter {
         try fileSystem.makeDirectory(directory)
         try fileSystem.makeDirectory(directory + "/all_namespaces")
         try fileSystem.makeDirectory(directory + "/" + Self.kindDirectory)
-        output = try fileSystem.create(directory + "/" + Self.kindDirectory + "/" + Self.outputFile)
+        output = try BulkFile(path: directory + "/" + Self.kindDirectory + "/" + Self.outputFile, fileSystem: fileSystem)
     }
 
     /// Appends one document (as one EntityProto record).
@@ -97,20 +98,23 @@ package struct FirestoreExportWriter {
         entityCount += 1
         entityBytes += entity.count
         log.append(entity)
-        if log.bytes.count >= 1 << 20, let output { try output.write(log.drain()) }
+        if log.bytes.count >= 1 << 20, let output {
+            try output.append(log.bytes)
+            log.clearBuffer()
+        }
     }
 
     /// Flushes the entities and writes both metadata files, all synced.
     package mutating func finish(endMicros: Int64) throws(SnapshotError) {
         guard let output else { return }
         for index in more.indices { try more[index].finish(endMicros: endMicros) }
-        try output.write(log.drain())
-        try output.sync()
-        output.close()
+        try output.append(log.bytes)
+        log.clearBuffer()
+        let size = try output.finish()
         self.output = nil
         let kindDir = directory + "/" + Self.kindDirectory
         let outputPath = kindDir + "/" + Self.outputFile
-        if times.hasTimes, let size = fileSystem.fileSize(outputPath) {
+        if times.hasTimes {
             try fileSystem.writeFile(outputPath + DocumentTimesFile.suffix, times.encoded(outputBytes: size))
         }
         try fileSystem.writeFile(kindDir + "/" + Self.kindMetadataFile, Self.kindMetadata(startMicros: startMicros, endMicros: endMicros))
