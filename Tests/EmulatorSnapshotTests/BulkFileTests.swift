@@ -32,6 +32,18 @@ import Glibc
         do { try file.finish() } catch { #expect(error.file == dir.path + "/output-0") }
     }
 
+    /// A failing write on the writer thread (whole chunks) surfaces in `append` or `finish`.
+    @Test func writeFaultOnTheWriterThreadIsReported() throws {
+        let dir = TestDirectory()
+        let fs = SnapshotFileSystem(writeFault: { _ in EIO })
+        let file = try BulkFile(path: dir.path + "/output-0", fileSystem: fs)
+        let chunk = [UInt8](repeating: 7, count: BulkFile.chunk)
+        #expect(throws: SnapshotError.self) {
+            for _ in 0..<4 { try file.append(chunk) }
+            try file.finish()
+        }
+    }
+
     @Test func refusesAnExistingFile() throws {
         let dir = TestDirectory()
         try dir.write("output-0", [9])
