@@ -11,12 +11,16 @@ extension EntityProto {
             var w = ProtoWriter()
             w.bytes.reserveCapacity(buffer.count + 64)
             w.writeMessage(field: 13) { key in
-                key.writeString(field: 13, "dev~" + document.projectID)
+                // "dev~" + project, without building the string.
+                key.writeTag(13, .lengthDelimited)
+                key.writeRawVarint(UInt64(4 + document.projectID.utf8.count))
+                key.bytes.append(contentsOf: "dev~".utf8)
+                key.bytes.append(contentsOf: document.projectID.utf8)
                 key.writeMessage(field: 14) { writePath(document.path.segments, into: &$0) }
                 if document.databaseID != defaultDatabase { key.writeString(field: 23, document.databaseID) }
             }
             guard codec.writeProperties(fields.fields, into: &w) else { return nil }
-            w.writeMessage(field: 16) { writePath(Array(document.path.segments.prefix(2)), into: &$0) }
+            w.writeMessage(field: 16) { writePath(document.path.segments, limit: 2, into: &$0) }
             return w.bytes
         }
     }
