@@ -42,6 +42,8 @@ package struct FirestoreExportWriter {
     private var entityBytes = 0
     /// Create/update time of every document so far, for the times side file.
     private var times = DocumentTimesFile.Builder()
+    /// One entity's bytes, reused for every document (no allocation per document).
+    private var scratch: [UInt8] = []
     /// The (project, database) the official part holds; nil: every document goes there.
     package var primary: (project: String, database: String)?
     /// The writer of `emulators_more_databases/` (at most one element), made on first use.
@@ -72,7 +74,7 @@ package struct FirestoreExportWriter {
             return try other { (w) throws(SnapshotError) in try w.add(stored: document) }
         }
         times.add(createTime: document.createTime, updateTime: document.updateTime)
-        if let entity = EntityProto.encode(stored: document) { return try append(entity) }
+        if EntityProto.encode(stored: document, into: &scratch) { return try append(scratch) }
         let fields: ValueMap
         do throws(EmulatorError) { fields = try ValueCodec.decode(document.encodedFields) } catch {
             throw SnapshotError(.corrupted, "document \(document.path) does not decode: \(error.message)")
