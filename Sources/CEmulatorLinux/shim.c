@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CEmulatorLinux.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -16,6 +17,7 @@ const uint32_t CEMU_EPOLLET = EPOLLET;
 const int CEMU_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
 const int CEMU_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
 const int CEMU_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+const int CEMU_O_DIRECT = O_DIRECT;
 
 int cemu_accept_nonblocking(int fd) {
     return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);

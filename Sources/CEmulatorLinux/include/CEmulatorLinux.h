@@ -21,6 +21,8 @@ extern const uint32_t CEMU_EPOLLET;
 extern const int CEMU_EPOLL_CTL_ADD;
 extern const int CEMU_EPOLL_CTL_MOD;
 extern const int CEMU_EPOLL_CTL_DEL;
+/// open(2)'s O_DIRECT (needs _GNU_SOURCE, so Glibc's overlay lacks it; its value differs by architecture).
+extern const int CEMU_O_DIRECT;
 
 /// Accepts one connection as non-blocking and close-on-exec (accept4); -1 and errno on failure.
 int cemu_accept_nonblocking(int fd);

@@ -5,19 +5,33 @@ extension EntityProto {
     /// building value trees. Equal (by test) to `encode` of the decoded document; nil when the
     /// bytes hold something this fast path does not handle (then decode and use `encode`).
     static func encode(stored document: FirestoreStoredDocument) -> [UInt8]? {
-        document.encodedFields.withUnsafeBufferPointer { buffer -> [UInt8]? in
+        var bytes: [UInt8] = []
+        return encode(stored: document, into: &bytes) ? bytes : nil
+    }
+
+    /// `encode(stored:)` into `bytes` (emptied first, its capacity reused across documents);
+    /// false when the fast path does not apply.
+    static func encode(stored document: FirestoreStoredDocument, into bytes: inout [UInt8]) -> Bool {
+        var w = ProtoWriter()
+        bytes.removeAll(keepingCapacity: true)
+        swap(&w.bytes, &bytes)
+        defer { swap(&w.bytes, &bytes) }
+        return document.encodedFields.withUnsafeBufferPointer { buffer -> Bool in
             var codec = StoredValues(bytes: buffer)
-            guard let fields = codec.map(at: 0), fields.end == buffer.count else { return nil }
-            var w = ProtoWriter()
+            guard let fields = codec.map(at: 0), fields.end == buffer.count else { return false }
             w.bytes.reserveCapacity(buffer.count + 64)
             w.writeMessage(field: 13) { key in
-                key.writeString(field: 13, "dev~" + document.projectID)
+                // "dev~" + project, without building the string.
+                key.writeTag(13, .lengthDelimited)
+                key.writeRawVarint(UInt64(4 + document.projectID.utf8.count))
+                key.bytes.append(contentsOf: "dev~".utf8)
+                key.bytes.append(contentsOf: document.projectID.utf8)
                 key.writeMessage(field: 14) { writePath(document.path.segments, into: &$0) }
                 if document.databaseID != defaultDatabase { key.writeString(field: 23, document.databaseID) }
             }
-            guard codec.writeProperties(fields.fields, into: &w) else { return nil }
-            w.writeMessage(field: 16) { writePath(Array(document.path.segments.prefix(2)), into: &$0) }
-            return w.bytes
+            guard codec.writeProperties(fields.fields, into: &w) else { return false }
+            w.writeMessage(field: 16) { writePath(document.path.segments, limit: 2, into: &$0) }
+            return true
         }
     }
 

@@ -46,9 +46,10 @@ enum EntityProto {
     }
 
     /// `Path { repeated group Element = 1 { type 2; id 3 | name 4 } }`.
-    static func writePath(_ segments: [String], into w: inout ProtoWriter) {
+    static func writePath(_ segments: [String], limit: Int = .max, into w: inout ProtoWriter) {
         var i = 0
-        while i + 1 < segments.count {
+        let count = min(segments.count, limit)
+        while i + 1 < count {
             let kind = segments[i], id = segments[i + 1]
             w.writeGroup(field: 1) { element in
                 element.writeString(field: 2, kind)

@@ -36,11 +36,14 @@ package struct FirestoreExportWriter {
     private let fileSystem: SnapshotFileSystem
     private let startMicros: Int64
     private var log = LevelDBLogWriter()
-    private var output: SnapshotFile?
+    /// `output-0`, written with direct I/O in whole chunks (see BulkFile).
+    private var output: BulkFile?
     package private(set) var entityCount = 0
     private var entityBytes = 0
     /// Create/update time of every document so far, for the times side file.
     private var times = DocumentTimesFile.Builder()
+    /// One entity's bytes, reused for every document (no allocation per document).
+    private var scratch: [UInt8] = []
     /// The (project, database) the official part holds; nil: every document goes there.
     package var primary: (project: String, database: String)?
     /// The writer of `emulators_more_databases/` (at most one element), made on first use.
@@ -54,7 +57,7 @@ package struct FirestoreExportWriter {
         try fileSystem.makeDirectory(directory)
         try fileSystem.makeDirectory(directory + "/all_namespaces")
         try fileSystem.makeDirectory(directory + "/" + Self.kindDirectory)
-        output = try fileSystem.create(directory + "/" + Self.kindDirectory + "/" + Self.outputFile)
+        output = try BulkFile(path: directory + "/" + Self.kindDirectory + "/" + Self.outputFile, fileSystem: fileSystem)
     }
 
     /// Appends one document (as one EntityProto record).
@@ -71,7 +74,7 @@ package struct FirestoreExportWriter {
             return try other { (w) throws(SnapshotError) in try w.add(stored: document) }
         }
         times.add(createTime: document.createTime, updateTime: document.updateTime)
-        if let entity = EntityProto.encode(stored: document) { return try append(entity) }
+        if EntityProto.encode(stored: document, into: &scratch) { return try append(scratch) }
         let fields: ValueMap
         do throws(EmulatorError) { fields = try ValueCodec.decode(document.encodedFields) } catch {
             throw SnapshotError(.corrupted, "document \(document.path) does not decode: \(error.message)")
@@ -97,20 +100,23 @@ package struct FirestoreExportWriter {
         entityCount += 1
         entityBytes += entity.count
         log.append(entity)
-        if log.bytes.count >= 1 << 20, let output { try output.write(log.drain()) }
+        if log.bytes.count >= 1 << 20, let output {
+            try output.append(log.bytes)
+            log.clearBuffer()
+        }
     }
 
     /// Flushes the entities and writes both metadata files, all synced.
     package mutating func finish(endMicros: Int64) throws(SnapshotError) {
         guard let output else { return }
         for index in more.indices { try more[index].finish(endMicros: endMicros) }
-        try output.write(log.drain())
-        try output.sync()
-        output.close()
+        try output.append(log.bytes)
+        log.clearBuffer()
+        let size = try output.finish()
         self.output = nil
         let kindDir = directory + "/" + Self.kindDirectory
         let outputPath = kindDir + "/" + Self.outputFile
-        if times.hasTimes, let size = fileSystem.fileSize(outputPath) {
+        if times.hasTimes {
             try fileSystem.writeFile(outputPath + DocumentTimesFile.suffix, times.encoded(outputBytes: size))
         }
         try fileSystem.writeFile(kindDir + "/" + Self.kindMetadataFile, Self.kindMetadata(startMicros: startMicros, endMicros: endMicros))
