@@ -29,6 +29,29 @@ package final class SnapshotFile {
         written += done
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`, retrying short writes), leaving the file
+    /// position alone; throws naming the file and the errno.
+    package func write(_ bytes: [UInt8], at offset: Int) throws(SnapshotError) {
+        if let code = fault?(path) { throw SnapshotFileSystem.ioError("writing", path, code) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                Glibc.pwrite(fd, raw.baseAddress.map { $0 + done }, raw.count - done, off_t(offset + done))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SnapshotFileSystem.ioError("writing", path, errno)
+            }
+            done += n
+        }
+        written += done
+    }
+
+    /// Cuts the file to `size` bytes.
+    package func truncate(to size: Int) throws(SnapshotError) {
+        if ftruncate(fd, off_t(size)) != 0 { throw SnapshotFileSystem.ioError("truncating", path, errno) }
+    }
+
     /// Flushes the file's data to disk (`fdatasync`).
     package func sync() throws(SnapshotError) {
         if fdatasync(fd) != 0 { throw SnapshotFileSystem.ioError("syncing", path, errno) }

@@ -97,6 +97,7 @@ struct DataDirectoryRecovery {
 
     private func readJournal(_ file: String, isLast: Bool, into state: inout State) throws(SnapshotError) {
         var log = LevelDBLogReader(bytes: try fileSystem.read(file), file: file)
+        log.zeroTailEndsLog = true  // `.sync` journals are zero-filled ahead of their records
         while true {
             let offset = log.position
             let record: [UInt8]

@@ -7,7 +7,8 @@ import Glibc
 /// Group commit (`.sync`): a commit appends its record to an in-memory buffer under the
 /// engine's commit serialization (cheap), then waits. One syncer thread writes and
 /// `fdatasync`s everything pending and then acknowledges every commit it covered at once, so
-/// all the commits that arrive during one sync share the next one. A commit is acknowledged
+/// all the commits that arrive during one sync share the next one. Finishing a sync wakes only
+/// the commits it covers (see `JournalLock`), not those already waiting for the next one. A commit is acknowledged
 /// only after a sync that started after its record was appended has finished. In `.write`
 /// mode the record is written with `write` right away and nothing waits. A journal that cannot
 /// write any more stops the process: continuing would acknowledge writes that are not durable.
@@ -20,12 +21,21 @@ final class Journal: CommitLog, @unchecked Sendable {
     private var writer: LevelDBLogWriter
     private var appended: UInt64 = 0
     private var durable: UInt64 = 0
-    /// True while a write + sync runs outside the lock (the syncer's, or a rotation's).
+    /// True while the syncer writes + syncs batch `batch` (up to `flushTarget`) outside the lock.
     private var flushing = false
+    /// The number of the syncer's latest batch (in progress while `flushing`).
+    private var batch: UInt64 = 0
+    /// The last token the batch in progress covers.
+    private var flushTarget: UInt64 = 0
     private var stopping = false
     private var syncer: pthread_t?
     private(set) var sequence: Int
+    /// The journal's length (records written to the file so far).
     private var fileBytes: Int
+    /// How far the file is zero-filled and synced (`.sync` mode; beyond `fileBytes`).
+    private var preallocated = 0
+    /// The zero-filled extension step of a `.sync` journal.
+    static let preallocationSegment = 1 << 20
     /// Set when a flush left the journal over its size threshold; the next acknowledged commit
     /// starts the checkpoint (outside the lock and off the syncer thread).
     private var pendingCheckpoint = false
@@ -62,7 +72,7 @@ final class Journal: CommitLog, @unchecked Sendable {
         appended += 1
         let token = appended
         if durability == .write && !flushing {
-            flush(writer.bytes, to: file)
+            preallocated = flush(writer.bytes, to: file, at: fileBytes, preallocated: preallocated)
             fileBytes += writer.bytes.count
             writer.clearBuffer()
             durable = token
@@ -75,7 +85,10 @@ final class Journal: CommitLog, @unchecked Sendable {
 
     func waitUntilDurable(_ token: UInt64) {
         lock.lock()
-        while durable < token { lock.wait() }
+        while durable < token {
+            // The flush in progress covers it, or else the next one (which takes all appended).
+            lock.wait(batch: flushing && token <= flushTarget ? batch : batch &+ 1)
+        }
         let large = pendingCheckpoint
         pendingCheckpoint = false
         lock.unlock()
@@ -105,17 +118,20 @@ final class Journal: CommitLog, @unchecked Sendable {
             while !stopping && (appended == durable || flushing) { lock.waitForWork() }
             if stopping { break }
             flushing = true
+            batch &+= 1
             let bytes = writer.drain()
             let target = appended
-            let output = file
+            flushTarget = target
+            let output = file, offset = fileBytes, reserved = preallocated
             lock.unlock()
-            flush(bytes, to: output)
+            let extended = flush(bytes, to: output, at: offset, preallocated: reserved)
             lock.lock()
+            preallocated = extended
             fileBytes += bytes.count
             durable = target
             flushing = false
             if fileBytes >= checkpointThreshold { pendingCheckpoint = true }
-            lock.broadcast()
+            lock.broadcast(batch: batch)
         }
         lock.unlock()
     }
@@ -132,9 +148,20 @@ final class Journal: CommitLog, @unchecked Sendable {
         }
     }
 
-    private func flush(_ bytes: [UInt8], to output: SnapshotFile) {
+    /// Writes `bytes` at `offset` of `output` (and in `.sync` mode syncs them); returns how far
+    /// the file is now zero-filled and synced. In `.sync` mode the file is first extended with
+    /// synced zeros (`preallocationSegment` at a time) past the end of the write, so the sync of
+    /// a commit never has to commit a new file size as well (recovery stops at the zero tail).
+    private func flush(_ bytes: [UInt8], to output: SnapshotFile, at offset: Int, preallocated: Int) -> Int {
+        var reserved = preallocated
         do throws(SnapshotError) {
-            try output.write(bytes)
+            if durability == .sync && offset + bytes.count > reserved {
+                let end = (offset + bytes.count) / Self.preallocationSegment * Self.preallocationSegment + Self.preallocationSegment
+                try output.write([UInt8](repeating: 0, count: end - reserved), at: reserved)
+                try output.sync()
+                reserved = end
+            }
+            try output.write(bytes, at: offset)
             if durability == .sync { try output.sync() }
         } catch {
             // Acknowledging later writes would break the journal's promise; stop instead.
@@ -142,15 +169,16 @@ final class Journal: CommitLog, @unchecked Sendable {
             var line = Array(text.utf8); _ = Glibc.write(2, &line, line.count)
             exit(74)
         }
+        return reserved
     }
 
     /// Flushes what is pending, then continues in a new journal file `next`; returns the
     /// sequence number of the new file. Waits for a flush in progress first.
     func rotate(to next: SnapshotFile, sequence newSequence: Int) {
         lock.lock()
-        while flushing { lock.wait() }
+        while flushing { lock.wait(batch: batch) }
         let bytes = writer.drain()
-        flush(bytes, to: file)
+        _ = flush(bytes, to: file, at: fileBytes, preallocated: preallocated)
         if durability == .write { try? file.sync() }
         durable = appended
         file.close()
@@ -158,7 +186,8 @@ final class Journal: CommitLog, @unchecked Sendable {
         sequence = newSequence
         writer = LevelDBLogWriter()
         fileBytes = 0
-        lock.broadcast()
+        preallocated = 0
+        lock.broadcastAll()
         lock.unlock()
     }
 
@@ -166,12 +195,15 @@ final class Journal: CommitLog, @unchecked Sendable {
     func close() {
         stopSyncer()
         lock.lock()
-        while flushing { lock.wait() }
+        while flushing { lock.wait(batch: batch) }
         let bytes = writer.drain()
-        flush(bytes, to: file)
+        _ = flush(bytes, to: file, at: fileBytes, preallocated: preallocated)
+        fileBytes += bytes.count
+        // A clean close leaves no zero tail (recovery would skip it anyway).
+        if preallocated > fileBytes { try? file.truncate(to: fileBytes) }
         try? file.sync()
         durable = appended
-        lock.broadcast()
+        lock.broadcastAll()
         lock.unlock()
     }
 

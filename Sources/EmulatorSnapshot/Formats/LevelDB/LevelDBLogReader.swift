@@ -19,6 +19,10 @@ package struct LevelDBLogReader {
     /// True when the last error was the file ending inside a record or header (a torn tail),
     /// as opposed to damaged bytes followed by more data.
     package private(set) var lastErrorWasTruncation = false
+    /// For preallocated logs (the live journal): an all-zero fragment header followed only by
+    /// zeros to the end of the file is the end of the log, and damage followed only by zeros
+    /// counts as a torn tail. Zeros followed by any other byte are still damage.
+    package var zeroTailEndsLog = false
 
     /// Where `bytes` starts in the file (a multiple of the block size when reading in chunks).
     package let baseOffset: Int
@@ -72,6 +76,12 @@ package struct LevelDBLogReader {
                 }
                 if inRecord { throw truncated(recordStart, "file ends inside a record") }
                 validEnd = position
+                return nil
+            }
+            if zeroTailEndsLog && onlyZeros(from: position) {
+                if inRecord { throw truncated(recordStart, "log ends inside a record") }
+                validEnd = position
+                position = bytes.count
                 return nil
             }
             if position + LevelDBLog.headerSize > bytes.count {
@@ -133,8 +143,19 @@ package struct LevelDBLogReader {
         // A damaged fragment that ends exactly at the end of the file is what an interrupted
         // append leaves behind; damage followed by more data is not.
         let length = offset + 6 < bytes.count ? Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 : 0
-        lastErrorWasTruncation = isFinal && offset + LevelDBLog.headerSize + length >= bytes.count
+        let end = offset + LevelDBLog.headerSize + length
+        lastErrorWasTruncation = isFinal && (end >= bytes.count || zeroTailEndsLog && onlyZeros(from: end))
         return SnapshotError(.corrupted, message, file: file, offset: baseOffset + offset)
+    }
+
+    /// True when every byte from `start` to the end of `bytes` is zero.
+    private func onlyZeros(from start: Int) -> Bool {
+        var index = start
+        while index < bytes.count {
+            if bytes[index] != 0 { return false }
+            index += 1
+        }
+        return true
     }
 
     private mutating func truncated(_ offset: Int, _ message: String) -> SnapshotError {
