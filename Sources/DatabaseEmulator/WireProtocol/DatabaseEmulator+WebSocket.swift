@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import EmulatorModel
 import EmulatorSupport
 import Synchronization
 

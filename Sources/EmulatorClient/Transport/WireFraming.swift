@@ -1,3 +1,5 @@
+import EmulatorModel
+
 /// How Realtime Database wire messages (protocol v5) travel as WebSocket text frames: a message of
 /// at most 16,384 bytes is one frame; a longer one is announced by a frame holding only the decimal
 /// piece count, then sent in pieces of at most 16,384 bytes cut between Unicode scalars. The bare
@@ -7,24 +9,12 @@
 /// WireFraming.frames(for: String(repeating: "x", count: 20_000))  // ["2", <16384 x>, <3616 x>]
 /// ```
 enum WireFraming {
-    /// Largest frame the client sends.
-    static let maxFrameBytes = 16_384
     /// The keep-alive frame, sent after 45 s without traffic.
     static let keepAlive = "0"
 
-    /// The text frames that carry `message`.
+    /// The text frames that carry `message` (split as `DatabaseWireFraming` does for the server).
     static func frames(for message: String) -> [String] {
-        let bytes = Array(message.utf8)
-        if bytes.count <= maxFrameBytes { return [message] }
-        var pieces: [String] = []
-        var start = 0
-        while start < bytes.count {
-            var end = min(start + maxFrameBytes, bytes.count)
-            while end < bytes.count && end > start && bytes[end] & 0xC0 == 0x80 { end -= 1 }
-            pieces.append(String(decoding: bytes[start..<end], as: UTF8.self))
-            start = end
-        }
-        return [String(pieces.count)] + pieces
+        DatabaseWireFraming.frames(for: Array(message.utf8)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

@@ -1,18 +1,19 @@
 /// How RTDB wire messages map onto WebSocket text frames (protocol v5): a message of at most
 /// 16,384 bytes is one frame; a longer one is announced by a frame holding only the decimal piece
 /// count, then sent in pieces of at most 16,384 bytes, cut between Unicode scalars. Clients send
-/// the bare text `0` as a keep-alive.
+/// the bare text `0` as a keep-alive. The emulator's WebSocket session and EmulatorClient's
+/// connection both split their messages here.
 ///
 /// ```swift
 /// DatabaseWireFraming.frames(for: Array(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":""}}}"#.utf8))
 /// // one frame: the message itself
 /// ```
-enum DatabaseWireFraming {
-    /// Largest frame payload the server sends (the Android client's default frame limit).
-    static let maxFrameBytes = 16_384
+package enum DatabaseWireFraming {
+    /// Largest frame payload either side sends (the Android client's default frame limit).
+    package static let maxFrameBytes = 16_384
 
     /// The text frames that carry `message` (UTF-8 JSON).
-    static func frames(for message: [UInt8]) -> [[UInt8]] {
+    package static func frames(for message: [UInt8]) -> [[UInt8]] {
         if message.count <= maxFrameBytes { return [message] }
         var pieces: [[UInt8]] = []
         var start = 0
