@@ -3,7 +3,8 @@
 /// The socket driver feeds bytes with ``received(_:)``, then pulls actions with
 /// ``nextAction(into:)`` until `nil`, writing everything appended to `out` in one `write` at the end.
 /// Pipelined requests are handed out one at a time; the next one comes only after the previous
-/// response (including a whole streamed body) has been encoded, so responses stay in order.
+/// response (including a whole streamed body, or a deferred response once completed) has been
+/// encoded, so responses stay in order.
 ///
 /// ```swift
 /// var connection = HTTP1Connection()
@@ -39,6 +40,9 @@ package struct HTTP1Connection: Sendable {
         /// The 101 head is in `out`; the connection now belongs to the upgrade handler, which first
         /// receives `buffered`.
         case upgrade(HTTPUpgrade, buffered: [UInt8])
+        /// Nothing was encoded: the response comes later. Call ``HTTP1Connection/respond(_:into:)``
+        /// again with the completed response; until then no further request is handed out.
+        case deferred(HTTPDeferredResponse)
     }
 
     private enum State: Sendable {
@@ -80,6 +84,12 @@ package struct HTTP1Connection: Sendable {
 
     /// Bytes received and not yet consumed by a complete request.
     package var bufferedCount: Int { parser.bufferedCount }
+
+    /// Whether a request was handed out and its response is not encoded yet (e.g. deferred).
+    package var isAwaitingResponse: Bool {
+        if case .responding = state { return true }
+        return false
+    }
 
     /// Whether a streamed body is in progress.
     package var isStreaming: Bool {
@@ -146,6 +156,9 @@ package struct HTTP1Connection: Sendable {
             HTTP1ResponseEncoder.encode(response, context: context, into: &out)
             state = .closed
             return .upgrade(upgrade, buffered: parser.takeBuffered())
+        case .deferred(let deferred):
+            // Still responding to the same request: pipelined requests stay queued in the parser.
+            return .deferred(deferred)
         }
     }
 

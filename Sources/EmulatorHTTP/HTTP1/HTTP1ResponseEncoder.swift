@@ -86,6 +86,10 @@ package enum HTTP1ResponseEncoder {
         case .upgrade:
             out.append(contentsOf: "\r\n".utf8)
             return nil
+        case .deferred:
+            // Never encoded: HTTP1Connection waits for the completed response. Defensive only.
+            out.append(contentsOf: "Content-Length: 0\r\n\r\n".utf8)
+            return nil
         }
     }
 

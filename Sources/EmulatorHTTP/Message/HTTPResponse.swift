@@ -15,6 +15,10 @@ package struct HTTPResponse: Sendable {
         /// Switch protocols (WebSocket): the transport sends the head with status 101 and hands the
         /// connection to the upgrade's handler.
         case upgrade(HTTPUpgrade)
+        /// The response comes later, from any thread (see ``HTTPDeferredResponse``); the transport
+        /// holds the connection's place meanwhile. Status and headers here are informational
+        /// (logging); the completed response is what is sent.
+        case deferred(HTTPDeferredResponse)
     }
 
     package init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
@@ -34,6 +38,20 @@ package struct HTTPResponse: Sendable {
         var response = HTTPResponse(status: .switchingProtocols, headers: headers)
         response.body = .upgrade(upgrade)
         return response
+    }
+
+    /// A response completed later by `deferred` (see ``HTTPDeferredResponse``).
+    package static func deferred(_ deferred: HTTPDeferredResponse, status: HTTPStatus = .ok) -> HTTPResponse {
+        var response = HTTPResponse(status: status)
+        response.body = .deferred(deferred)
+        return response
+    }
+
+    /// This response with a deferred body waited for (in-process callers, never an event loop);
+    /// a cancelled exchange gives `503 Service Unavailable`.
+    package func resolved() -> HTTPResponse {
+        guard case .deferred(let deferred) = body else { return self }
+        return (deferred.wait() ?? HTTPResponse(status: .serviceUnavailable)).resolved()
     }
 
     /// A JSON response from already-encoded bytes.

@@ -22,7 +22,7 @@ package struct InProcessClient: Sendable {
 
     /// Sends `request` straight to the handler.
     package func send(_ request: HTTPRequest) -> HTTPResponse {
-        handler(request)
+        handler(request).resolved()
     }
 
     package func get(_ target: String, headers: [(String, String)] = []) -> HTTPResponse {
@@ -67,7 +67,7 @@ package struct InProcessClient: Sendable {
 
     /// Sends `request` and, for a streamed response, starts the body with a collecting writer.
     package func stream(_ request: HTTPRequest) -> StreamedResponse {
-        let response = handler(request)
+        let response = handler(request).resolved()
         let writer = CollectingStreamWriter()
         switch response.body {
         case .bytes(let bytes):
@@ -75,7 +75,7 @@ package struct InProcessClient: Sendable {
             writer.finish()
         case .stream(let body):
             body.start(writer)
-        case .upgrade:
+        case .upgrade, .deferred:
             writer.finish()
         }
         return StreamedResponse(status: response.status, headers: response.headers, writer: writer)

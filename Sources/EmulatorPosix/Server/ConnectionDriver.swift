@@ -4,7 +4,8 @@ import Glibc
 import Synchronization
 
 /// Carries out what one connection's ``HTTP1Connection`` state machine asks for: reads, calls the
-/// handler, writes (one `send` per batch of responses), streams, upgrades, timeouts and closing.
+/// handler, writes (one `send` per batch of responses), streams, upgrades, deferred responses
+/// (completed later from any thread through the loop's inbox), timeouts and closing.
 final class ConnectionDriver: @unchecked Sendable {
     // @unchecked: a driver is confined to its event loop's thread. Other threads only reach it via
     // the loop's inbox (`EventLoop.execute`, or `scheduleFlush` for a ConnectionWriter); its writer
@@ -26,6 +27,8 @@ final class ConnectionDriver: @unchecked Sendable {
     private var streamWriter: ConnectionWriter?
     private var takeoverWriter: ConnectionWriter?
     private var takeover: (any UpgradedConnectionHandler)?
+    /// The deferred response the request in progress waits for; pipelined requests wait behind it.
+    private var pendingDeferred: HTTPDeferredResponse?
 
     private static let lingerNanos: Int64 = 500_000_000
     private static let maxBufferedWhileStreaming = 1 << 20
@@ -43,6 +46,11 @@ final class ConnectionDriver: @unchecked Sendable {
     // MARK: - Readiness
 
     func handle(events: UInt32) {
+        if pendingDeferred != nil, closeAfterFlush, events & (CEMU_EPOLLHUP | CEMU_EPOLLERR) != 0 {
+            // The peer is gone both ways while its response is pending: nobody is left to answer.
+            close()
+            return
+        }
         if events & CEMU_EPOLLOUT != 0 {
             flush()
             if closed { return }
@@ -70,8 +78,11 @@ final class ConnectionDriver: @unchecked Sendable {
                     if connection.isIdle { requestStart = lastActivity }
                     connection.received(bytes)
                     process()
-                    if streamWriter != nil, connection.bufferedCount > Self.maxBufferedWhileStreaming {
-                        // Requests pipelined behind a stream wait; a peer that keeps sending is abusive.
+                    if streamWriter != nil || pendingDeferred != nil,
+                        connection.bufferedCount > Self.maxBufferedWhileStreaming
+                    {
+                        // Requests pipelined behind a stream or a deferred response wait; a peer
+                        // that keeps sending is abusive.
                         close()
                         return
                     }
@@ -93,6 +104,13 @@ final class ConnectionDriver: @unchecked Sendable {
             if peerClosed { close() }
             return
         }
+        if peerClosed, pendingDeferred != nil {
+            // Half-closed after its request: answer once the deferred response arrives, then close.
+            // Reading stops meanwhile (EOF would keep the level-triggered loop awake).
+            closeAfterFlush = true
+            updateInterest()
+            return
+        }
         if peerClosed {
             if outboundOffset < outbound.count, streamWriter == nil, takeover == nil {
                 closeAfterFlush = true
@@ -110,20 +128,7 @@ final class ConnectionDriver: @unchecked Sendable {
         while !closed, let action = connection.nextAction(into: &outbound) {
             switch action {
             case .handle(let request):
-                let response = server.handler(request)
-                switch connection.respond(response, into: &outbound) {
-                case .next:
-                    continue
-                case .close:
-                    beginClosing()
-                    return
-                case .stream(let body, let framing):
-                    startStream(body, framing: framing)
-                    return
-                case .upgrade(let upgrade, let buffered):
-                    startTakeover(upgrade.makeHandler, buffered: buffered)
-                    return
-                }
+                if !apply(server.handler(request)) { return }
             case .close:
                 beginClosing()
                 return
@@ -136,6 +141,42 @@ final class ConnectionDriver: @unchecked Sendable {
                 return
             }
         }
+    }
+
+    /// Encodes `response` for the request in progress; returns whether to keep pulling actions.
+    private func apply(_ response: HTTPResponse) -> Bool {
+        switch connection.respond(response, into: &outbound) {
+        case .next:
+            return true
+        case .close:
+            beginClosing()
+            return false
+        case .stream(let body, let framing):
+            startStream(body, framing: framing)
+            return false
+        case .upgrade(let upgrade, let buffered):
+            startTakeover(upgrade.makeHandler, buffered: buffered)
+            return false
+        case .deferred(let deferred):
+            if let completed = deferred.takeIfCompleted() { return apply(completed) }
+            pendingDeferred = deferred
+            // The completing thread only queues a task; driver state is touched on the loop.
+            deferred.onComplete { [self] response in
+                loop.execute { _ in self.completeDeferred(deferred, with: response) }
+            }
+            return false
+        }
+    }
+
+    /// The deferred response arrived (loop thread): send it, then serve what was pipelined behind
+    /// it. Dropped when the connection closed meanwhile.
+    private func completeDeferred(_ deferred: HTTPDeferredResponse, with response: HTTPResponse) {
+        guard !closed, pendingDeferred === deferred else { return }
+        pendingDeferred = nil
+        lastActivity = EventLoop.now()
+        if apply(response), !closeAfterFlush { process() }
+        if closed { return }
+        flush()
     }
 
     // MARK: - Streams and take-overs
@@ -257,7 +298,8 @@ final class ConnectionDriver: @unchecked Sendable {
 
     private func updateInterest() {
         guard !closed else { return }
-        let read = !waitingForWritable || takeover != nil || streamWriter != nil
+        let read = (!waitingForWritable || takeover != nil || streamWriter != nil)
+            && !(pendingDeferred != nil && closeAfterFlush)
         loop.setInterest(fd, read: read || lingerDeadline != nil, write: waitingForWritable)
     }
 
@@ -269,7 +311,7 @@ final class ConnectionDriver: @unchecked Sendable {
             if now >= lingerDeadline { close() }
             return
         }
-        if takeover != nil || streamWriter != nil || closeAfterFlush { return }
+        if takeover != nil || streamWriter != nil || pendingDeferred != nil || closeAfterFlush { return }
         let configuration = server.configuration
         if connection.isReadingRequest,
             now - requestStart >= EventLoop.nanoseconds(configuration.headerReadTimeout)
@@ -313,6 +355,8 @@ final class ConnectionDriver: @unchecked Sendable {
         let stream = streamWriter
         let writer = takeoverWriter
         let handler = takeover
+        let deferred = pendingDeferred
+        pendingDeferred = nil
         streamWriter = nil
         takeoverWriter = nil
         takeover = nil
@@ -320,5 +364,6 @@ final class ConnectionDriver: @unchecked Sendable {
         stream?.markClosed()
         writer?.markClosed()
         handler?.closed()
+        deferred?.cancel()
     }
 }

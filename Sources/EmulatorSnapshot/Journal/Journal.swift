@@ -28,6 +28,9 @@ final class Journal: CommitLog, @unchecked Sendable {
     /// The last token the batch in progress covers.
     private var flushTarget: UInt64 = 0
     private var stopping = false
+    /// Actions waiting (``whenDurable(_:_:)``) for their token to become durable, in token order
+    /// per registering thread (not globally).
+    private var waiters: [(token: UInt64, action: @Sendable () -> Void)] = []
     private var syncer: pthread_t?
     private(set) var sequence: Int
     /// The journal's length (records written to the file so far).
@@ -95,6 +98,46 @@ final class Journal: CommitLog, @unchecked Sendable {
         if large { onLarge?() }
     }
 
+    /// Runs `action` once `token` is durable: at once (on this thread) if it is, else on the
+    /// syncer thread right after the sync that covers it. Never blocks on the disk.
+    func whenDurable(_ token: UInt64, _ action: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if durable >= token {
+            let large = pendingCheckpoint
+            pendingCheckpoint = false
+            lock.unlock()
+            if large { onLarge?() }
+            action()
+            return
+        }
+        waiters.append((token, action))
+        lock.unlock()
+    }
+
+    /// Takes the waiters the durable prefix now covers (the lock held).
+    private func takeCoveredWaiters() -> [@Sendable () -> Void] {
+        guard !waiters.isEmpty else { return [] }
+        var ready: [@Sendable () -> Void] = []
+        var index = 0
+        while index < waiters.count {
+            if waiters[index].token <= durable {
+                ready.append(waiters[index].action)
+                waiters.swapAt(index, waiters.count - 1)
+                waiters.removeLast()
+            } else {
+                index += 1
+            }
+        }
+        return ready
+    }
+
+    /// Runs actions taken with `takeCoveredWaiters` (outside the lock), then the checkpoint a
+    /// flush asked for, which acknowledged commits would otherwise start.
+    private func run(_ ready: [@Sendable () -> Void], large: Bool) {
+        for action in ready { action() }
+        if large { onLarge?() }
+    }
+
     private func startSyncer() {
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { raw in
@@ -132,6 +175,15 @@ final class Journal: CommitLog, @unchecked Sendable {
             flushing = false
             if fileBytes >= checkpointThreshold { pendingCheckpoint = true }
             lock.broadcast(batch: batch)
+            let ready = takeCoveredWaiters()
+            if !ready.isEmpty {
+                // Deferred acknowledgements: the checkpoint trigger cannot wait for a committer.
+                let large = pendingCheckpoint
+                pendingCheckpoint = false
+                lock.unlock()
+                run(ready, large: large)
+                lock.lock()
+            }
         }
         lock.unlock()
     }
@@ -188,7 +240,9 @@ final class Journal: CommitLog, @unchecked Sendable {
         fileBytes = 0
         preallocated = 0
         lock.broadcastAll()
+        let ready = takeCoveredWaiters()
         lock.unlock()
+        run(ready, large: false)
     }
 
     /// Flushes and syncs everything appended (clean shutdown).
@@ -204,7 +258,9 @@ final class Journal: CommitLog, @unchecked Sendable {
         try? file.sync()
         durable = appended
         lock.broadcastAll()
+        let ready = takeCoveredWaiters()
         lock.unlock()
+        run(ready, large: false)
     }
 
     /// What a crash leaves: the syncer stops; records not yet written stay unwritten.

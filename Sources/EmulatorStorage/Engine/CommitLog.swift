@@ -12,4 +12,15 @@ package protocol CommitLog: Sendable {
     func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64
     /// Returns once the record behind `token` (and every earlier one) is durable.
     func waitUntilDurable(_ token: UInt64)
+    /// Runs `action` once the record behind `token` (and every earlier one) is durable: at once
+    /// if it already is, else later on another thread; never blocks the caller.
+    func whenDurable(_ token: UInt64, _ action: @escaping @Sendable () -> Void)
+}
+
+extension CommitLog {
+    /// Logs without an asynchronous notification wait, then act.
+    package func whenDurable(_ token: UInt64, _ action: @escaping @Sendable () -> Void) {
+        waitUntilDurable(token)
+        action()
+    }
 }

@@ -100,7 +100,7 @@ package final class StorageEngine: Sendable {
             }
             outcome = CommitResult(commitTime: time, cleared: cleared, changes: changes, value: value)
         }
-        if let logged { logged.log.waitUntilDurable(logged.token) }
+        if let logged { DurabilityScope.awaitDurable(logged.log, logged.token) }
         expired.removeAll()
         // Set on every path that does not throw.
         return outcome.unsafelyUnwrapped
@@ -157,7 +157,7 @@ package final class StorageEngine: Sendable {
             }
             return time
         }
-        if let logged { logged.log.waitUntilDurable(logged.token) }
+        if let logged { DurabilityScope.awaitDurable(logged.log, logged.token) }
         return time
     }
 
@@ -252,7 +252,7 @@ package final class StorageEngine: Sendable {
             }
             return latest
         }
-        if let logged { logged.log.waitUntilDurable(logged.token) }
+        if let logged { DurabilityScope.awaitDurable(logged.log, logged.token) }
         return time
     }
 

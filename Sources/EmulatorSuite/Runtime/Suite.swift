@@ -119,7 +119,11 @@ package final class Suite: Sendable {
                     HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) })
                 : (endpoint?.router ?? Router()).respond(to:)
             do throws(SuiteStartError) {
-                let handler = console.verbosity == .debug ? logging(handler, kind: kind, console: console) : handler
+                // Journaled writes are acknowledged once durable, without stalling the event loop.
+                let durable =
+                    dataDirectory != nil && kind != .hub && transport.completesDeferredResponses
+                    ? DurableAcknowledgement.deferring(handler) : handler
+                let handler = console.verbosity == .debug ? logging(durable, kind: kind, console: console) : durable
                 let listener = try bind(
                     kind, address, handler: handler, http2Handler: endpoint?.http2Handler, transport: transport, console: console)
                 started.append((kind, listener))

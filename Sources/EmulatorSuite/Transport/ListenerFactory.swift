@@ -12,9 +12,17 @@ package protocol ListenerFactory: Sendable {
     func listen(
         host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?
     ) throws(ListenFailure) -> any SuiteListener
+
+    /// Whether the transport sends `HTTPResponse.Body.deferred` responses when they complete
+    /// (and keeps serving other connections meanwhile). The suite then acknowledges journaled
+    /// writes without blocking a transport thread (``DurableAcknowledgement``).
+    var completesDeferredResponses: Bool { get }
 }
 
 extension ListenerFactory {
+    /// Transports block in the handler unless they say otherwise.
+    package var completesDeferredResponses: Bool { false }
+
     /// Transports without HTTP/2 serve HTTP/1.1 only.
     package func listen(
         host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?

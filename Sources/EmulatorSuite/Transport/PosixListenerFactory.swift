@@ -5,6 +5,8 @@ package import EmulatorPosix
 package struct PosixListenerFactory: ListenerFactory {
     package init() {}
 
+    package var completesDeferredResponses: Bool { true }
+
     package func listen(host: String, port: Int, handler: @escaping HTTPHandler) throws(ListenFailure) -> any SuiteListener {
         try listen(host: host, port: port, handler: handler, http2Handler: nil)
     }
