@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import EmulatorHTTP
@@ -16,6 +17,7 @@ import Testing
                 switch connection.respond(handler(request), into: &out) {
                 case .next: continue
                 case .close, .stream, .upgrade: return (String(decoding: out, as: UTF8.self), true)
+                case .deferred: return (String(decoding: out, as: UTF8.self), false)
                 }
             case .close, .http2:
                 return (String(decoding: out, as: UTF8.self), true)
@@ -33,6 +35,74 @@ import Testing
         #expect(out == one + "a" + one + "b")
         #expect(!closed)
         #expect(connection.isIdle)
+    }
+
+    @Test func aDeferredResponseHoldsBackPipelinedRequestsUntilItIsGiven() throws {
+        var connection = HTTP1Connection()
+        var out: [UInt8] = []
+        connection.received(Array("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n".utf8))
+        guard case .handle(let first) = connection.nextAction(into: &out) else { Issue.record("no request"); return }
+        #expect(first.target == "/a")
+        let deferred = HTTPDeferredResponse()
+        guard case .deferred(let returned) = connection.respond(.deferred(deferred), into: &out) else {
+            Issue.record("not deferred"); return
+        }
+        #expect(returned === deferred)
+        #expect(out.isEmpty)
+        #expect(connection.isAwaitingResponse)
+        #expect(!connection.isIdle)
+        // /b waits behind /a, however often the driver asks.
+        #expect(connection.nextAction(into: &out) == nil)
+        #expect(connection.nextAction(into: &out) == nil)
+        guard case .next = connection.respond(.text("a"), into: &out) else { Issue.record("not next"); return }
+        guard case .handle(let second) = connection.nextAction(into: &out) else { Issue.record("no /b"); return }
+        #expect(second.target == "/b")
+        guard case .next = connection.respond(.text("b"), into: &out) else { Issue.record("not next"); return }
+        let one = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 1\r\n\r\n"
+        #expect(String(decoding: out, as: UTF8.self) == one + "a" + one + "b")
+        #expect(connection.isIdle)
+    }
+
+    @Test func drainingWhileADeferredResponseIsPendingClosesAfterIt() {
+        var connection = HTTP1Connection()
+        var out: [UInt8] = []
+        connection.received(Array("GET /a HTTP/1.1\r\n\r\n".utf8))
+        _ = connection.nextAction(into: &out)
+        _ = connection.respond(.deferred(HTTPDeferredResponse()), into: &out)
+        connection.drain()
+        guard case .close = connection.respond(.text("a"), into: &out) else { Issue.record("not close"); return }
+        #expect(String(decoding: out, as: UTF8.self).contains("Connection: close\r\n"))
+    }
+
+    @Test func deferredResponseGoesToOneHandlerOnceAndIgnoresLaterCompletions() {
+        let deferred = HTTPDeferredResponse()
+        let received = Mutex<[String]>([])
+        deferred.onComplete { response in received.withLock { $0.append(response.bodyText) } }
+        #expect(!deferred.isCompleted)
+        deferred.complete(.text("first"))
+        deferred.complete(.text("second"))
+        #expect(received.withLock { $0 } == ["first"])
+        #expect(deferred.isCompleted)
+        #expect(deferred.takeIfCompleted() == nil)
+    }
+
+    @Test func cancelledDeferredResponseDropsTheCompletion() {
+        let deferred = HTTPDeferredResponse()
+        let received = Mutex(0)
+        deferred.onComplete { _ in received.withLock { $0 += 1 } }
+        deferred.cancel()
+        deferred.complete(.text("late"))
+        #expect(received.withLock { $0 } == 0)
+        #expect(HTTPResponse.deferred(deferred).resolved().status == .serviceUnavailable)
+    }
+
+    @Test func inProcessCallersWaitForADeferredResponse() {
+        let client = InProcessClient { _ in
+            let deferred = HTTPDeferredResponse()
+            deferred.complete(.text("later"))
+            return .deferred(deferred)
+        }
+        #expect(client.get("/").bodyText == "later")
     }
 
     @Test func connectionCloseRequestEndsTheConnection() {
