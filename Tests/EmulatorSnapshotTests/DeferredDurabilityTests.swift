@@ -1,0 +1,78 @@
+import EmulatorStorage
+import Glibc
+import Synchronization
+import Testing
+
+@testable import EmulatorSnapshot
+
+/// Commits inside a `DurabilityScope` return before their sync; the scope's action runs after it.
+@Suite struct DeferredDurabilityTests {
+    let rtdb: NamespaceID = "database/demo-default-rtdb"
+
+    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws {
+        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            _ = try txn.put(rtdb, StorageKey(key), Array(value.utf8))
+        }
+    }
+
+    final class Flag: Sendable {
+        private let value = Atomic(false)
+        func set() { value.store(true, ordering: .releasing) }
+        var isSet: Bool { value.load(ordering: .acquiring) }
+    }
+
+    /// Waits up to 2 s for `flag`.
+    func eventually(_ flag: Flag) -> Bool {
+        for _ in 0..<400 {
+            if flag.isSet { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
+    @Test(arguments: [DataDirectory.Durability.sync, .write])
+    func actionRunsOnceTheCollectedCommitsAreDurableAndTheyRecover(durability: DataDirectory.Durability) throws {
+        let dir = TestDirectory()
+        let engine = StorageEngine()
+        let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: durability)
+        let ((), scope) = try DurabilityScope.collect {
+            try put(engine, "a", "1")
+            try put(engine, "b", "2")
+        }
+        let collected = try #require(scope)
+        let done = Flag()
+        collected.whenDurable { done.set() }
+        #expect(eventually(done))
+        // Acknowledged, so it must survive a crash right now.
+        data.abandonForTesting()
+        let restarted = StorageEngine()
+        let reopened = try DataDirectory.open(dir.path + "/live", engine: restarted)
+        defer { reopened.close() }
+        #expect(reopened.recovered.commits == 2)
+        #expect(try restarted.snapshot().get(rtdb, StorageKey("b")).map { String(decoding: $0.value, as: UTF8.self) } == "2")
+    }
+
+    @Test func aScopeWithoutCommitsOrWithoutAJournalHasNothingToWaitFor() throws {
+        let engine = StorageEngine()
+        let ((), withoutJournal) = try DurabilityScope.collect { try put(engine, "a", "1") }
+        #expect(withoutJournal == nil)
+        let dir = TestDirectory()
+        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
+        defer { data.close() }
+        let (_, readOnly) = try DurabilityScope.collect { try engine.snapshot() }
+        #expect(readOnly == nil)
+    }
+
+    @Test func anActionPendingAtCloseRunsWhenTheJournalIsFlushed() throws {
+        let dir = TestDirectory()
+        let engine = StorageEngine()
+        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
+        let done = Flag()
+        for i in 0..<50 {
+            let ((), scope) = try DurabilityScope.collect { try put(engine, "k\(i)", "v") }
+            scope?.whenDurable { if i == 49 { done.set() } }
+        }
+        data.close()
+        #expect(done.isSet)
+    }
+}
