@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "EmulatorBenchmarks",
             dependencies: [
-                "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "EmulatorSuite", "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
                 "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport",
             ],
             swiftSettings: settings),

@@ -354,6 +354,27 @@ def journal_rows(bench):
                           target_text="≥ 70% of in-memory", met=value >= 0.7 * memory if memory else None))
 
 
+JOURNAL_HTTP_LINE = re.compile(
+    r"^journal-http (\d+) connections: in-memory (\d+) writes/s; write before ack (\d+) writes/s = \d+%; "
+    r"fdatasync group commit (\d+) writes/s = \d+%(?:; blocking ack (\d+) writes/s)?", re.M)
+
+
+def journal_http_rows(bench):
+    """`EmulatorBenchmarks journal --http`: the suite started in process with its real EmulatorPosix
+    server; 1-128 keep-alive loopback connections each PUT and wait for the answer, with and
+    without the live data directory (medians of its own rounds). Target: the fdatasync figure at
+    least 70% of in-memory at the same connection count (1 connection is one sync per write)."""
+    output = bench.run(bench.pin_server + [bench.benchmarks, "journal", "--http"] + (["--quick"] if bench.quick else []),
+                       timeout=1800, check=False)
+    for match in JOURNAL_HTTP_LINE.finditer(output or ""):
+        clients, memory, written, synced = (int(group) for group in match.groups()[:4])
+        for label, value in (("write before ack (--data-dir-no-fsync)", written),
+                             ("fdatasync group commit (--data-dir)", synced)):
+            bench.add(Row("6", f"journal, {label}: RTDB PUT over loopback HTTP, {clients} connection(s)", "writes/s",
+                          value=value, baseline=memory, baseline_label="in-memory, same connections",
+                          target_text="≥ 70% of in-memory", met=value >= 0.7 * memory if memory else None))
+
+
 def in_process_emulators(bench, features):
     """`EmulatorBenchmarks firestore|database`: the emulators' own figures without the network
     hop, to tell handler cost from transport cost. Rows appear only for lines the build prints."""
@@ -364,6 +385,7 @@ def in_process_emulators(bench, features):
         mock, _ = baseline_or_note(lambda: baselines.mock_firestore(bench))
     if "journal" in available and features.snapshot:
         journal_rows(bench)
+        journal_http_rows(bench)
     for scenario in ("firestore", "database"):
         if scenario not in available:
             bench.add(Row("3", f"{scenario} in-process benchmark", "", status=PENDING))

@@ -1,4 +1,4 @@
-/// The command line of `EmulatorBenchmarks`: `<scenario> [--quick] [--port N] [--streams N]`.
+/// The command line of `EmulatorBenchmarks`: `<scenario> [--quick] [--http] [--port N] [--streams N]`.
 ///
 /// A bare number after the scenario name is accepted as the scenario's main parameter, and a bare
 /// `quick` as `--quick`, so the older spellings `http-serve 8080`, `sse-fanout 1000` and
@@ -11,6 +11,8 @@ struct BenchmarkOptions: Sendable {
     var scenario: String?
     /// Tiny sizes, for a smoke test of the harness; figures are not meaningful.
     var quick = false
+    /// Over loopback sockets instead of in process (`journal --http`).
+    var http = false
     /// The port a serving benchmark listens on.
     var port: Int?
     /// The number of streams for a fan-out benchmark.
@@ -27,6 +29,7 @@ struct BenchmarkOptions: Sendable {
         while let argument = rest.popFirst() {
             switch argument {
             case "--quick", "quick": quick = true  // `quick` is the older spelling
+            case "--http": http = true
             case "--port": port = rest.popFirst().flatMap { Int($0) }
             case "--streams": streams = rest.popFirst().flatMap { Int($0) }
             default:

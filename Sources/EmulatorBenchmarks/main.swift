@@ -1,6 +1,6 @@
 import Glibc
 
-// EmulatorBenchmarks <scenario> [--quick] [--port N] [--streams N]
+// EmulatorBenchmarks <scenario> [--quick] [--http] [--port N] [--streams N]
 //
 // In-process benchmarks, run from a release build (`swift build -c release`). Each prints its
 // figures as plain text lines; Benchmarks/run parses them into the comparison table.
@@ -31,8 +31,8 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "rules-throughput", summary: "requests/s with rules against open rules") {
         runRulesThroughputBenchmark(quick: $0.quick)
     },
-    BenchmarkScenario(name: "journal", summary: "RTDB PUT through the router with 1-128 clients: in-memory vs live data directory") {
-        runJournalBenchmark(quick: $0.quick)
+    BenchmarkScenario(name: "journal", summary: "RTDB PUT through the router (--http: over loopback) with 1-128 clients: in-memory vs live data directory") {
+        if $0.http { runJournalHTTPBenchmark(quick: $0.quick) } else { runJournalBenchmark(quick: $0.quick) }
     },
     BenchmarkScenario(name: "snapshot", summary: "export/import of 1M ~1 KB docs (100k small with --quick)") {
         runSnapshotBenchmark(quick: $0.quick)
@@ -42,7 +42,7 @@ let scenarios: [BenchmarkScenario] = [
 let options = BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
 
 func printUsage() {
-    print("usage: EmulatorBenchmarks <scenario> [--quick] [--port N] [--streams N]")
+    print("usage: EmulatorBenchmarks <scenario> [--quick] [--http] [--port N] [--streams N]")
     print("scenarios:")
     for scenario in scenarios {
         let padding = String(repeating: " ", count: max(1, 18 - scenario.name.count))
