@@ -42,27 +42,29 @@ struct GRPCListenTests {
         }
     }
 
-    static func addDocuments(_ client: GRPCTestClient, id: Int32, _ paths: [String]) -> [UInt8] {
+    /// A ListenRequest (database, field 1) adding one target (field 2) whose fields `target` writes.
+    static func addTarget(_ client: GRPCTestClient, _ target: (inout ProtoWriter) -> Void) -> [UInt8] {
         var w = ProtoWriter()
         w.string(1, client.database)
-        w.message(2) { t in
-            t.message(3) { d in for p in paths { d.string(2, client.root + "/" + p) } }
-            t.int32(5, id)
-        }
+        w.message(2, target)
         return w.bytes
     }
 
+    static func addDocuments(_ client: GRPCTestClient, id: Int32, _ paths: [String]) -> [UInt8] {
+        addTarget(client) { t in
+            t.message(3) { d in for p in paths { d.string(2, client.root + "/" + p) } }
+            t.int32(5, id)
+        }
+    }
+
     static func addQuery(_ client: GRPCTestClient, id: Int32, collection: String) -> [UInt8] {
-        var w = ProtoWriter()
-        w.string(1, client.database)
-        w.message(2) { t in
+        addTarget(client) { t in
             t.message(2) { q in
                 q.string(1, client.root)
                 q.message(2) { $0.message(2) { $0.string(2, collection) } }
             }
             t.int32(5, id)
         }
-        return w.bytes
     }
 
     /// Waits until `writer` holds at least `count` messages (the worker runs asynchronously).
@@ -140,14 +142,12 @@ struct GRPCListenTests {
         let writer = CollectingWriter()
         let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
         defer { call.cancelled() }
-        var w = ProtoWriter()
-        w.string(1, client.database)
-        w.message(2) { t in
-            t.message(3) { $0.string(2, client.root + "/c/a") }
-            t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 1])
-            t.int32(5, 6)
-        }
-        call.received(w.bytes)
+        call.received(
+            Self.addTarget(client) { t in
+                t.message(3) { $0.string(2, client.root + "/c/a") }
+                t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 1])
+                t.int32(5, 6)
+            })
         let responses = try await Self.responses(writer, count: 2)
         #expect(Array(responses.prefix(2)) == [.target(type: 1, ids: [6], hasReadTime: false), .target(type: 4, ids: [6], hasReadTime: false)])
     }
@@ -178,16 +178,14 @@ struct GRPCListenTests {
         let writer = CollectingWriter()
         let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
         defer { call.cancelled() }
-        var w = ProtoWriter()
-        w.string(1, client.database)
-        w.message(2) { t in
-            t.message(2) { q in
-                q.string(1, client.root)
-                q.message(2) { $0.message(2) { s in s.string(2, "g"); s.bool(3, true) } }
-            }
-            t.int32(5, 8)
-        }
-        call.received(w.bytes)
+        call.received(
+            Self.addTarget(client) { t in
+                t.message(2) { q in
+                    q.string(1, client.root)
+                    q.message(2) { $0.message(2) { s in s.string(2, "g"); s.bool(3, true) } }
+                }
+                t.int32(5, 8)
+            })
         _ = try await Self.responses(writer, count: 3)
         client.set([("other/1", [:])])
         client.set([("a/1/g/x", ["v": .integer(1)])])
