@@ -42,6 +42,14 @@ struct GRPCListenTests {
         }
     }
 
+    /// A Listen call as the owner on a fresh test database, and the writer collecting its responses.
+    /// The caller ends it (`defer { call.cancelled() }`).
+    static func listen() -> (GRPCTestClient, CollectingWriter, FirestoreListenCall) {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        return (client, writer, FirestoreListenCall(service: client.service, caller: .owner, writer: writer))
+    }
+
     /// A ListenRequest (database, field 1) adding one target (field 2) whose fields `target` writes.
     static func addTarget(_ client: GRPCTestClient, _ target: (inout ProtoWriter) -> Void) -> [UInt8] {
         var w = ProtoWriter()
@@ -74,10 +82,8 @@ struct GRPCListenTests {
     }
 
     @Test func queryTargetGetsInitialSnapshotThenChanges() async throws {
-        let client = GRPCTestClient()
+        let (client, writer, call) = Self.listen()
         client.set([("c/a", ["n": .integer(1)])])
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
         defer { call.cancelled() }
         call.received(Self.addQuery(client, id: 0x5079, collection: "c"))
         let initial = try await Self.responses(writer, count: 4)
@@ -101,9 +107,7 @@ struct GRPCListenTests {
     }
 
     @Test func documentTargetForMissingDocumentThenDelete() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(Self.addDocuments(client, id: 2, ["c/d"]))
         #expect(try await Self.responses(writer, count: 3) == [
@@ -121,9 +125,7 @@ struct GRPCListenTests {
     }
 
     @Test func removeTargetAnswersRemoveAndStopsChanges() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(Self.addQuery(client, id: 4, collection: "c"))
         _ = try await Self.responses(writer, count: 3)
@@ -138,9 +140,7 @@ struct GRPCListenTests {
     }
 
     @Test func resumedTargetIsResetFirst() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(
             Self.addTarget(client) { t in
@@ -153,18 +153,14 @@ struct GRPCListenTests {
     }
 
     @Test func badRequestEndsTheStreamWithInvalidArgument() {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (_, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received([0x0A, 0x03, 0x78])
         #expect(writer.status?.code == 3)
     }
 
     @Test func targetIdZeroGetsAServerAssignedId() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(Self.addQuery(client, id: 0, collection: "c"))
         call.received(Self.addQuery(client, id: 0, collection: "d"))
@@ -174,9 +170,7 @@ struct GRPCListenTests {
     }
 
     @Test func collectionGroupTargetSeesNestedDocumentsButNotOtherCollections() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(
             Self.addTarget(client) { t in
