@@ -39,7 +39,9 @@ package enum FirestoreRulesEngine {
     }
 
     static func gate(_ ruleset: FirestoreRuleset, logger: Logger? = nil) -> FirestoreRulesGate {
-        FirestoreRulesGate(readsStoredFields: ruleset.readsResource, decidingBatch: { accesses, before, after in
+        FirestoreRulesGate(
+            readsStoredFields: ruleset.readsResource, decidesWritesWithoutExistence: ruleset.decidesWritesWithoutExistence,
+            decidingBatch: { accesses, before, after in
             guard let first = accesses.first else { return nil }
             // The writes of a batch come from one caller: decode and convert its token once.
             let shared: FirestoreRulesAuth?
@@ -60,8 +62,12 @@ package enum FirestoreRulesEngine {
                 withoutActuallyEscaping(after) { after in
                     let source = LookupSource(database: first.database, before: before, after: after)
                     // Read each access in place: an array subscript would copy it per write.
+                    var existence = ExistenceResolver()
                     let decision = accesses.withUnsafeBufferPointer { accesses in
-                        ruleset.evaluateBatch(count: accesses.count, data: source) { i in
+                        ruleset.evaluateBatch(
+                            count: accesses.count, data: source,
+                            resolveMethod: { i in existence.method(of: i, in: accesses, before: before) }
+                        ) { i in
                             request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
                         }
                     }
@@ -112,7 +118,8 @@ package enum FirestoreRulesEngine {
             time: RulesTimestamp(Timestamp(microseconds: access.time)),
             resource: access.resource.map { RulesDocument(segments: segments, fields: $0.fields) },
             newResource: access.requestResource.map { RulesDocument(segments: segments, fields: $0) },
-            query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup)
+            query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup,
+            existenceUnknown: access.existenceUnknown)
     }
 
     /// Tokens already decoded and converted: clients send the same ID token with every request
@@ -190,6 +197,34 @@ private struct LookupSource: FirestoreRulesDataSource, @unchecked Sendable {
             let d = (afterWrites ? after : before)(parsed.path)
         else { return nil }
         return RulesDocument(name: name, fields: d.fields)
+    }
+}
+
+/// Whether a write handed over with ``FirestoreAccess/existenceUnknown`` creates or updates: its
+/// document exists when an earlier write of the batch to the same path created or updated it,
+/// not when that write deleted it, and otherwise when it existed before the batch. The index of
+/// earlier writes is built on the first question only (most batches never ask).
+struct ExistenceResolver {
+    private var previous: [Int]?
+
+    mutating func method(
+        of i: Int, in accesses: UnsafeBufferPointer<FirestoreAccess>, before: FirestoreRulesGate.Lookup
+    ) -> FirestoreRulesMethod {
+        let previous = self.previous ?? Self.previousWrites(accesses)
+        self.previous = previous
+        let p = previous[i]
+        if p >= 0 { return accesses[p].method == .delete ? .create : .update }
+        return before(accesses[i].path) == nil ? .create : .update
+    }
+
+    /// For each access, the index of the latest earlier access to the same path, or -1.
+    private static func previousWrites(_ accesses: UnsafeBufferPointer<FirestoreAccess>) -> [Int] {
+        var latest: [ResourcePath: Int] = [:]
+        var previous = [Int](repeating: -1, count: accesses.count)
+        for i in accesses.indices {
+            if let p = latest.updateValue(i, forKey: accesses[i].path) { previous[i] = p }
+        }
+        return previous
     }
 }
 

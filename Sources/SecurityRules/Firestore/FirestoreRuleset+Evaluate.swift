@@ -6,7 +6,7 @@ extension FirestoreRuleset {
     /// `false for 'update' @ L5, Null value error. for 'update' @ L9`.
     package func evaluate(_ request: FirestoreRulesRequest, data: any FirestoreRulesDataSource) -> RulesDecision {
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: request.projectID)
-        return evaluate(request, with: &evaluator)
+        return evaluate(request, with: &evaluator, resolveMethod: nil, index: 0)
     }
 
     /// Checks every write of a batch or transaction: all must be allowed. `getAfter` sees the
@@ -16,9 +16,12 @@ extension FirestoreRuleset {
     }
 
     /// ``evaluateBatch(_:data:)`` over `count` requests built one at a time by `request(i)`, so
-    /// that a large batch never holds them all.
+    /// that a large batch never holds them all. `resolveMethod(i)` gives the real method
+    /// (`create` or `update`) of a request built with ``FirestoreRulesRequest/existenceUnknown``;
+    /// it is asked only when an `allow` names one of the two but not both, or to word a denial.
     package func evaluateBatch(
-        count: Int, data: any FirestoreRulesDataSource, _ request: (Int) -> FirestoreRulesRequest
+        count: Int, data: any FirestoreRulesDataSource, resolveMethod: ((Int) -> FirestoreRulesMethod)? = nil,
+        _ request: (Int) -> FirestoreRulesRequest
     ) -> RulesDecision {
         guard count > 0 else { return .allowed() }
         var next = request(0)
@@ -28,7 +31,7 @@ extension FirestoreRuleset {
             if i > 0 { next = request(i) }
             evaluator.accessCallsLeftInRequest = 10
             if !evaluator.accessCache.isEmpty { evaluator.accessCache = [:] }
-            let decision = evaluate(next, with: &evaluator)
+            let decision = evaluate(next, with: &evaluator, resolveMethod: resolveMethod, index: i)
             if !decision.debugOutput.isEmpty {
                 debugOutput += decision.debugOutput
                 evaluator.debugOutput = []
@@ -43,10 +46,24 @@ extension FirestoreRuleset {
         var frame: [RulesValue]
     }
 
-    private func evaluate(_ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
+    private func evaluate(
+        _ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator,
+        resolveMethod: ((Int) -> FirestoreRulesMethod)?, index: Int
+    ) -> RulesDecision {
         evaluator.steps = 0
         let names = request.segments
-        let method = request.method
+        var method = request.method
+        // A create-or-update whose document was not looked up: allows naming both apply alike;
+        // the real method is asked for only when an allow names one of them, or for a denial.
+        var undecided = request.existenceUnknown && decidesWritesWithoutExistence && resolveMethod != nil
+        if request.existenceUnknown && !undecided, let resolveMethod { method = resolveMethod(index) }
+        func decide() -> FirestoreRulesMethod {
+            if undecided, let resolveMethod {
+                method = resolveMethod(index)
+                undecided = false
+            }
+            return method
+        }
         // Any parent path of a collection-group query: only a recursive wildcard can stand for it.
         let path = MatchPath(names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: method == .list)
         // Rules that never name `resource` need not see it (slot 1 is never read).
@@ -56,7 +73,7 @@ extension FirestoreRuleset {
 
         if method == .list {
             var candidates: [Candidate] = []
-            _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+            _ = forEachAllow(root, path, 0, &frame, .list) { allow, frame in
                 candidates.append(Candidate(allow: allow, frame: frame))
                 return false
             }
@@ -74,38 +91,42 @@ extension FirestoreRuleset {
         // Other methods: check each matching allow where it is found, in order; the first grant wins.
         var found = false
         var granted = false
-        var reasons: [String] = []
-        _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+        var reasons: [(reason: String, line: Int)] = []
+        let methods: FirestoreMethodSet = undecided ? [.create, .update] : FirestoreMethodSet(method)
+        _ = forEachAllow(root, path, 0, &frame, methods) { allow, frame in
+            // An allow for only one of create and update: from here on the real method decides.
+            if undecided, !allow.methods.isSuperset(of: [.create, .update]) { _ = decide() }
+            if !undecided, !allow.methods.contains(method) { return false }
             found = true
-            switch Self.check(allow, frame, method, &evaluator) {
+            switch Self.check(allow, frame, &evaluator) {
             case .granted:
                 granted = true
                 return true
             case .denied(let reason):
-                reasons.append(reason)
+                reasons.append((reason, allow.line))
                 return false
             case .limit(let reason):
-                reasons = [reason]
+                reasons = [(reason, allow.line)]
                 return true
             }
         }
         if !found { return .denied(RulesDecision.noMatchingRuleMessage) }
         if granted { return .allowed(debugOutput: evaluator.debugOutput) }
-        return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput)
+        let named = decide().rawValue
+        return .denied(
+            reasons.map { "\($0.reason) for '\(named)' @ L\($0.line)" }.joined(separator: ", "), debugOutput: evaluator.debugOutput)
     }
 
     private enum Outcome {
         case granted
-        /// `false for 'update' @ L5`
+        /// `false` (the caller appends ` for 'update' @ L5`)
         case denied(String)
         /// A document-access limit was exceeded: the request is denied outright.
         case limit(String)
     }
 
     /// Evaluates one allow's condition in `frame`.
-    private static func check(
-        _ allow: FirestoreAllow, _ frame: [RulesValue], _ method: FirestoreRulesMethod, _ evaluator: inout FirestoreEvaluator
-    ) -> Outcome {
+    private static func check(_ allow: FirestoreAllow, _ frame: [RulesValue], _ evaluator: inout FirestoreEvaluator) -> Outcome {
         guard let condition = allow.condition else { return .granted }
         let reason: String
         do throws(RulesEvaluationError) {
@@ -117,8 +138,8 @@ extension FirestoreRuleset {
         } catch {
             reason = error.message
         }
-        if let limit = evaluator.accessLimitMessage { return .limit("\(limit) for '\(method.rawValue)' @ L\(allow.line)") }
-        return .denied("\(reason) for '\(method.rawValue)' @ L\(allow.line)")
+        if let limit = evaluator.accessLimitMessage { return .limit(limit) }
+        return .denied(reason)
     }
 
     private func firstGrant(
@@ -129,10 +150,10 @@ extension FirestoreRuleset {
         for candidate in candidates {
             var frame = candidate.frame
             frame[1] = replacingResource
-            switch Self.check(candidate.allow, frame, method, &evaluator) {
+            switch Self.check(candidate.allow, frame, &evaluator) {
             case .granted: return (true, [])
-            case .denied(let reason): reasons.append(reason)
-            case .limit(let reason): return (false, [reason])
+            case .denied(let reason): reasons.append("\(reason) for '\(method.rawValue)' @ L\(candidate.allow.line)")
+            case .limit(let reason): return (false, ["\(reason) for '\(method.rawValue)' @ L\(candidate.allow.line)"])
             }
         }
         return (false, reasons)
@@ -170,9 +191,9 @@ extension FirestoreRuleset {
     /// returns true) as soon as `visit` returns true. `frame` is restored on return.
     private func forEachAllow(
         _ block: borrowing FirestoreMatch, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue],
-        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+        _ methods: FirestoreMethodSet, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
     ) -> Bool {
-        for i in block.children.indices where match(block.children[i], 0, path, start, &frame, method, visit) {
+        for i in block.children.indices where match(block.children[i], 0, path, start, &frame, methods, visit) {
             return true
         }
         return false
@@ -182,20 +203,20 @@ extension FirestoreRuleset {
     /// child's allows (when the path ends there too) and descends into its blocks.
     private func match(
         _ child: borrowing FirestoreMatch, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
-        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+        _ methods: FirestoreMethodSet, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
     ) -> Bool {
         guard p < child.pattern.count else {
             if s == path.count {
-                for i in child.allows.indices where child.allows[i].methods.contains(method) && visit(child.allows[i], frame) {
+                for i in child.allows.indices where !child.allows[i].methods.isDisjoint(with: methods) && visit(child.allows[i], frame) {
                     return true
                 }
             }
-            return forEachAllow(child, path, s, &frame, method, visit)
+            return forEachAllow(child, path, s, &frame, methods, visit)
         }
         switch child.pattern[p] {
         case .literal(let text):
             guard s < path.count, case .name(let segment) = path.segment(s), segment == text else { return false }
-            return match(child, p + 1, path, s + 1, &frame, method, visit)
+            return match(child, p + 1, path, s + 1, &frame, methods, visit)
         case .single(let name):
             guard s < path.count else { return false }
             switch path.segment(s) {
@@ -204,14 +225,14 @@ extension FirestoreRuleset {
             case .unbound: frame.append(.unbound("Variable \(name) is not bound for a list request."))
             }
             defer { frame.removeLast() }
-            return match(child, p + 1, path, s + 1, &frame, method, visit)
+            return match(child, p + 1, path, s + 1, &frame, methods, visit)
         case .recursive(let name):
             let minimum = version >= 2 ? 0 : 1
             let remaining = path.count - s
             for count in (p + 1 == child.pattern.count ? remaining : 0)...remaining where count >= minimum {
                 frame.append(recursiveBinding(name, path, s, s + count))
                 defer { frame.removeLast() }
-                if match(child, p + 1, path, s + count, &frame, method, visit) { return true }
+                if match(child, p + 1, path, s + count, &frame, methods, visit) { return true }
             }
             return false
         }

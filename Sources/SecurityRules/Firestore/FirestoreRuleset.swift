@@ -15,6 +15,15 @@ package struct FirestoreRuleset: Sendable {
     /// Whether any condition or function can read `resource` (the stored document). When not, an
     /// emulator may check only that the document exists, without decoding it.
     package let readsResource: Bool
+    /// Whether any condition or function can read `request.method`.
+    package let readsRequestMethod: Bool
+    /// True when a write's verdict (not its denial message) cannot depend on whether its
+    /// document exists, except through which `allow`s apply: the rules read neither `resource`
+    /// nor `request.method`. An emulator may then send a plain set as a request with
+    /// ``FirestoreRulesRequest/existenceUnknown`` and skip reading the stored document; the
+    /// evaluator asks for the real method only when an `allow` names one of create and update
+    /// but not both, or to word a denial.
+    package var decidesWritesWithoutExistence: Bool { !readsResource && !readsRequestMethod }
 
     init(root: FirestoreMatch, functions: [FirestoreFunction], version: Int, fileName: String) {
         self.root = root
@@ -22,6 +31,7 @@ package struct FirestoreRuleset: Sendable {
         self.version = version
         self.fileName = fileName
         self.readsResource = Self.readsResource(root: root, functions: functions)
+        self.readsRequestMethod = Self.readsRequestMethod(root: root, functions: functions)
     }
 
     /// Parses, resolves names and checks limits; diagnostics carry `file:line:col`.
