@@ -50,7 +50,13 @@ package enum FirestoreRulesEngine {
             case .failure(let error): return error
             }
             var perAccess: [FirestoreRulesAuth?] = []
-            if accesses.contains(where: { $0.caller != first.caller }) {
+            // Index the array: a `contains` closure would copy every access.
+            var mixed = false
+            for i in accesses.indices where accesses[i].caller != first.caller {
+                mixed = true
+                break
+            }
+            if mixed {
                 for access in accesses {
                     switch auth(access.caller) {
                     case .success(let prepared): perAccess.append(prepared)
@@ -68,7 +74,8 @@ package enum FirestoreRulesEngine {
                             count: accesses.count, data: source,
                             resolveMethod: { i in existence.method(of: i, in: accesses, before: before) }
                         ) { i in
-                            request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                            // Through the pointer: the buffer's subscript would copy the access.
+                            request((accesses.baseAddress.unsafelyUnwrapped + i).pointee, auth: perAccess.isEmpty ? shared : perAccess[i])
                         }
                     }
                     if let logger {

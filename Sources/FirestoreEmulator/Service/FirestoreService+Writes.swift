@@ -91,11 +91,10 @@ extension FirestoreService {
                     w, to: &buffer, authorizeReadsFields: gate.readsStoredFields,
                     authorizeWithoutExistence: gate.decidesWritesWithoutExistence
                 ) { (method, old, new) throws(EmulatorError) in
-                    var access = FirestoreAccess(
-                        method: method ?? .update, database: database, path: path, caller: caller, resource: old,
-                        requestResource: new, time: commitTime)
-                    access.existenceUnknown = method == nil
-                    accesses.append(access)
+                    accesses.append(
+                        FirestoreAccess(
+                            method: method ?? .update, database: database, path: path, caller: caller, resource: old,
+                            requestResource: new, time: commitTime, existenceUnknown: method == nil))
                 })
         }
         try gate.checkBatch(

@@ -6,7 +6,8 @@ extension FirestoreRuleset {
     /// `false for 'update' @ L5, Null value error. for 'update' @ L9`.
     package func evaluate(_ request: FirestoreRulesRequest, data: any FirestoreRulesDataSource) -> RulesDecision {
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: request.projectID)
-        return evaluate(request, with: &evaluator, resolveMethod: nil, index: 0)
+        var matches: FirestoreMatchCache?
+        return evaluate(request, with: &evaluator, resolveMethod: nil, index: 0, matches: &matches, cachesMatches: false)
     }
 
     /// Checks every write of a batch or transaction: all must be allowed. `getAfter` sees the
@@ -27,11 +28,13 @@ extension FirestoreRuleset {
         var next = request(0)
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: next.projectID)
         var debugOutput: [String] = []
+        var matches: FirestoreMatchCache?
         for i in 0..<count {
             if i > 0 { next = request(i) }
             evaluator.accessCallsLeftInRequest = 10
             if !evaluator.accessCache.isEmpty { evaluator.accessCache = [:] }
-            let decision = evaluate(next, with: &evaluator, resolveMethod: resolveMethod, index: i)
+            let decision = evaluate(
+                next, with: &evaluator, resolveMethod: resolveMethod, index: i, matches: &matches, cachesMatches: count > 1)
             if !decision.debugOutput.isEmpty {
                 debugOutput += decision.debugOutput
                 evaluator.debugOutput = []
@@ -48,7 +51,8 @@ extension FirestoreRuleset {
 
     private func evaluate(
         _ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator,
-        resolveMethod: ((Int) -> FirestoreRulesMethod)?, index: Int
+        resolveMethod: ((Int) -> FirestoreRulesMethod)?, index: Int,
+        matches: inout FirestoreMatchCache?, cachesMatches: Bool
     ) -> RulesDecision {
         evaluator.steps = 0
         let names = request.segments
@@ -68,12 +72,13 @@ extension FirestoreRuleset {
         let path = MatchPath(names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: method == .list)
         // Rules that never name `resource` need not see it (slot 1 is never read).
         let resource = readsResource ? request.resource.map(FirestoreEvaluator.resourceValue) ?? .null : .null
-        var frame: [RulesValue] = [Self.requestValue(request), resource]
-        frame.reserveCapacity(8)
+        let requestValue = Self.requestValue(request)
 
         if method == .list {
+            var frame: [RulesValue] = [requestValue, resource]
+            frame.reserveCapacity(8)
             var candidates: [Candidate] = []
-            _ = forEachAllow(root, path, 0, &frame, .list) { allow, frame in
+            _ = forEachAllow(tree, path, 0, &frame, .list) { allow, frame in
                 candidates.append(Candidate(allow: allow, frame: frame))
                 return false
             }
@@ -93,7 +98,7 @@ extension FirestoreRuleset {
         var granted = false
         var reasons: [(reason: String, line: Int)] = []
         let methods: FirestoreMethodSet = undecided ? [.create, .update] : FirestoreMethodSet(method)
-        _ = forEachAllow(root, path, 0, &frame, methods) { allow, frame in
+        func consider(_ allow: FirestoreAllow, _ frame: [RulesValue]) -> Bool {
             // An allow for only one of create and update: from here on the real method decides.
             if undecided, !allow.methods.isSuperset(of: [.create, .update]) { _ = decide() }
             if !undecided, !allow.methods.contains(method) { return false }
@@ -110,11 +115,49 @@ extension FirestoreRuleset {
                 return true
             }
         }
+        let id = names.last ?? ""
+        let cacheable =
+            cachesMatches && !names.isEmpty && path.anyParentsAt == nil && !isLiteral(id) && id != FirestoreMatchCache.sentinel
+        // A sibling of the last document matched in this batch: reuse its walk.
+        if cacheable, matches?.covers(names, methods) != true { matches = matchCache(names, methods) }
+        if cacheable, let cache = matches, cache.isUsable {
+            for entry in cache.entries {
+                let frame = FirestoreMatchCache.frame(entry, request: requestValue, resource: resource, id: id)
+                if consider(entry.allow, frame) { break }
+            }
+        } else {
+            var frame: [RulesValue] = [requestValue, resource]
+            frame.reserveCapacity(8)
+            _ = forEachAllow(tree, path, 0, &frame, methods, consider)
+        }
         if !found { return .denied(RulesDecision.noMatchingRuleMessage) }
         if granted { return .allowed(debugOutput: evaluator.debugOutput) }
         let named = decide().rawValue
         return .denied(
             reasons.map { "\($0.reason) for '\(named)' @ L\($0.line)" }.joined(separator: ", "), debugOutput: evaluator.debugOutput)
+    }
+
+    /// The walk for `names` with its last segment replaced by the sentinel (``FirestoreMatchCache``).
+    private func matchCache(_ names: [String], _ methods: FirestoreMethodSet) -> FirestoreMatchCache {
+        let parent = Array(names.dropLast())
+        var probe = parent
+        probe.append(FirestoreMatchCache.sentinel)
+        var usable = !parent.contains(FirestoreMatchCache.sentinel)
+        var entries: [FirestoreMatchCache.Entry] = []
+        var frame: [RulesValue] = [.null, .null]
+        _ = forEachAllow(tree, MatchPath(names: probe, anyParentsAt: nil, listTail: false), 0, &frame, methods) { allow, frame in
+            var entry = FirestoreMatchCache.Entry(allow: allow, bindings: Array(frame.dropFirst(2)), idSlots: [])
+            for (slot, value) in entry.bindings.enumerated() {
+                if case .string(let s) = value, s == FirestoreMatchCache.sentinel {
+                    entry.idSlots.append(slot)
+                } else if FirestoreMatchCache.mentionsSentinel(value) {
+                    usable = false
+                }
+            }
+            entries.append(entry)
+            return false
+        }
+        return FirestoreMatchCache(parent: parent, methods: methods, entries: entries, isUsable: usable)
     }
 
     private enum Outcome {
@@ -176,6 +219,16 @@ extension FirestoreRuleset {
 
         var count: Int { names.count + (anyParentsAt == nil ? 0 : 1) + (listTail ? 1 : 0) }
 
+        /// Whether segment `index` is the name `text`.
+        func segment(_ index: Int, equals text: String) -> Bool {
+            var i = index
+            if let at = anyParentsAt {
+                if i == at { return false }
+                if i > at { i -= 1 }
+            }
+            return i < names.count && names[i] == text
+        }
+
         func segment(_ index: Int) -> Segment {
             var i = index
             if let at = anyParentsAt {
@@ -186,56 +239,59 @@ extension FirestoreRuleset {
         }
     }
 
-    /// Calls `visit` with every allow for `method` in blocks below `block` whose full pattern
+    /// Calls `visit` with every allow for `methods` in blocks below `block` whose full pattern
     /// matches `path` from segment `start`, in order, with the frame of its bindings; stops (and
     /// returns true) as soon as `visit` returns true. `frame` is restored on return.
     private func forEachAllow(
-        _ block: borrowing FirestoreMatch, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue],
+        _ block: FirestoreMatchNode, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue],
         _ methods: FirestoreMethodSet, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
     ) -> Bool {
-        for i in block.children.indices where match(block.children[i], 0, path, start, &frame, methods, visit) {
-            return true
+        for child in block.children where !child.methodsBelow.isDisjoint(with: methods) {
+            if match(child, 0, path, start, &frame, methods, visit) { return true }
         }
         return false
     }
 
-    /// Matches `child.pattern[p...]` against `path[s...]`; where the pattern ends, visits the
+    /// Matches `child`'s pattern from `p` against `path[s...]`; where the pattern ends, visits the
     /// child's allows (when the path ends there too) and descends into its blocks.
     private func match(
-        _ child: borrowing FirestoreMatch, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
+        _ child: FirestoreMatchNode, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
         _ methods: FirestoreMethodSet, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
     ) -> Bool {
-        guard p < child.pattern.count else {
+        var p = p
+        var s = s
+        // Literals consume no frame slot: compare them in a loop.
+        while p < child.kinds.count, child.kinds[p] == .literal {
+            guard s < path.count, path.segment(s, equals: child.texts[p]) else { return false }
+            p += 1
+            s += 1
+        }
+        guard p < child.kinds.count else {
             if s == path.count {
-                for i in child.allows.indices where !child.allows[i].methods.isDisjoint(with: methods) && visit(child.allows[i], frame) {
-                    return true
+                for i in child.allowMethods.indices where !child.allowMethods[i].isDisjoint(with: methods) {
+                    if visit(child.allows[i], frame) { return true }
                 }
             }
             return forEachAllow(child, path, s, &frame, methods, visit)
         }
-        switch child.pattern[p] {
-        case .literal(let text):
-            guard s < path.count, case .name(let segment) = path.segment(s), segment == text else { return false }
-            return match(child, p + 1, path, s + 1, &frame, methods, visit)
-        case .single(let name):
+        if child.kinds[p] == .single {
             guard s < path.count else { return false }
             switch path.segment(s) {
             case .name(let segment): frame.append(.string(segment))
             case .anyParents: return false
-            case .unbound: frame.append(.unbound("Variable \(name) is not bound for a list request."))
+            case .unbound: frame.append(.unbound("Variable \(child.texts[p]) is not bound for a list request."))
             }
             defer { frame.removeLast() }
             return match(child, p + 1, path, s + 1, &frame, methods, visit)
-        case .recursive(let name):
-            let minimum = version >= 2 ? 0 : 1
-            let remaining = path.count - s
-            for count in (p + 1 == child.pattern.count ? remaining : 0)...remaining where count >= minimum {
-                frame.append(recursiveBinding(name, path, s, s + count))
-                defer { frame.removeLast() }
-                if match(child, p + 1, path, s + count, &frame, methods, visit) { return true }
-            }
-            return false
         }
+        let minimum = version >= 2 ? 0 : 1
+        let remaining = path.count - s
+        for count in (p + 1 == child.kinds.count ? remaining : 0)...remaining where count >= minimum {
+            frame.append(recursiveBinding(child.texts[p], path, s, s + count))
+            defer { frame.removeLast() }
+            if match(child, p + 1, path, s + count, &frame, methods, visit) { return true }
+        }
+        return false
     }
 
     /// What `{name=**}` binds to `path[from..<to]`: a path (v2) or a string (v1), unbound when

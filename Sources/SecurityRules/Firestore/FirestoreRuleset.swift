@@ -8,6 +8,12 @@
 /// ```
 package struct FirestoreRuleset: Sendable {
     let root: FirestoreMatch
+    /// `root`, as evaluation walks it.
+    let tree: FirestoreMatchNode
+    /// Every literal segment of every `match` pattern (``FirestoreMatchCache`` skips ids among them).
+    let literals: Set<String>
+    /// `literals` when there are few (a scan beats hashing the id), else empty.
+    private let fewLiterals: [String]
     let functions: [FirestoreFunction]
     /// `rules_version`: 1 or 2.
     package let version: Int
@@ -27,11 +33,19 @@ package struct FirestoreRuleset: Sendable {
 
     init(root: FirestoreMatch, functions: [FirestoreFunction], version: Int, fileName: String) {
         self.root = root
+        self.tree = FirestoreMatchNode(root)
+        self.literals = tree.literals
+        self.fewLiterals = literals.count <= 16 ? Array(literals) : []
         self.functions = functions
         self.version = version
         self.fileName = fileName
         self.readsResource = Self.readsResource(root: root, functions: functions)
         self.readsRequestMethod = Self.readsRequestMethod(root: root, functions: functions)
+    }
+
+    /// Whether `segment` is a literal of some `match` pattern.
+    func isLiteral(_ segment: String) -> Bool {
+        literals.count <= 16 ? fewLiterals.contains(segment) : literals.contains(segment)
     }
 
     /// Parses, resolves names and checks limits; diagnostics carry `file:line:col`.
