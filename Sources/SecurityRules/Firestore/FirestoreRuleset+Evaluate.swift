@@ -72,10 +72,11 @@ extension FirestoreRuleset {
         let path = MatchPath(names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: method == .list)
         // Rules that never name `resource` need not see it (slot 1 is never read).
         let resource = readsResource ? request.resource.map(FirestoreEvaluator.resourceValue) ?? .null : .null
-        let requestValue = Self.requestValue(request)
+        // Built on first need: a batch's kept outcomes may make it unneeded.
+        var requestValue: RulesValue?
 
         if method == .list {
-            var frame: [RulesValue] = [requestValue, resource]
+            var frame: [RulesValue] = [Self.requestValue(request), resource]
             frame.reserveCapacity(8)
             var candidates: [Candidate] = []
             _ = forEachAllow(tree, path, 0, &frame, .list) { allow, frame in
@@ -98,12 +99,19 @@ extension FirestoreRuleset {
         var granted = false
         var reasons: [(reason: String, line: Int)] = []
         let methods: FirestoreMethodSet = undecided ? [.create, .update] : FirestoreMethodSet(method)
-        func consider(_ allow: FirestoreAllow, _ frame: [RulesValue]) -> Bool {
+        /// Whether `allow` applies to the method (deciding it if needed).
+        func applies(_ allow: FirestoreAllow) -> Bool {
             // An allow for only one of create and update: from here on the real method decides.
             if undecided, !allow.methods.isSuperset(of: [.create, .update]) { _ = decide() }
-            if !undecided, !allow.methods.contains(method) { return false }
+            return undecided || allow.methods.contains(method)
+        }
+        func consider(_ allow: FirestoreAllow, _ frame: [RulesValue]) -> Bool {
+            guard applies(allow) else { return false }
+            return record(allow, Self.check(allow, frame, &evaluator))
+        }
+        func record(_ allow: FirestoreAllow, _ outcome: Outcome) -> Bool {
             found = true
-            switch Self.check(allow, frame, &evaluator) {
+            switch outcome {
             case .granted:
                 granted = true
                 return true
@@ -120,13 +128,36 @@ extension FirestoreRuleset {
             cachesMatches && !names.isEmpty && path.anyParentsAt == nil && !isLiteral(id) && id != FirestoreMatchCache.sentinel
         // A sibling of the last document matched in this batch: reuse its walk.
         if cacheable, matches?.covers(names, methods) != true { matches = matchCache(names, methods) }
-        if cacheable, let cache = matches, cache.isUsable {
-            for entry in cache.entries {
-                let frame = FirestoreMatchCache.frame(entry, request: requestValue, resource: resource, id: id)
-                if consider(entry.allow, frame) { break }
+        if cacheable, matches?.isUsable == true, var cache = matches {
+            matches = nil  // so that `cache` is the only reference while it is updated
+            cache.keepOutcomes(for: request.preparedAuth)
+            for k in cache.entries.indices {
+                let allow = cache.entries[k].allow
+                guard applies(allow) else { continue }
+                // A condition that reads only the caller and the parent's bindings: its outcome
+                // for an earlier sibling stands, steps included.
+                if let kept = cache.entries[k].outcome, evaluator.steps + kept.steps <= FirestoreEvaluator.stepLimit {
+                    evaluator.steps += kept.steps
+                    if record(allow, kept.granted ? .granted : .denied(kept.reason)) { break }
+                    continue
+                }
+                if requestValue == nil { requestValue = Self.requestValue(request) }
+                let frame = FirestoreMatchCache.frame(
+                    cache.entries[k], request: requestValue ?? .null, resource: resource, id: id)
+                let before = evaluator.steps
+                let outcome = Self.check(allow, frame, &evaluator)
+                if cache.entries[k].isConstant, evaluator.steps <= FirestoreEvaluator.stepLimit {
+                    switch outcome {
+                    case .granted: cache.keep((true, "", evaluator.steps - before), at: k)
+                    case .denied(let reason): cache.keep((false, reason, evaluator.steps - before), at: k)
+                    case .limit: break
+                    }
+                }
+                if record(allow, outcome) { break }
             }
+            matches = cache
         } else {
-            var frame: [RulesValue] = [requestValue, resource]
+            var frame: [RulesValue] = [Self.requestValue(request), resource]
             frame.reserveCapacity(8)
             _ = forEachAllow(tree, path, 0, &frame, methods, consider)
         }
@@ -153,6 +184,9 @@ extension FirestoreRuleset {
                 } else if FirestoreMatchCache.mentionsSentinel(value) {
                     usable = false
                 }
+            }
+            if let condition = allow.condition {
+                entry.isConstant = readsOnlyAuthAndBindings(condition, excluding: entry.idSlots.map { $0 + 2 })
             }
             entries.append(entry)
             return false

@@ -13,6 +13,11 @@ struct FirestoreMatchCache {
         var bindings: [RulesValue]
         /// Indices into `bindings` that bind the document id.
         var idSlots: [Int]
+        /// The condition reads only `request.auth` and bindings other than the id
+        /// (``FirestoreRuleset/readsOnlyAuthAndBindings(_:excluding:)``): its outcome is kept.
+        var isConstant = false
+        /// The outcome for the caller in ``auth``, and the steps it took.
+        var outcome: (granted: Bool, reason: String, steps: Int)?
     }
 
     /// Stands for the document id while matching: no real segment equals it (checked).
@@ -20,14 +25,31 @@ struct FirestoreMatchCache {
 
     let parent: [String]
     let methods: FirestoreMethodSet
-    let entries: [Entry]
+    var entries: [Entry]
     let isUsable: Bool
+    /// The caller whose outcomes the entries keep (nil: signed out).
+    private var auth: FirestoreRulesAuth?
+    private var hasOutcomes = false
 
     init(parent: [String], methods: FirestoreMethodSet, entries: [Entry], isUsable: Bool) {
         self.parent = parent
         self.methods = methods
         self.entries = entries
         self.isUsable = isUsable
+    }
+
+    /// Forgets the kept outcomes unless they were reached for `caller`.
+    mutating func keepOutcomes(for caller: FirestoreRulesAuth?) {
+        if hasOutcomes, caller !== auth {
+            for i in entries.indices { entries[i].outcome = nil }
+            hasOutcomes = false
+        }
+        auth = caller
+    }
+
+    mutating func keep(_ outcome: (granted: Bool, reason: String, steps: Int), at index: Int) {
+        entries[index].outcome = outcome
+        hasOutcomes = true
     }
 
     /// Whether this cache stands for `names` (same parent segments) under `methods`.
