@@ -100,7 +100,6 @@ func runRulesThroughputBenchmark(quick: Bool) {
         let ratio = open > 0 ? ruled / open * 100 : 0
         print("\(name): no rules \(Int(open)) writes/s, typical rule \(Int(ruled)) writes/s (\(Int(ratio.rounded())) %)")
     }
-    if quick { for _ in 0..<30 { _ = firestoreBatches(true) }; return }  // TEMP-PROFILE
     compare("firestore PATCH one document", firestoreSingles)
     compare("firestore commit of 500 writes", firestoreBatches)
     compare("database PUT one location", databaseSingles)
