@@ -22,8 +22,8 @@ package struct FirestoreRulesRequest: Sendable {
         }
     }
     /// `path` split, without any `projects/{p}/` prefix.
-    @usableFromInline var segments: [String]
-    @usableFromInline var pathText: String?
+    var segments: [String]
+    var pathText: String?
     package var projectID: String
     /// `request.auth`; nil when signed out.
     package var auth: AuthContext? {
@@ -61,9 +61,7 @@ package struct FirestoreRulesRequest: Sendable {
     }
 
     /// A request whose path is already split (`["databases", "(default)", "documents", "c", "d"]`)
-    /// and whose caller is already converted: what an emulator builds for every write of a batch
-    /// (inlinable: built per write, its many fields are then stored in place).
-    @inlinable
+    /// and whose caller is already converted: what an emulator builds for every write of a batch.
     package init(
         method: FirestoreRulesMethod, segments: [String], projectID: String, auth: FirestoreRulesAuth?,
         time: RulesTimestamp, resource: RulesDocument? = nil, newResource: RulesDocument? = nil,
