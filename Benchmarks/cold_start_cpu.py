@@ -37,19 +37,26 @@ def main():
     parser.add_argument("--bin", default=os.path.join(REPO, ".build", "release", "emulators"))
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--payload", type=int, default=0, help="bytes of text per seeded document (900: ~1 KB docs)")
     parser.add_argument("--export-dir", default=os.path.join(tempfile.gettempdir(), "emulators-cold-start-cpu-export"))
+    parser.add_argument("--cold", action="store_true",
+                        help="drop the export's pages from the page cache before every start (reads come from disk)")
     options = parser.parse_args()
     work = tempfile.mkdtemp(prefix="emulators-cold-start-cpu-")
     bench_options = types.SimpleNamespace(quick=False, runs=1, only=None, duration=None, bulk_docs=None, snapshot_mb=None)
     bench = Bench(bench_options, REPO, os.path.dirname(os.path.abspath(options.bin)), work)
     try:
         if not os.path.exists(os.path.join(options.export_dir, "firebase-export-metadata.json")):
-            shutil.copytree(scenarios_service.make_export(bench, options.docs, "cold-import"), options.export_dir)
-        walls, cpus = [], []
+            shutil.copytree(scenarios_service.make_export(bench, options.docs, "cold-import", payload=options.payload), options.export_dir)
+        walls, cpus, peaks = [], [], []
+        size = sum(os.path.getsize(os.path.join(root, name)) for root, _, files in os.walk(options.export_dir)
+                   for name in files)
         tick = os.sysconf("SC_CLK_TCK")
         for _ in range(options.runs):
             suite = Suite(bench, "cold", import_dir=options.export_dir)
             request = encode_request("GET", f"{DOCUMENTS}/bulk/d0", suite.firestore_port)
+            if options.cold:
+                drop_page_cache(options.export_dir)
             start = time.perf_counter()
             process = subprocess.Popen(suite.argv(), cwd=suite.dir, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, start_new_session=True)
@@ -71,17 +78,36 @@ def main():
                         walls.append((time.perf_counter() - start) * 1000)
                         fields = open(f"/proc/{process.pid}/stat").read().rsplit(")", 1)[1].split()
                         cpus.append((int(fields[11]) + int(fields[12])) * 1000 / tick)
+                        with open(f"/proc/{process.pid}/status") as status:
+                            for line in status:
+                                if line.startswith("VmHWM:"):
+                                    peaks.append(int(line.split()[1]) * 1024 / max(size, 1))
                         break
                     time.sleep(0.001)
             finally:
                 process.terminate()
                 process.wait()
-        print(f"binary: {options.bin}")
+        print(f"binary: {options.bin} ({'cold: export dropped from the page cache before each start' if options.cold else 'warm'})")
         print(f"load average: {os.getloadavg()[0]:.1f}")
         print("wall ms:", [round(w) for w in walls], "median", round(statistics.median(walls)))
         print("cpu ms: ", [round(c) for c in cpus], "median", round(statistics.median(cpus)))
+        print(f"peak RSS (VmHWM) / export size ({size / 1e6:.0f} MB):", [round(p, 2) for p in peaks],
+              "median", round(statistics.median(peaks), 2))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def drop_page_cache(directory):
+    """Syncs every file under `directory` and drops its pages from the page cache
+    (posix_fadvise DONTNEED; no root needed), so the next read comes from disk."""
+    for root, _, files in os.walk(directory):
+        for name in files:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
 
 
 if __name__ == "__main__":
