@@ -29,7 +29,7 @@ from harness import scenarios_service  # noqa: E402
 from harness.common import Bench  # noqa: E402
 from harness.rawhttp import encode_request  # noqa: E402
 from harness.servers import Suite  # noqa: E402
-from harness.workloads import DOCUMENTS  # noqa: E402
+from harness.workloads import DOCUMENTS, drop_page_cache  # noqa: E402
 
 
 def main():
@@ -95,19 +95,6 @@ def main():
               "median", round(statistics.median(peaks), 2))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def drop_page_cache(directory):
-    """Syncs every file under `directory` and drops its pages from the page cache
-    (posix_fadvise DONTNEED; no root needed), so the next read comes from disk."""
-    for root, _, files in os.walk(directory):
-        for name in files:
-            fd = os.open(os.path.join(root, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
 
 
 if __name__ == "__main__":
