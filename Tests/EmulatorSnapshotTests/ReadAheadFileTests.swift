@@ -6,16 +6,19 @@ import EmulatorModel
 @Suite struct ReadAheadFileTests {
     static func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) } }
 
-    /// Every byte arrives once, in order, in chunks of `chunk` bytes; only the last is final.
-    @Test(arguments: [(0, 4096), (1, 4096), (4095, 4096), (4096, 4096), (4097, 4096), (5 * 4096 + 17, 4096), (100_000, 333)])
+    /// Every byte arrives once, in order, in chunks of `chunk` bytes; only the last is final;
+    /// through the page cache and with direct I/O (directFrom 0), at any depth.
+    @Test(arguments: [(0, 4096), (1, 4096), (4095, 4096), (4096, 4096), (4097, 4096), (5 * 4096 + 17, 4096), (100_000, 333),
+                      (3 * 65_536 + 4095, 65_536)])
     func deliversTheWholeFileInOrder(size: Int, chunk: Int) throws {
         let dir = TestDirectory()
         let bytes = Self.pattern(size)
         try dir.write("f", bytes)
-        for depth in [2, 3, 5] {
+        for (depth, directFrom) in [(2, Int.max), (3, Int.max), (5, Int.max), (2, 0), (3, 0)] {
             var seen: [UInt8] = []
             var finals: [Bool] = []
-            try SnapshotFileSystem().readChunks(dir.path + "/f", chunkSize: chunk, depth: depth) { piece, offset, isFinal throws(SnapshotError) in
+            try SnapshotFileSystem().readChunks(dir.path + "/f", chunkSize: chunk, depth: depth, directFrom: directFrom) {
+                piece, offset, isFinal throws(SnapshotError) in
                 #expect(offset == seen.count)
                 #expect(piece.count <= chunk)
                 seen += piece
@@ -26,6 +29,29 @@ import EmulatorModel
             #expect(finals.dropLast().allSatisfy { !$0 })
             #expect(finals.count == max(1, (size + chunk - 1) / chunk))
         }
+    }
+
+    /// A file that gets shorter while it is read is refused at the offset where it ended,
+    /// through the page cache or with direct I/O.
+    @Test(arguments: [Int.max, 0])
+    func aFileThatShrinksWhileReadIsRefused(directFrom: Int) throws {
+        let dir = TestDirectory()
+        try dir.write("f", Self.pattern(8 * 4096))
+        let path = dir.path + "/f"
+        var offsets: [Int] = []
+        do {
+            try SnapshotFileSystem().readChunks(path, chunkSize: 4096, depth: 2, directFrom: directFrom) {
+                _, offset, _ throws(SnapshotError) in
+                offsets.append(offset)
+                if offset == 0 { #expect(truncate(path, 3 * 4096 + 100) == 0) }
+            }
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.code == .corrupted)
+            #expect(error.file == path)
+            #expect(error.offset == 3 * 4096 + 100)
+        }
+        #expect(offsets.last == 2 * 4096)  // the cut chunk itself is never handed out
     }
 
     @Test func aReadErrorNamesTheFileAndOffsetAfterTheChunksBeforeIt() throws {

@@ -105,9 +105,10 @@ package struct SnapshotFileSystem: Sendable {
     /// gives one empty, final chunk). A reader thread reads up to `depth - 1` chunks ahead while
     /// `body` works (`ReadAheadFile`), so disk reads overlap decoding.
     package func readChunks(
-        _ path: String, chunkSize: Int, depth: Int = 3, _ body: ([UInt8], Int, Bool) throws(SnapshotError) -> Void
+        _ path: String, chunkSize: Int, depth: Int = 3, directFrom: Int = ReadAheadFile.directFrom,
+        _ body: ([UInt8], Int, Bool) throws(SnapshotError) -> Void
     ) throws(SnapshotError) {
-        let file = try ReadAheadFile(path: path, chunkSize: chunkSize, depth: depth, fileSystem: self)
+        let file = try ReadAheadFile(path: path, chunkSize: chunkSize, depth: depth, directFrom: directFrom, fileSystem: self)
         defer { file.close() }
         if file.size == 0 { return try body([], 0, true) }
         while var chunk = try file.next() {
