@@ -101,8 +101,8 @@ let package = Package(
         .testTarget(
             name: "EmulatorSuiteTests",
             dependencies: [
-                "EmulatorSuite", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
-                "EmulatorSupport",
+                "EmulatorSuite", "EmulatorClient", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf",
+                "EmulatorModel", "EmulatorSupport",
             ],
             swiftSettings: settings),
     ]

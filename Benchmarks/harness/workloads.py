@@ -266,6 +266,19 @@ def fan_out_round(streams, writer, node, round_number):
     return delays[-1], percentile(delays, 0.5)
 
 
+def drop_page_cache(directory):
+    """Syncs every file under `directory` and drops its pages from the page cache
+    (posix_fadvise DONTNEED; no root needed), so the next read of it comes from disk."""
+    for root, _, files in os.walk(directory):
+        for name in files:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
 def cold_start(bench, argv, cwd, port, request, ready_status=None, timeout=60.0):
     """Spawns `argv`, polls connect() every 1 ms, then sends `request` until it is answered
     (with `ready_status` when given). Returns (ms to the first answer, VmRSS KiB, VmHWM KiB)."""

@@ -56,8 +56,8 @@ func runSnapshotBenchmark(quick: Bool) {
 
     // Export as the suite does: one engine snapshot, every document through the Firestore adapter.
     let exporter = SnapshotExporter(version: "bench")
-    var start = snapshotNanos()
-    var cpu = snapshotCPUNanos()
+    let start = snapshotNanos()
+    let cpu = snapshotCPUNanos()
     do {
         let cut = try source.snapshot()
         try exporter.export(to: root + "/export", force: true, database: []) { (writer: inout FirestoreExportWriter) throws(SnapshotError) in
@@ -79,16 +79,41 @@ func runSnapshotBenchmark(quick: Bool) {
     print("export: \(seconds(exportNanos)) s wall (fsync included), \(seconds(exportCPU)) s CPU; \(mebibytes(bytes)) MiB on disk; \(rate(bytes, exportNanos)) MB/s wall, \(rate(bytes, exportCPU)) MB/s CPU")
 
 
-    // Import as `--import` does it: read + verify + decode every entity, keep each document in
-    // its stored form (ValueCodec), then load into the engine once everything checked out.
-    resetPeakRSS()
+    // Import as `--import` does it, in a fresh process (this one still holds the exporting
+    // engine, whose memory would count in the peak): first from a cold page cache (the export's
+    // pages dropped, as after a reboot; also what follows an O_DIRECT export), then warm.
+    withExtendedLifetime(source) {}
+    fflush(nil)  // every stream: the child writes to the same stdout
+    for cold in [true, false] {
+        if cold { dropPageCache(root + "/export") }
+        let status = spawnSelf(["snapshot-import"], environment: ["SNAPSHOT_BENCH_IMPORT_DIR=" + root + "/export"] + (cold ? ["SNAPSHOT_BENCH_COLD=1"] : []))
+        if status != 0 { print("import child exited with \(status)") }
+    }
+
+    if getenv("SNAPSHOT_BENCH_NO_JOURNAL") == nil { journalThroughput(root: root) }
+}
+
+/// `EmulatorBenchmarks snapshot-import` (run by `snapshot` in a child process): imports the
+/// export in `SNAPSHOT_BENCH_IMPORT_DIR` as `--import` does (read + verify + transcode, then load
+/// into a fresh engine) and prints the times and this process's peak RSS against the export size.
+/// Lines for a cold page cache (`SNAPSHOT_BENCH_COLD=1`) are the ones the harness parses; warm
+/// ones start with "warm".
+func runSnapshotImportBenchmark() {
+    guard let directory = getenv("SNAPSHOT_BENCH_IMPORT_DIR").map({ String(cString: $0) }) else {
+        print("snapshot-import: set SNAPSHOT_BENCH_IMPORT_DIR to an export directory")
+        return
+    }
+    let cold = getenv("SNAPSHOT_BENCH_COLD") != nil
+    let label = cold ? "" : "warm "
+    let fs = SnapshotFileSystem()
+    let bytes = fs.fileSize(directory + "/firestore_export/all_namespaces/all_kinds/output-0") ?? 0
     let before = snapshotPeakRSS()
-    start = snapshotNanos()
-    cpu = snapshotCPUNanos()
+    var start = snapshotNanos()
+    var cpu = snapshotCPUNanos()
     var entries: [FirestoreSnapshotAdapter.Entry] = []
     let imported: ImportedSnapshot
     do {
-        imported = try SnapshotImporter().read(directory: root + "/export") { document in
+        imported = try SnapshotImporter().read(directory: directory) { document in
             if let entry = try? FirestoreSnapshotAdapter.entry(
                 database: DatabaseID(project: "bench", database: document.databaseID), path: document.path,
                 encodedFields: document.encodedFields)
@@ -102,8 +127,7 @@ func runSnapshotBenchmark(quick: Bool) {
     }
     let importNanos = snapshotNanos() - start
     let importCPU = snapshotCPUNanos() - cpu
-    print("import (read + verify + transcode to the stored encoding): \(seconds(importNanos)) s wall, \(seconds(importCPU)) s CPU (main thread; transcoding uses a second thread); \(rate(bytes, importNanos)) MB/s wall; \(imported.firestoreCount) documents")
-
+    print("\(label)import (\(cold ? "cold page cache, " : "")fresh process; read + verify + transcode to the stored encoding): \(seconds(importNanos)) s wall, \(seconds(importCPU)) s CPU (main thread; transcoding uses a second thread); \(rate(bytes, importNanos)) MB/s wall; \(imported.firestoreCount) documents")
     let engine = StorageEngine()
     start = snapshotNanos()
     cpu = snapshotCPUNanos()
@@ -111,13 +135,47 @@ func runSnapshotBenchmark(quick: Bool) {
     entries = []
     let loadNanos = snapshotNanos() - start
     let loadCPU = snapshotCPUNanos() - cpu
-    print("load into the engine: \(seconds(loadNanos)) s wall, \(seconds(loadCPU)) s CPU; import + load (ready) = \(seconds(importNanos + loadNanos)) s wall")
+    print("\(label)load into the engine: \(seconds(loadNanos)) s wall, \(seconds(loadCPU)) s CPU; import + load (ready) = \(seconds(importNanos + loadNanos)) s wall")
     let peak = snapshotPeakRSS()
-    print("peak RSS during import (VmHWM, reset before) \(mebibytes(peak)) MiB (\(mebibytes(before)) MiB at start) = \(fixedPoint(Double(peak) / Double(max(bytes, 1)), 2))x the export size")
+    print("\(label)peak RSS of the importing process (VmHWM) \(mebibytes(peak)) MiB (\(mebibytes(before)) MiB at start) = \(fixedPoint(Double(peak) / Double(max(bytes, 1)), 2))x the export size")
     withExtendedLifetime(engine) {}
-    withExtendedLifetime(source) {}
+}
 
-    if getenv("SNAPSHOT_BENCH_NO_JOURNAL") == nil { journalThroughput(root: root) }
+/// Syncs every file under `directory` and drops its pages from the page cache
+/// (`POSIX_FADV_DONTNEED`; no root needed), so the next read comes from disk.
+private func dropPageCache(_ directory: String) {
+    let fs = SnapshotFileSystem()
+    for name in (try? fs.list(directory)) ?? [] {
+        let path = directory + "/" + name
+        if fs.isDirectory(path) { dropPageCache(path); continue }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { continue }
+        fsync(fd)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        close(fd)
+    }
+}
+
+/// Runs this executable with `arguments` (plus `environment` on top of ours) and waits; returns
+/// its exit status (-1 when it could not start).
+private func spawnSelf(_ arguments: [String], environment: [String]) -> Int32 {
+    var argv: [UnsafeMutablePointer<CChar>?] = (["EmulatorBenchmarks"] + arguments).map { strdup($0) } + [nil]
+    var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) }
+    var index = 0
+    while let entry = environ[index] {
+        envp.append(strdup(entry))
+        index += 1
+    }
+    envp.append(nil)
+    defer {
+        for pointer in argv { free(pointer) }
+        for pointer in envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, "/proc/self/exe", nil, nil, &argv, &envp) == 0 else { return -1 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return status
 }
 
 private func journalThroughput(root: String) {
@@ -194,15 +252,6 @@ private func snapshotNanos() -> Int64 {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-}
-
-/// Resets VmHWM to the current RSS (Linux `clear_refs` 5), so a phase's peak can be read alone.
-private func resetPeakRSS() {
-    let fd = open("/proc/self/clear_refs", O_WRONLY)
-    guard fd >= 0 else { return }
-    var five: [UInt8] = [0x35]
-    _ = write(fd, &five, 1)
-    close(fd)
 }
 
 /// VmHWM from /proc/self/status, in bytes.

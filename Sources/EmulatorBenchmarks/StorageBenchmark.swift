@@ -54,6 +54,17 @@ func runStorageBenchmark(quick: Bool) {
     // Clearing 100k documents in their own namespace.
     let small: NamespaceID = "firestore/bench-clear/(default)"
     _ = bulkInsert(engine, small, Array(keys.prefix(100_000)), values, batchSize: batchSize)
+    // The same reads on a tenth of the data: how much of a read's cost is the size of the tree.
+    if let snapshot = try? engine.snapshot() {
+        var smallReads: [Int64] = []
+        smallReads.reserveCapacity(reads)
+        for index in order.prefix(reads) where index < 100_000 {
+            let start = monotonicNanos()
+            if snapshot.get(small, keys[index]) == nil { print("missing key in the 100k namespace") }
+            smallReads.append(monotonicNanos() - start)
+        }
+        print("point read at 100k docs (held snapshot): p50 \(percentile(smallReads, 0.5)) ns, p99 \(percentile(smallReads, 0.99)) ns")
+    }
     let clearStart = monotonicNanos()
     engine.clear(small)
     let clearNanos = monotonicNanos() - clearStart
@@ -151,12 +162,16 @@ private struct InsertFigures {
     var cpuSeconds: Double
     var firstTenth: Double
     var lastTenth: Double
+    /// The CPU-time rate of each twentieth of the batches, in thousands of docs/s: how the cost
+    /// of an insert grows with the tree.
+    var twentieths: [Int]
 
     func report(label: String) -> String {
         let overall = Double(total) / seconds
         let overallCPU = Double(total) / cpuSeconds
         return "\(label): \(Int(overall)) docs/s wall, \(Int(overallCPU)) docs/s CPU; first tenth \(Int(firstTenth)) docs/s, "
-            + "last tenth \(Int(lastTenth)) docs/s CPU (last/first \(fixed(lastTenth / firstTenth, 2)))"
+            + "last tenth \(Int(lastTenth)) docs/s CPU (last/first \(fixed(lastTenth / firstTenth, 2)))\n"
+            + "  per twentieth of the batches (k docs/s CPU): \(twentieths.map(String.init).joined(separator: " "))"
     }
 }
 
@@ -185,9 +200,14 @@ private func bulkInsert(
     let firstNanos = durations.prefix(tenth).reduce(0, +)
     let lastNanos = durations.suffix(tenth).reduce(0, +)
     let docsPerTenth = Double(tenth * batchSize)
+    let twentieth = max(1, batches / 20)
+    let twentieths = stride(from: 0, to: durations.count, by: twentieth).map { start in
+        let slice = durations[start..<min(start + twentieth, durations.count)]
+        return Int(Double(slice.count * batchSize) / (Double(max(1, slice.reduce(0, +))) / 1e9) / 1000)
+    }
     return InsertFigures(
         total: keys.count, seconds: seconds, cpuSeconds: cpuSeconds, firstTenth: docsPerTenth / (Double(firstNanos) / 1e9),
-        lastTenth: docsPerTenth / (Double(lastNanos) / 1e9))
+        lastTenth: docsPerTenth / (Double(lastNanos) / 1e9), twentieths: twentieths)
 }
 
 /// `value` with `digits` decimals (no Foundation).

@@ -37,6 +37,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "snapshot", summary: "export/import of 1M ~1 KB docs (100k small with --quick)") {
         runSnapshotBenchmark(quick: $0.quick)
     },
+    BenchmarkScenario(name: "snapshot-import", summary: "import of SNAPSHOT_BENCH_IMPORT_DIR in this process (run by snapshot)") { _ in
+        runSnapshotImportBenchmark()
+    },
 ]
 
 let options = BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))

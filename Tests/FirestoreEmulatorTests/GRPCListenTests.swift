@@ -42,27 +42,37 @@ struct GRPCListenTests {
         }
     }
 
-    static func addDocuments(_ client: GRPCTestClient, id: Int32, _ paths: [String]) -> [UInt8] {
+    /// A Listen call as the owner on a fresh test database, and the writer collecting its responses.
+    /// The caller ends it (`defer { call.cancelled() }`).
+    static func listen() -> (GRPCTestClient, CollectingWriter, FirestoreListenCall) {
+        let client = GRPCTestClient()
+        let writer = CollectingWriter()
+        return (client, writer, FirestoreListenCall(service: client.service, caller: .owner, writer: writer))
+    }
+
+    /// A ListenRequest (database, field 1) adding one target (field 2) whose fields `target` writes.
+    static func addTarget(_ client: GRPCTestClient, _ target: (inout ProtoWriter) -> Void) -> [UInt8] {
         var w = ProtoWriter()
         w.string(1, client.database)
-        w.message(2) { t in
-            t.message(3) { d in for p in paths { d.string(2, client.root + "/" + p) } }
-            t.int32(5, id)
-        }
+        w.message(2, target)
         return w.bytes
     }
 
+    static func addDocuments(_ client: GRPCTestClient, id: Int32, _ paths: [String]) -> [UInt8] {
+        addTarget(client) { t in
+            t.message(3) { d in for p in paths { d.string(2, client.root + "/" + p) } }
+            t.int32(5, id)
+        }
+    }
+
     static func addQuery(_ client: GRPCTestClient, id: Int32, collection: String) -> [UInt8] {
-        var w = ProtoWriter()
-        w.string(1, client.database)
-        w.message(2) { t in
+        addTarget(client) { t in
             t.message(2) { q in
                 q.string(1, client.root)
                 q.message(2) { $0.message(2) { $0.string(2, collection) } }
             }
             t.int32(5, id)
         }
-        return w.bytes
     }
 
     /// Waits until `writer` holds at least `count` messages (the worker runs asynchronously).
@@ -72,10 +82,8 @@ struct GRPCListenTests {
     }
 
     @Test func queryTargetGetsInitialSnapshotThenChanges() async throws {
-        let client = GRPCTestClient()
+        let (client, writer, call) = Self.listen()
         client.set([("c/a", ["n": .integer(1)])])
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
         defer { call.cancelled() }
         call.received(Self.addQuery(client, id: 0x5079, collection: "c"))
         let initial = try await Self.responses(writer, count: 4)
@@ -99,9 +107,7 @@ struct GRPCListenTests {
     }
 
     @Test func documentTargetForMissingDocumentThenDelete() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(Self.addDocuments(client, id: 2, ["c/d"]))
         #expect(try await Self.responses(writer, count: 3) == [
@@ -119,9 +125,7 @@ struct GRPCListenTests {
     }
 
     @Test func removeTargetAnswersRemoveAndStopsChanges() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(Self.addQuery(client, id: 4, collection: "c"))
         _ = try await Self.responses(writer, count: 3)
@@ -136,35 +140,27 @@ struct GRPCListenTests {
     }
 
     @Test func resumedTargetIsResetFirst() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
-        var w = ProtoWriter()
-        w.string(1, client.database)
-        w.message(2) { t in
-            t.message(3) { $0.string(2, client.root + "/c/a") }
-            t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 1])
-            t.int32(5, 6)
-        }
-        call.received(w.bytes)
+        call.received(
+            Self.addTarget(client) { t in
+                t.message(3) { $0.string(2, client.root + "/c/a") }
+                t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 1])
+                t.int32(5, 6)
+            })
         let responses = try await Self.responses(writer, count: 2)
         #expect(Array(responses.prefix(2)) == [.target(type: 1, ids: [6], hasReadTime: false), .target(type: 4, ids: [6], hasReadTime: false)])
     }
 
     @Test func badRequestEndsTheStreamWithInvalidArgument() {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (_, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received([0x0A, 0x03, 0x78])
         #expect(writer.status?.code == 3)
     }
 
     @Test func targetIdZeroGetsAServerAssignedId() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
         call.received(Self.addQuery(client, id: 0, collection: "c"))
         call.received(Self.addQuery(client, id: 0, collection: "d"))
@@ -174,20 +170,16 @@ struct GRPCListenTests {
     }
 
     @Test func collectionGroupTargetSeesNestedDocumentsButNotOtherCollections() async throws {
-        let client = GRPCTestClient()
-        let writer = CollectingWriter()
-        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        let (client, writer, call) = Self.listen()
         defer { call.cancelled() }
-        var w = ProtoWriter()
-        w.string(1, client.database)
-        w.message(2) { t in
-            t.message(2) { q in
-                q.string(1, client.root)
-                q.message(2) { $0.message(2) { s in s.string(2, "g"); s.bool(3, true) } }
-            }
-            t.int32(5, 8)
-        }
-        call.received(w.bytes)
+        call.received(
+            Self.addTarget(client) { t in
+                t.message(2) { q in
+                    q.string(1, client.root)
+                    q.message(2) { $0.message(2) { s in s.string(2, "g"); s.bool(3, true) } }
+                }
+                t.int32(5, 8)
+            })
         _ = try await Self.responses(writer, count: 3)
         client.set([("other/1", [:])])
         client.set([("a/1/g/x", ["v": .integer(1)])])

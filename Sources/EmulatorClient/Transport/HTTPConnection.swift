@@ -69,6 +69,7 @@ final class HTTPConnection {
     }
 
     /// Reads what has arrived (waiting up to the receive timeout); an empty slice when the peer closed.
+    /// A read that times out throws an error whose `isTimeout` is true.
     func receiveBytes(scratch: inout [UInt8]) throws(ClientTransportError) -> ArraySlice<UInt8> {
         while true {
             let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -85,26 +86,17 @@ final class HTTPConnection {
 
     /// Reads once into `parser`; returns false when the peer closed.
     func receive(into parser: inout HTTPResponseParser, scratch: inout [UInt8]) throws(ClientTransportError) -> Bool {
-        while true {
-            let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                let code = errno
-                var failure = ClientTransportError("receive failed (errno \(code))")
-                failure.isTimeout = code == EAGAIN || code == EWOULDBLOCK
-                throw failure
-            }
-            if n == 0 {
-                parser.finishAtClose()
-                return false
-            }
-            do {
-                try parser.feed(scratch[0..<n])
-            } catch {
-                throw ClientTransportError("malformed response")
-            }
-            return true
+        let bytes = try receiveBytes(scratch: &scratch)
+        if bytes.isEmpty {
+            parser.finishAtClose()
+            return false
         }
+        do {
+            try parser.feed(bytes)
+        } catch {
+            throw ClientTransportError("malformed response")
+        }
+        return true
     }
 }
 

@@ -102,6 +102,12 @@ final class WebSocketClient: @unchecked Sendable {
         try result.get()
     }
 
+    /// Changes how long each later `receive()` waits for bytes before it returns `.timeout`
+    /// (set at first by `receiveTimeoutSeconds`). Any thread may call it (setsockopt(2)).
+    func setReceiveTimeout(milliseconds: Int) {
+        connection.setReceiveTimeout(seconds: milliseconds / 1000, microseconds: milliseconds % 1000 * 1000)
+    }
+
     /// The next text message, a timeout, or the end of the connection.
     func receive() -> Event {
         while true {

@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 extension Timestamp {
     /// Parses an RFC 3339 time as the proto3 JSON mapping accepts it:
     /// `YYYY-MM-DDTHH:MM:SS[.f…]` with 0–9 fractional digits, then `Z` or `±hh:mm`.
@@ -34,7 +36,7 @@ extension Timestamp {
         i += 1
         guard let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A), let second = digits(2)
         else { return nil }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year, month),
+        guard year >= 1, CivilDate(year: year, month: month, day: day).isValid,
             hour <= 23, minute <= 59, second <= 59
         else { return nil }
         var nanos: Int64 = 0
@@ -64,7 +66,7 @@ extension Timestamp {
             return nil
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(year, month, day)
+        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         let t = Timestamp(seconds: seconds, nanos: Int32(nanos))
         return t.isValid ? t : nil
@@ -77,7 +79,7 @@ extension Timestamp {
         out.reserveCapacity(30)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (y, m, d) = Timestamp.civilFromDays(days)
+        let date = CivilDate(daysSinceEpoch: days)
         func put(_ v: Int64, _ width: Int) {
             var digits = [UInt8](repeating: 0x30, count: width)
             var v = v < 0 ? -v : v
@@ -89,8 +91,8 @@ extension Timestamp {
             }
             out.append(contentsOf: digits)
         }
-        if y < 0 { out.append(0x2D) }
-        put(y, 4); out.append(0x2D); put(m, 2); out.append(0x2D); put(d, 2)
+        if date.year < 0 { out.append(0x2D) }
+        put(date.year, 4); out.append(0x2D); put(date.month, 2); out.append(0x2D); put(date.day, 2)
         out.append(0x54)
         put(secondOfDay / 3600, 2); out.append(0x3A)
         put(secondOfDay / 60 % 60, 2); out.append(0x3A)
@@ -108,38 +110,5 @@ extension Timestamp {
         }
         out.append(0x5A)
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func isLeap(_ y: Int64) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
-
-    private static func daysInMonth(_ y: Int64, _ m: Int64) -> Int64 {
-        switch m {
-        case 2: isLeap(y) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    private static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -1,15 +1,18 @@
 import CEmulatorLinux
 import Glibc
 
-/// A new file written once, sequentially and in bulk (the entity records of an export), with
-/// direct I/O (`O_DIRECT`) where the file system allows it.
+/// A new file written once, sequentially and in bulk (the entity records of an export): its
+/// first `bufferedLimit` bytes through the page cache, the rest with direct I/O (`O_DIRECT`)
+/// where the file system allows it.
 ///
 /// Buffered writes copy every byte into freshly allocated page-cache pages and `fdatasync` then
 /// writes them out; on the benchmark machine that copy cost more than the disk (1 GB: 2.2 s
-/// buffered + 0.5 s sync, against 0.7 s direct). Here bytes are staged in one reused, page-aligned
-/// buffer and written from it in whole blocks; the tail is padded to a block, written, and the
-/// file truncated to its real size. Where `O_DIRECT` is refused (tmpfs, an odd block size) the
-/// file falls back to ordinary writes. `finish()` syncs either way.
+/// buffered + 0.5 s sync, against 0.7 s direct). Past `bufferedLimit` bytes are staged in one
+/// reused, page-aligned buffer and written from it in whole blocks; the tail is padded to a
+/// block, written, and the file truncated to its real size. A small export gains nothing from
+/// direct I/O and stays in the page cache, so importing it right after exporting reads no disk.
+/// Where `O_DIRECT` is refused (tmpfs, an odd block size) the file uses ordinary writes
+/// throughout. `finish()` syncs either way.
 ///
 /// ```swift
 /// let file = try BulkFile(path: dir + "/output-0", fileSystem: fs)
@@ -21,6 +24,9 @@ package final class BulkFile {
     static let block = 4096
     /// Bytes staged before a write.
     static let chunk = 1 << 20
+    /// Bytes written through the page cache before switching to direct I/O (a whole number of
+    /// chunks, so the switch falls on an aligned offset).
+    package static let bufferedLimit = 64 << 20
 
     package let path: String
     /// What the writer thread shares with this object.
@@ -42,6 +48,12 @@ package final class BulkFile {
         var fd: Int32
         let fault: (@Sendable (String) -> Int32?)?
         var direct: Bool
+        /// The file offset from which writes go direct (when the file system allows it).
+        let directFrom: Int
+        /// Bytes written so far (by the writer thread, then by `finish`).
+        var offset = 0
+        /// Set once the switch to direct I/O was attempted.
+        var switched = false
         let buffers: [UnsafeMutableRawPointer]
         /// Jobs by sequence number (at most three outstanding): a byte count to write from
         /// buffer `sequence % 2`, or -1 to stop.
@@ -51,11 +63,14 @@ package final class BulkFile {
         /// The first write error (errno); later writes are skipped.
         var failure: Int32 = 0
 
-        init(path: String, fd: Int32, fault: (@Sendable (String) -> Int32?)?, direct: Bool, buffers: [UnsafeMutableRawPointer]) {
+        init(
+            path: String, fd: Int32, fault: (@Sendable (String) -> Int32?)?, directFrom: Int, buffers: [UnsafeMutableRawPointer]
+        ) {
             self.path = path
             self.fd = fd
             self.fault = fault
-            self.direct = direct
+            self.direct = false
+            self.directFrom = directFrom
             self.buffers = buffers
             sem_init(filled, 0, 0)
             sem_init(free, 0, 1)
@@ -85,8 +100,15 @@ package final class BulkFile {
 
         /// Writes `count` bytes from `buffer` (retrying short writes); a direct write the file
         /// system refuses (EINVAL) is retried as an ordinary one. Returns 0 or the errno.
-        func write(_ buffer: UnsafeMutableRawPointer, count: Int) -> Int32 {
+        /// A whole chunk (`mayGoDirect`) past `directFrom` switches the file to direct I/O first.
+        func write(_ buffer: UnsafeMutableRawPointer, count: Int, mayGoDirect: Bool = true) -> Int32 {
             if let code = fault?(path) { return code }
+            if mayGoDirect && !switched && offset >= directFrom && offset % BulkFile.block == 0 {
+                // Past the buffered part: switch to direct I/O (once; stays buffered if refused).
+                switched = true
+                let flags = fcntl(fd, F_GETFL)
+                direct = flags >= 0 && fcntl(fd, F_SETFL, flags | CEMU_O_DIRECT) == 0
+            }
             var done = 0
             while done < count {
                 let n = Glibc.write(fd, buffer + done, count - done)
@@ -104,6 +126,7 @@ package final class BulkFile {
                 }
                 done += n
             }
+            offset += done
             return 0
         }
     }
@@ -111,19 +134,20 @@ package final class BulkFile {
     /// Jobs handed to the writer thread so far.
     private var posted = 0
 
-    /// Creates the file (failing if it exists).
-    package init(path: String, fileSystem: SnapshotFileSystem) throws(SnapshotError) {
+    /// Creates the file (failing if it exists). Its first `bufferedLimit` bytes (rounded down to
+    /// whole chunks) are written through the page cache; 0 makes every write direct.
+    package init(path: String, fileSystem: SnapshotFileSystem, bufferedLimit: Int = BulkFile.bufferedLimit) throws(SnapshotError) {
         self.path = path
-        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | CEMU_O_DIRECT, 0o644)
-        let direct = fd >= 0
-        if fd < 0 && errno == EINVAL { fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw SnapshotFileSystem.ioError("creating", path, errno) }
         guard let first = aligned_alloc(Self.block, Self.chunk), let second = aligned_alloc(Self.block, Self.chunk) else {
             Glibc.close(fd)
             unlink(path)
             throw SnapshotError(.io, "out of memory for a write buffer", file: path)
         }
-        shared = Shared(path: path, fd: fd, fault: fileSystem.writeFault, direct: direct, buffers: [first, second])
+        shared = Shared(
+            path: path, fd: fd, fault: fileSystem.writeFault, directFrom: max(0, bufferedLimit) / Self.chunk * Self.chunk,
+            buffers: [first, second])
     }
 
     /// Appends `bytes`; each full buffer goes to the writer thread.
@@ -194,7 +218,7 @@ package final class BulkFile {
             let buffer = shared.buffers[current]
             let padded = shared.direct ? (staged + Self.block - 1) / Self.block * Self.block : staged
             if padded > staged { (buffer + staged).initializeMemory(as: UInt8.self, repeating: 0, count: padded - staged) }
-            let code = shared.write(buffer, count: padded)
+            let code = shared.write(buffer, count: padded, mayGoDirect: false)
             if code != 0 { throw SnapshotFileSystem.ioError("writing", path, code) }
             if padded > staged, ftruncate(shared.fd, off_t(size)) != 0 { throw SnapshotFileSystem.ioError("truncating", path, errno) }
             staged = 0

@@ -10,9 +10,15 @@ import Glibc
 package struct SnapshotFileSystem: Sendable {
     /// Called before every write; a non-nil errno makes that write fail as the OS would.
     package var writeFault: (@Sendable (_ path: String) -> Int32?)?
+    /// Called before each chunk `readChunks` reads; a non-nil errno makes that read fail.
+    package var readFault: (@Sendable (_ path: String, _ offset: Int) -> Int32?)?
 
-    package init(writeFault: (@Sendable (_ path: String) -> Int32?)? = nil) {
+    package init(
+        writeFault: (@Sendable (_ path: String) -> Int32?)? = nil,
+        readFault: (@Sendable (_ path: String, _ offset: Int) -> Int32?)? = nil
+    ) {
         self.writeFault = writeFault
+        self.readFault = readFault
     }
 
     static func errnoText(_ code: Int32) -> String {
@@ -95,45 +101,23 @@ package struct SnapshotFileSystem: Sendable {
     }
 
     /// Reads `path` in chunks of `chunkSize` bytes (the last may be shorter), calling `body`
-    /// with each chunk, its offset in the file and whether it is the last one.
+    /// with each chunk, its offset in the file and whether it is the last one (an empty file
+    /// gives one empty, final chunk). A reader thread reads up to `depth - 1` chunks ahead while
+    /// `body` works (`ReadAheadFile`), so disk reads overlap decoding.
     package func readChunks(
-        _ path: String, chunkSize: Int, _ body: ([UInt8], Int, Bool) throws(SnapshotError) -> Void
+        _ path: String, chunkSize: Int, depth: Int = 3, directFrom: Int = ReadAheadFile.directFrom,
+        _ body: ([UInt8], Int, Bool) throws(SnapshotError) -> Void
     ) throws(SnapshotError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw SnapshotError(.notFound, "file does not exist", file: path) }
-            throw Self.ioError("opening", path, code)
+        let file = try ReadAheadFile(path: path, chunkSize: chunkSize, depth: depth, directFrom: directFrom, fileSystem: self)
+        defer { file.close() }
+        if file.size == 0 { return try body([], 0, true) }
+        while var chunk = try file.next() {
+            try body(chunk.bytes, chunk.offset, chunk.isFinal)
+            // Hand the only reference back, so the reader refills the buffer in place.
+            var bytes: [UInt8] = []
+            swap(&bytes, &chunk.bytes)
+            file.recycle(bytes)
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Self.ioError("stat", path, errno) }
-        let size = Int(info.st_size)
-        var offset = 0
-        // One buffer for every full chunk: the reader of a chunk has released it before the next
-        // read, so refilling it in place neither copies nor faults in fresh pages.
-        var buffer = [UInt8](repeating: 0, count: min(chunkSize, size))
-        repeat {
-            let length = min(chunkSize, size - offset)
-            if length < buffer.count { buffer.removeLast(buffer.count - length) }
-            var chunk = buffer
-            buffer = []
-            var done = 0
-            while done < length {
-                let n = chunk.withUnsafeMutableBytes { raw in
-                    pread(fd, raw.baseAddress.map { $0 + done }, length - done, off_t(offset + done))
-                }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw Self.ioError("reading", path, errno)
-                }
-                if n == 0 { throw SnapshotError(.corrupted, "file shrank while being read", file: path, offset: offset + done) }
-                done += n
-            }
-            try body(chunk, offset, offset + length >= size)
-            buffer = chunk
-            offset += length
-        } while offset < size
     }
 
     /// The absolute form of `path`, resolved against the current directory, with `.`/`..` and

@@ -23,14 +23,16 @@ struct EntityBatchDecoder<Prepared> {
         offsets.append(offset)
     }
 
-    /// Decodes what is buffered, calls `body` in record order, and empties the buffer.
-    mutating func flush(file: String, _ body: (Prepared) -> Void) throws(SnapshotError) {
+    /// Decodes what is buffered, calls `body` in record order (handing each result over, not a
+    /// copy), and empties the buffer.
+    mutating func flush(file: String, _ body: (consuming Prepared) -> Void) throws(SnapshotError) {
         guard !records.isEmpty else { return }
         let job = Job(records: records, transform: transform)
         records.removeAll(keepingCapacity: true)
         job.runOnTwoThreads()
-        for index in job.results.indices {
-            switch job.results[index] {
+        var results = job.takeResults()
+        for index in results.indices {
+            switch results[index].take() {
             case .success(let prepared)?: body(prepared)
             case .failure(let error)?:
                 throw SnapshotError(
@@ -75,6 +77,13 @@ private final class Job<Prepared>: EntityJobBase, @unchecked Sendable {
     }
 
     override func runSecondHalf() { run(records.count / 2..<records.count) }
+
+    /// Moves the results out (after `runOnTwoThreads`), so they are not copied and released twice.
+    func takeResults() -> [Result<Prepared, ProtoReader.Failure>?] {
+        var taken: [Result<Prepared, ProtoReader.Failure>?] = []
+        swap(&taken, &results)
+        return taken
+    }
 
     func runOnTwoThreads() {
         var thread = pthread_t()

@@ -156,30 +156,34 @@ extension EntityProto {
         /// Appends the ValueCodec map body: varint count, then per field (sorted by name bytes,
         /// the last of equal names winning) varint length, name, value.
         func encode(into out: inout [UInt8]) {
-            var order = Array(names.indices)
             var sorted = true
             var i = 1
             while i < names.count {
                 if UTF8Order.compare(name(i - 1), name(i)) >= 0 { sorted = false; break }
                 i += 1
             }
-            if !sorted {
-                order.sort { a, b in
-                    let c = UTF8Order.compare(name(a), name(b))
-                    return c != 0 ? c < 0 : a < b
-                }
-                var unique: [Int] = []
-                for i in order {
-                    if let last = unique.last, UTF8Order.compare(name(last), name(i)) == 0 { unique[unique.count - 1] = i } else { unique.append(i) }
-                }
-                order = unique
+            if sorted {
+                // The usual case (exports write properties in name order): no index array.
+                appendVarint(UInt64(names.count), &out)
+                for i in names.indices { appendField(i, &out) }
+                return
             }
-            appendVarint(UInt64(order.count), &out)
+            let order = names.indices.sorted { a, b in
+                let c = UTF8Order.compare(name(a), name(b))
+                return c != 0 ? c < 0 : a < b
+            }
+            var unique: [Int] = []
             for i in order {
-                appendVarint(UInt64(names[i].count), &out)
-                out.append(contentsOf: name(i))
-                appendValue(i, &out)
+                if let last = unique.last, UTF8Order.compare(name(last), name(i)) == 0 { unique[unique.count - 1] = i } else { unique.append(i) }
             }
+            appendVarint(UInt64(unique.count), &out)
+            for i in unique { appendField(i, &out) }
+        }
+
+        private func appendField(_ i: Int, _ out: inout [UInt8]) {
+            appendVarint(UInt64(names[i].count), &out)
+            out.append(contentsOf: name(i))
+            appendValue(i, &out)
         }
 
         func appendValue(_ i: Int, _ out: inout [UInt8]) {

@@ -122,7 +122,7 @@ package struct FirestoreExportReader {
     ) throws(SnapshotError) {
         if let stamp, let times = DocumentTimesFile.read(for: file, fileSystem: fileSystem) {
             var index = 0
-            return try readEntities(file, transform) { (prepared: Prepared) in
+            return try readEntities(file, transform) { (prepared: consuming Prepared) in
                 var stamped = prepared
                 if index < times.count { stamp(&stamped, times[index].0, times[index].1) }
                 index += 1
@@ -134,7 +134,7 @@ package struct FirestoreExportReader {
 
     private func readEntities<Prepared>(
         _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
-        _ body: (Prepared) -> Void
+        _ body: (consuming Prepared) -> Void
     ) throws(SnapshotError) {
         // Streamed in 4 MiB chunks (whole 32 KiB blocks): a 1 GB export never sits in memory at once.
         var batch = EntityBatchDecoder(transform: transform)

@@ -50,21 +50,9 @@ extension FirestoreGRPC {
         }
         let p = try DocumentName.parent(parent)
         let database = DatabaseID(project: p.projectID, database: p.databaseID)
-        var orders: [StructuredQuery.Order] = []
-        for part in orderBy.split(separator: ",") {
-            let words = part.split(separator: " ", omittingEmptySubsequences: true)
-            guard let first = words.first, words.count <= 2 else { throw .invalidArgument("Invalid order_by \"\(orderBy)\".") }
-            let direction: StructuredQuery.Direction
-            switch words.count == 2 ? words[1].lowercased() : "asc" {
-            case "asc": direction = .ascending
-            case "desc": direction = .descending
-            default: throw .invalidArgument("Invalid order_by \"\(orderBy)\".")
-            }
-            orders.append(.init(try FieldPath(parsing: String(first)), direction))
-        }
         let result = try service.listDocuments(
             database, parent: p.path, collectionID: collectionID, pageSize: pageSize, pageToken: pageToken,
-            orderBy: orders, mask: mask, showMissing: showMissing, consistency: try consistency.value, caller: caller)
+            orderBy: try StructuredQuery.Order.list(parsing: orderBy), mask: mask, showMissing: showMissing, consistency: try consistency.value, caller: caller)
         return Self.encode { w in
             for d in result.documents {
                 w.message(1) { m in

@@ -60,20 +60,7 @@ extension FirestoreREST {
             guard let n = Int(s) else { throw .invalidArgument("Invalid value for pageSize: \"\(s)\".") }
             pageSize = n
         }
-        var orderBy: [StructuredQuery.Order] = []
-        if let s = Self.param(params, "orderBy") {
-            for part in s.split(separator: ",") {
-                let words = part.split(separator: " ", omittingEmptySubsequences: true)
-                guard let first = words.first, words.count <= 2 else { throw .invalidArgument("Invalid order_by \"\(s)\".") }
-                let direction: StructuredQuery.Direction
-                switch words.count == 2 ? words[1].lowercased() : "asc" {
-                case "asc": direction = .ascending
-                case "desc": direction = .descending
-                default: throw .invalidArgument("Invalid order_by \"\(s)\".")
-                }
-                orderBy.append(.init(try FieldPath(parsing: String(first)), direction))
-            }
-        }
+        let orderBy = try StructuredQuery.Order.list(parsing: Self.param(params, "orderBy") ?? "")
         let showMissing = Self.param(params, "showMissing") == "true"
         let result = try service.listDocuments(
             path.database, parent: parent, collectionID: collectionID, pageSize: pageSize,

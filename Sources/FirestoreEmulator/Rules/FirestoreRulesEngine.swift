@@ -39,7 +39,9 @@ package enum FirestoreRulesEngine {
     }
 
     static func gate(_ ruleset: FirestoreRuleset, logger: Logger? = nil) -> FirestoreRulesGate {
-        FirestoreRulesGate(readsStoredFields: ruleset.readsResource, decidingBatch: { accesses, before, after in
+        FirestoreRulesGate(
+            readsStoredFields: ruleset.readsResource, decidesWritesWithoutExistence: ruleset.decidesWritesWithoutExistence,
+            decidingBatch: { accesses, before, after in
             guard let first = accesses.first else { return nil }
             // The writes of a batch come from one caller: decode and convert its token once.
             let shared: FirestoreRulesAuth?
@@ -48,7 +50,13 @@ package enum FirestoreRulesEngine {
             case .failure(let error): return error
             }
             var perAccess: [FirestoreRulesAuth?] = []
-            if accesses.contains(where: { $0.caller != first.caller }) {
+            // Index the array: a `contains` closure would copy every access.
+            var mixed = false
+            for i in accesses.indices where accesses[i].caller != first.caller {
+                mixed = true
+                break
+            }
+            if mixed {
                 for access in accesses {
                     switch auth(access.caller) {
                     case .success(let prepared): perAccess.append(prepared)
@@ -60,9 +68,17 @@ package enum FirestoreRulesEngine {
                 withoutActuallyEscaping(after) { after in
                     let source = LookupSource(database: first.database, before: before, after: after)
                     // Read each access in place: an array subscript would copy it per write.
+                    var existence = ExistenceResolver()
+                    // A batch is in one database (as `source` assumes too).
+                    let prefix = ["databases", first.database.database, "documents"]
                     let decision = accesses.withUnsafeBufferPointer { accesses in
-                        ruleset.evaluateBatch(count: accesses.count, data: source) { i in
-                            request(accesses[i], auth: perAccess.isEmpty ? shared : perAccess[i])
+                        ruleset.evaluateBatch(
+                            count: accesses.count, data: source,
+                            resolveMethod: { i in existence.method(of: i, in: accesses, before: before) }
+                        ) { i in
+                            request(
+                                accesses.baseAddress.unsafelyUnwrapped + i, auth: perAccess.isEmpty ? shared : perAccess[i],
+                                prefix: prefix)
                         }
                     }
                     if let logger {
@@ -90,17 +106,16 @@ package enum FirestoreRulesEngine {
         }
     }
 
-    /// The rules request for one access by a caller already converted. Documents are read in
-    /// place: rules convert only the fields they touch.
-    static func request(_ access: borrowing FirestoreAccess, auth: FirestoreRulesAuth?) -> FirestoreRulesRequest {
-        var segments: [String] = []
-        segments.reserveCapacity(3 + access.path.segments.count)
-        segments.append("databases")
-        segments.append(access.database.database)
-        segments.append("documents")
-        segments.append(contentsOf: access.path.segments)
+    /// The rules request for the access at `access` by a caller already converted, with
+    /// `prefix` = `["databases", database, "documents"]` built once per batch. Read through the
+    /// pointer field by field (copying a whole access costs more than building the request);
+    /// documents are read in place: rules convert only the fields they touch.
+    static func request(
+        _ access: UnsafePointer<FirestoreAccess>, auth: FirestoreRulesAuth?, prefix: [String]
+    ) -> FirestoreRulesRequest {
+        let segments = prefix + access.pointee.path.segments
         let method: FirestoreRulesMethod =
-            switch access.method {
+            switch access.pointee.method {
             case .get: .get
             case .list: .list
             case .create: .create
@@ -108,11 +123,12 @@ package enum FirestoreRulesEngine {
             case .delete: .delete
             }
         return FirestoreRulesRequest(
-            method: method, segments: segments, projectID: access.database.project, auth: auth,
-            time: RulesTimestamp(Timestamp(microseconds: access.time)),
-            resource: access.resource.map { RulesDocument(segments: segments, fields: $0.fields) },
-            newResource: access.requestResource.map { RulesDocument(segments: segments, fields: $0) },
-            query: access.query.map(rulesQuery), isCollectionGroup: access.isCollectionGroup)
+            method: method, segments: segments, projectID: access.pointee.database.project, auth: auth,
+            time: RulesTimestamp(Timestamp(microseconds: access.pointee.time)),
+            resource: access.pointee.resource.map { RulesDocument(segments: segments, fields: $0.fields) },
+            newResource: access.pointee.requestResource.map { RulesDocument(segments: segments, fields: $0) },
+            query: access.pointee.query.map(rulesQuery), isCollectionGroup: access.pointee.isCollectionGroup,
+            existenceUnknown: access.pointee.existenceUnknown)
     }
 
     /// Tokens already decoded and converted: clients send the same ID token with every request

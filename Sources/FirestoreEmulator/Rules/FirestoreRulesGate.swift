@@ -50,10 +50,15 @@ package struct FirestoreAccess: Sendable {
     package var isCollectionGroup: Bool
     /// `request.time` (µs): the commit time of a write, the read time of a read.
     package var time: Int64
+    /// A plain set whose document was not looked up (the gate said it need not be): `method`
+    /// is `.update` as a placeholder and `resource` is nil. Whether it creates or updates
+    /// follows from the batch's earlier writes to the same path and the state before the batch.
+    package var existenceUnknown = false
 
     package init(
         method: Method, database: DatabaseID, path: ResourcePath, caller: FirestoreCaller, resource: StoredDocument? = nil,
-        requestResource: ValueMap? = nil, query: StructuredQuery? = nil, isCollectionGroup: Bool = false, time: Int64
+        requestResource: ValueMap? = nil, query: StructuredQuery? = nil, isCollectionGroup: Bool = false, time: Int64,
+        existenceUnknown: Bool = false
     ) {
         self.method = method
         self.database = database
@@ -64,6 +69,7 @@ package struct FirestoreAccess: Sendable {
         self.query = query
         self.isCollectionGroup = isCollectionGroup
         self.time = time
+        self.existenceUnknown = existenceUnknown
     }
 }
 
@@ -83,6 +89,10 @@ package struct FirestoreRulesGate: Sendable {
     /// False when the rules never read a stored document's fields (`resource`): writes may then
     /// hand over accesses whose `resource` has empty fields, and skip decoding them.
     package let readsStoredFields: Bool
+    /// True when the gate decides a plain set without knowing whether its document exists
+    /// (it works that out itself when a rule needs it): writes may then skip the lookup and hand
+    /// over accesses with ``FirestoreAccess/existenceUnknown``.
+    package let decidesWritesWithoutExistence: Bool
 
     /// A gate from a yes/no decision per access; a denial is PERMISSION_DENIED
     /// "Missing or insufficient permissions.".
@@ -95,24 +105,27 @@ package struct FirestoreRulesGate: Sendable {
         }
         self.allowsEverything = false
         self.readsStoredFields = true
+        self.decidesWritesWithoutExistence = false
     }
 
     /// A gate that decides whole batches: nil allows, otherwise the error to return (a denial, or
     /// a bad token). `readsStoredFields: false` promises that `decide` never reads the fields of
     /// an access's `resource`.
     package init(
-        readsStoredFields: Bool = true,
+        readsStoredFields: Bool = true, decidesWritesWithoutExistence: Bool = false,
         decidingBatch decide: @escaping @Sendable ([FirestoreAccess], _ before: Lookup, _ after: Lookup) -> EmulatorError?
     ) {
         self.decide = decide
         self.allowsEverything = false
         self.readsStoredFields = readsStoredFields
+        self.decidesWritesWithoutExistence = decidesWritesWithoutExistence
     }
 
     private init(allowingEverything: ()) {
         self.decide = { _, _, _ in nil }
         self.allowsEverything = true
         self.readsStoredFields = false
+        self.decidesWritesWithoutExistence = true
     }
 
     /// Allows every access.
@@ -139,7 +152,13 @@ package struct FirestoreRulesGate: Sendable {
     /// Throws unless every write of a batch is allowed.
     func checkBatch(_ accesses: [FirestoreAccess], before: Lookup, after: Lookup) throws(EmulatorError) {
         if allowsEverything || accesses.isEmpty { return }
-        let checked = accesses.contains { $0.caller == .owner } ? accesses.filter { $0.caller != .owner } : accesses
+        // Index the array: a `contains` closure would copy every access.
+        var anyOwner = false
+        for i in accesses.indices where accesses[i].caller == .owner {
+            anyOwner = true
+            break
+        }
+        let checked = anyOwner ? accesses.filter { $0.caller != .owner } : accesses
         if let error = decide(checked, before, after) { throw error }
     }
 }

@@ -87,11 +87,14 @@ extension FirestoreService {
         for w in writes {
             let path = w.name.path
             results.append(
-                try WriteApplier.apply(w, to: &buffer, authorizeReadsFields: gate.readsStoredFields) { (method, old, new) throws(EmulatorError) in
+                try WriteApplier.apply(
+                    w, to: &buffer, authorizeReadsFields: gate.readsStoredFields,
+                    authorizeWithoutExistence: gate.decidesWritesWithoutExistence
+                ) { (method, old, new) throws(EmulatorError) in
                     accesses.append(
                         FirestoreAccess(
-                            method: method, database: database, path: path, caller: caller, resource: old,
-                            requestResource: new, time: commitTime))
+                            method: method ?? .update, database: database, path: path, caller: caller, resource: old,
+                            requestResource: new, time: commitTime, existenceUnknown: method == nil))
                 })
         }
         try gate.checkBatch(

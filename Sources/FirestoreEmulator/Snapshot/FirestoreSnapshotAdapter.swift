@@ -13,21 +13,16 @@ package enum FirestoreSnapshotAdapter {
 
     /// Calls `body` for every document in `snapshot` (every project and database), in key order.
     /// Documents that exist only as parents of others are not stored, so not exported.
-    /// Throws the first error `body` throws, or `DATA_LOSS` for a stored value that does not decode.
+    /// Throws the first error `body` throws; a stored value that does not decode is skipped.
     package static func exportDocuments<Failure: Error>(
         from snapshot: StorageSnapshot,
         _ body: (DatabaseID, ResourcePath, ValueMap) throws(Failure) -> Void
     ) throws(Failure) {
-        for namespace in snapshot.namespaces where namespace.name.hasPrefix(prefix) {
-            let parts = namespace.name.dropFirst(prefix.count).split(separator: "/", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            let database = DatabaseID(project: String(parts[0]), database: String(parts[1]))
-            for entry in snapshot.scan(namespace) where entry.key.depth % 2 == 0 {
-                // Values were encoded by this emulator; one that does not decode is skipped
-                // rather than failing the whole export.
-                guard let fields = try? ValueCodec.decode(entry.value) else { continue }
-                try body(database, ResourcePath(segments: entry.key.segments), fields)
-            }
+        try exportStoredDocuments(from: snapshot) { (database, path, entry) throws(Failure) in
+            // Values were encoded by this emulator; one that does not decode is skipped
+            // rather than failing the whole export.
+            guard let fields = try? ValueCodec.decode(entry.value) else { return }
+            try body(database, path, fields)
         }
     }
 

@@ -60,15 +60,18 @@ enum WriteApplier {
         }
     }
 
-    /// Applies one write to the buffer and returns its result.
-    typealias Authorize = (FirestoreAccess.Method, StoredDocument?, ValueMap?) throws(EmulatorError) -> Void
+    /// Asked with the method (nil: a create or an update, the document was not looked up), the
+    /// document before and the fields after.
+    typealias Authorize = (FirestoreAccess.Method?, StoredDocument?, ValueMap?) throws(EmulatorError) -> Void
 
     /// Applies one write to the buffer and returns its result. `authorize` (rules) is asked with
     /// the method, the document before and the fields after, before anything is written.
     /// `authorizeReadsFields: false` (rules that never read `resource`) lets a plain set pass
-    /// the stored document to `authorize` without decoding its fields.
+    /// the stored document to `authorize` without decoding its fields;
+    /// `authorizeWithoutExistence: true` lets it skip the lookup and pass a nil method.
     static func apply(
-        _ write: Write, to buffer: inout CommitBuffer, authorizeReadsFields: Bool = true, authorize: Authorize?
+        _ write: Write, to buffer: inout CommitBuffer, authorizeReadsFields: Bool = true,
+        authorizeWithoutExistence: Bool = false, authorize: Authorize?
     ) throws(EmulatorError) -> WriteResult {
         let name = write.name
         let path = name.path
@@ -82,6 +85,10 @@ enum WriteApplier {
             // A plain set under rules: read the stored document once for `resource` and
             // create-or-update, and reuse its storage key for the write.
             let key = DatabaseView<CommitBuilder>.key(path)
+            if authorizeWithoutExistence {
+                try authorize(nil, nil, input)
+                return WriteResult(updateTime: try buffer.set(path, key: key, fields: input))
+            }
             let current = try buffer.document(path, key: key, decodingFields: authorizeReadsFields)
             try authorize(current == nil ? .create : .update, current, input)
             return WriteResult(updateTime: try buffer.set(path, key: key, fields: input))

@@ -42,6 +42,11 @@ package struct FirestoreRulesRequest: Sendable {
     package var query: RulesQuery?
     /// A collection-group query: `path` ends with the collection id, any parent may match.
     package var isCollectionGroup: Bool
+    /// A write whose method (`create` or `update`) was not decided because the emulator did not
+    /// look whether the document exists: `method` is a placeholder, `resource` must be nil and
+    /// the batch evaluator asks its `resolveMethod` when a rule or a denial needs the real one.
+    /// Only for rulesets whose ``FirestoreRuleset/decidesWritesWithoutExistence`` is true.
+    package var existenceUnknown = false
 
     package init(
         method: FirestoreRulesMethod, path: String, projectID: String = "demo-project", auth: AuthContext? = nil,
@@ -60,9 +65,10 @@ package struct FirestoreRulesRequest: Sendable {
     package init(
         method: FirestoreRulesMethod, segments: [String], projectID: String, auth: FirestoreRulesAuth?,
         time: RulesTimestamp, resource: RulesDocument? = nil, newResource: RulesDocument? = nil,
-        query: RulesQuery? = nil, isCollectionGroup: Bool = false
+        query: RulesQuery? = nil, isCollectionGroup: Bool = false, existenceUnknown: Bool = false
     ) {
         self.method = method
+        self.existenceUnknown = existenceUnknown
         self.segments = segments
         self.projectID = projectID
         self.preparedAuth = auth

@@ -6,6 +6,43 @@ extension FirestoreRuleset {
         } || reads(slot: 1, root)
     }
 
+    /// Whether any condition or function of these rules can read `request.method`: `request` used
+    /// other than as the base of a member other than `method` counts (`request['method']`,
+    /// `debug(request)`, `f(request)`).
+    static func readsRequestMethod(root: FirestoreMatch, functions: [FirestoreFunction]) -> Bool {
+        functions.contains { function in
+            function.lets.contains { readsMethod($0.1) } || readsMethod(function.body)
+        } || readsMethod(root)
+    }
+
+    private static func readsMethod(_ block: FirestoreMatch) -> Bool {
+        block.allows.contains { $0.condition.map(readsMethod) ?? false } || block.children.contains(where: readsMethod)
+    }
+
+    private static func readsMethod(_ e: FirestoreExpression) -> Bool {
+        switch e {
+        case .member(.local(0), let name): name == "method"
+        case .local(let s): s == 0
+        case .literal, .identifier, .unresolved: false
+        case .member(let base, _), .not(let base), .negate(let base), .isType(let base, _): readsMethod(base)
+        case .index(let a, let b), .binary(_, let a, let b), .and(let a, let b), .or(let a, let b):
+            readsMethod(a) || readsMethod(b)
+        case .slice(let base, let from, let to):
+            readsMethod(base) || from.map(readsMethod) == true || to.map(readsMethod) == true
+        case .call(_, let arguments), .userCall(_, let arguments), .builtin(_, let arguments), .list(let arguments):
+            arguments.contains(where: readsMethod)
+        case .method(let receiver, _, let arguments):
+            readsMethod(receiver) || arguments.contains(where: readsMethod)
+        case .conditional(let c, let a, let b): readsMethod(c) || readsMethod(a) || readsMethod(b)
+        case .map(let entries): entries.contains { readsMethod($0.0) || readsMethod($0.1) }
+        case .path(let parts):
+            parts.contains {
+                if case .interpolated(let inner) = $0 { return readsMethod(inner) }
+                return false
+            }
+        }
+    }
+
     private static func reads(slot: Int, _ block: FirestoreMatch) -> Bool {
         block.allows.contains { $0.condition.map { reads(slot: slot, $0) } ?? false }
             || block.children.contains { reads(slot: slot, $0) }

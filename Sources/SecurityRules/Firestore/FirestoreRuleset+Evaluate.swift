@@ -6,7 +6,8 @@ extension FirestoreRuleset {
     /// `false for 'update' @ L5, Null value error. for 'update' @ L9`.
     package func evaluate(_ request: FirestoreRulesRequest, data: any FirestoreRulesDataSource) -> RulesDecision {
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: request.projectID)
-        return evaluate(request, with: &evaluator)
+        var matches: FirestoreMatchCache?
+        return evaluate(request, with: &evaluator, resolveMethod: nil, index: 0, matches: &matches, cachesMatches: false)
     }
 
     /// Checks every write of a batch or transaction: all must be allowed. `getAfter` sees the
@@ -16,19 +17,24 @@ extension FirestoreRuleset {
     }
 
     /// ``evaluateBatch(_:data:)`` over `count` requests built one at a time by `request(i)`, so
-    /// that a large batch never holds them all.
+    /// that a large batch never holds them all. `resolveMethod(i)` gives the real method
+    /// (`create` or `update`) of a request built with ``FirestoreRulesRequest/existenceUnknown``;
+    /// it is asked only when an `allow` names one of the two but not both, or to word a denial.
     package func evaluateBatch(
-        count: Int, data: any FirestoreRulesDataSource, _ request: (Int) -> FirestoreRulesRequest
+        count: Int, data: any FirestoreRulesDataSource, resolveMethod: ((Int) -> FirestoreRulesMethod)? = nil,
+        _ request: (Int) -> FirestoreRulesRequest
     ) -> RulesDecision {
         guard count > 0 else { return .allowed() }
         var next = request(0)
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: next.projectID)
         var debugOutput: [String] = []
+        var matches: FirestoreMatchCache?
         for i in 0..<count {
             if i > 0 { next = request(i) }
             evaluator.accessCallsLeftInRequest = 10
             if !evaluator.accessCache.isEmpty { evaluator.accessCache = [:] }
-            let decision = evaluate(next, with: &evaluator)
+            let decision = evaluate(
+                next, with: &evaluator, resolveMethod: resolveMethod, index: i, matches: &matches, cachesMatches: count > 1)
             if !decision.debugOutput.isEmpty {
                 debugOutput += decision.debugOutput
                 evaluator.debugOutput = []
@@ -43,20 +49,37 @@ extension FirestoreRuleset {
         var frame: [RulesValue]
     }
 
-    private func evaluate(_ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator) -> RulesDecision {
+    private func evaluate(
+        _ request: borrowing FirestoreRulesRequest, with evaluator: inout FirestoreEvaluator,
+        resolveMethod: ((Int) -> FirestoreRulesMethod)?, index: Int,
+        matches: inout FirestoreMatchCache?, cachesMatches: Bool
+    ) -> RulesDecision {
         evaluator.steps = 0
         let names = request.segments
-        let method = request.method
+        var method = request.method
+        // A create-or-update whose document was not looked up: allows naming both apply alike;
+        // the real method is asked for only when an allow names one of them, or for a denial.
+        var undecided = request.existenceUnknown && decidesWritesWithoutExistence && resolveMethod != nil
+        if request.existenceUnknown && !undecided, let resolveMethod { method = resolveMethod(index) }
+        func decide() -> FirestoreRulesMethod {
+            if undecided, let resolveMethod {
+                method = resolveMethod(index)
+                undecided = false
+            }
+            return method
+        }
         // Any parent path of a collection-group query: only a recursive wildcard can stand for it.
         let path = MatchPath(names: names, anyParentsAt: request.isCollectionGroup && names.count >= 4 ? 3 : nil, listTail: method == .list)
         // Rules that never name `resource` need not see it (slot 1 is never read).
         let resource = readsResource ? request.resource.map(FirestoreEvaluator.resourceValue) ?? .null : .null
-        var frame: [RulesValue] = [Self.requestValue(request), resource]
-        frame.reserveCapacity(8)
+        // Built on first need: a batch's kept outcomes may make it unneeded.
+        var requestValue: RulesValue?
 
         if method == .list {
+            var frame: [RulesValue] = [Self.requestValue(request), resource]
+            frame.reserveCapacity(8)
             var candidates: [Candidate] = []
-            _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+            _ = forEachAllow(tree, path, 0, &frame, .list) { allow, frame in
                 candidates.append(Candidate(allow: allow, frame: frame))
                 return false
             }
@@ -74,38 +97,113 @@ extension FirestoreRuleset {
         // Other methods: check each matching allow where it is found, in order; the first grant wins.
         var found = false
         var granted = false
-        var reasons: [String] = []
-        _ = forEachAllow(root, path, 0, &frame, method) { allow, frame in
+        var reasons: [(reason: String, line: Int)] = []
+        let methods: FirestoreMethodSet = undecided ? [.create, .update] : FirestoreMethodSet(method)
+        /// Whether `allow` applies to the method (deciding it if needed).
+        func applies(_ allow: FirestoreAllow) -> Bool {
+            // An allow for only one of create and update: from here on the real method decides.
+            if undecided, !allow.methods.isSuperset(of: [.create, .update]) { _ = decide() }
+            return undecided || allow.methods.contains(method)
+        }
+        func consider(_ allow: FirestoreAllow, _ frame: [RulesValue]) -> Bool {
+            guard applies(allow) else { return false }
+            return record(allow, Self.check(allow, frame, &evaluator))
+        }
+        func record(_ allow: FirestoreAllow, _ outcome: Outcome) -> Bool {
             found = true
-            switch Self.check(allow, frame, method, &evaluator) {
+            switch outcome {
             case .granted:
                 granted = true
                 return true
             case .denied(let reason):
-                reasons.append(reason)
+                reasons.append((reason, allow.line))
                 return false
             case .limit(let reason):
-                reasons = [reason]
+                reasons = [(reason, allow.line)]
                 return true
             }
         }
+        let id = names.last ?? ""
+        let cacheable =
+            cachesMatches && !names.isEmpty && path.anyParentsAt == nil && !isLiteral(id) && id != FirestoreMatchCache.sentinel
+        // A sibling of the last document matched in this batch: reuse its walk.
+        if cacheable, matches?.covers(names, methods) != true { matches = matchCache(names, methods) }
+        if cacheable, matches?.isUsable == true, var cache = matches {
+            matches = nil  // so that `cache` is the only reference while it is updated
+            cache.keepOutcomes(for: request.preparedAuth)
+            for k in cache.entries.indices {
+                let allow = cache.entries[k].allow
+                guard applies(allow) else { continue }
+                // A condition that reads only the caller and the parent's bindings: its outcome
+                // for an earlier sibling stands, steps included.
+                if let kept = cache.entries[k].outcome, evaluator.steps + kept.steps <= FirestoreEvaluator.stepLimit {
+                    evaluator.steps += kept.steps
+                    if record(allow, kept.granted ? .granted : .denied(kept.reason)) { break }
+                    continue
+                }
+                if requestValue == nil { requestValue = Self.requestValue(request) }
+                let frame = FirestoreMatchCache.frame(
+                    cache.entries[k], request: requestValue ?? .null, resource: resource, id: id)
+                let before = evaluator.steps
+                let outcome = Self.check(allow, frame, &evaluator)
+                if cache.entries[k].isConstant, evaluator.steps <= FirestoreEvaluator.stepLimit {
+                    switch outcome {
+                    case .granted: cache.keep((true, "", evaluator.steps - before), at: k)
+                    case .denied(let reason): cache.keep((false, reason, evaluator.steps - before), at: k)
+                    case .limit: break
+                    }
+                }
+                if record(allow, outcome) { break }
+            }
+            matches = cache
+        } else {
+            var frame: [RulesValue] = [Self.requestValue(request), resource]
+            frame.reserveCapacity(8)
+            _ = forEachAllow(tree, path, 0, &frame, methods, consider)
+        }
         if !found { return .denied(RulesDecision.noMatchingRuleMessage) }
         if granted { return .allowed(debugOutput: evaluator.debugOutput) }
-        return .denied(reasons.joined(separator: ", "), debugOutput: evaluator.debugOutput)
+        let named = decide().rawValue
+        return .denied(
+            reasons.map { "\($0.reason) for '\(named)' @ L\($0.line)" }.joined(separator: ", "), debugOutput: evaluator.debugOutput)
+    }
+
+    /// The walk for `names` with its last segment replaced by the sentinel (``FirestoreMatchCache``).
+    private func matchCache(_ names: [String], _ methods: FirestoreMethodSet) -> FirestoreMatchCache {
+        let parent = Array(names.dropLast())
+        var probe = parent
+        probe.append(FirestoreMatchCache.sentinel)
+        var usable = !parent.contains(FirestoreMatchCache.sentinel)
+        var entries: [FirestoreMatchCache.Entry] = []
+        var frame: [RulesValue] = [.null, .null]
+        _ = forEachAllow(tree, MatchPath(names: probe, anyParentsAt: nil, listTail: false), 0, &frame, methods) { allow, frame in
+            var entry = FirestoreMatchCache.Entry(allow: allow, bindings: Array(frame.dropFirst(2)), idSlots: [])
+            for (slot, value) in entry.bindings.enumerated() {
+                if case .string(let s) = value, s == FirestoreMatchCache.sentinel {
+                    entry.idSlots.append(slot)
+                } else if FirestoreMatchCache.mentionsSentinel(value) {
+                    usable = false
+                }
+            }
+            if let condition = allow.condition {
+                entry.isConstant = readsOnlyAuthAndBindings(condition, excluding: entry.idSlots.map { $0 + 2 })
+            }
+            entries.append(entry)
+            return false
+        }
+        return FirestoreMatchCache(parent: parent, methods: methods, entries: entries, isUsable: usable)
     }
 
     private enum Outcome {
         case granted
-        /// `false for 'update' @ L5`
+        /// `false` (the caller appends ` for 'update' @ L5`)
         case denied(String)
         /// A document-access limit was exceeded: the request is denied outright.
         case limit(String)
     }
 
     /// Evaluates one allow's condition in `frame`.
-    private static func check(
-        _ allow: FirestoreAllow, _ frame: [RulesValue], _ method: FirestoreRulesMethod, _ evaluator: inout FirestoreEvaluator
-    ) -> Outcome {
+    private static func check(_ allow: FirestoreAllow, _ frame: [RulesValue], _ evaluator: inout FirestoreEvaluator) -> Outcome {
         guard let condition = allow.condition else { return .granted }
         let reason: String
         do throws(RulesEvaluationError) {
@@ -117,8 +215,8 @@ extension FirestoreRuleset {
         } catch {
             reason = error.message
         }
-        if let limit = evaluator.accessLimitMessage { return .limit("\(limit) for '\(method.rawValue)' @ L\(allow.line)") }
-        return .denied("\(reason) for '\(method.rawValue)' @ L\(allow.line)")
+        if let limit = evaluator.accessLimitMessage { return .limit(limit) }
+        return .denied(reason)
     }
 
     private func firstGrant(
@@ -129,10 +227,10 @@ extension FirestoreRuleset {
         for candidate in candidates {
             var frame = candidate.frame
             frame[1] = replacingResource
-            switch Self.check(candidate.allow, frame, method, &evaluator) {
+            switch Self.check(candidate.allow, frame, &evaluator) {
             case .granted: return (true, [])
-            case .denied(let reason): reasons.append(reason)
-            case .limit(let reason): return (false, [reason])
+            case .denied(let reason): reasons.append("\(reason) for '\(method.rawValue)' @ L\(candidate.allow.line)")
+            case .limit(let reason): return (false, ["\(reason) for '\(method.rawValue)' @ L\(candidate.allow.line)"])
             }
         }
         return (false, reasons)
@@ -155,6 +253,16 @@ extension FirestoreRuleset {
 
         var count: Int { names.count + (anyParentsAt == nil ? 0 : 1) + (listTail ? 1 : 0) }
 
+        /// Whether segment `index` is the name `text`.
+        func segment(_ index: Int, equals text: String) -> Bool {
+            var i = index
+            if let at = anyParentsAt {
+                if i == at { return false }
+                if i > at { i -= 1 }
+            }
+            return i < names.count && names[i] == text
+        }
+
         func segment(_ index: Int) -> Segment {
             var i = index
             if let at = anyParentsAt {
@@ -165,56 +273,59 @@ extension FirestoreRuleset {
         }
     }
 
-    /// Calls `visit` with every allow for `method` in blocks below `block` whose full pattern
+    /// Calls `visit` with every allow for `methods` in blocks below `block` whose full pattern
     /// matches `path` from segment `start`, in order, with the frame of its bindings; stops (and
     /// returns true) as soon as `visit` returns true. `frame` is restored on return.
     private func forEachAllow(
-        _ block: borrowing FirestoreMatch, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue],
-        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+        _ block: FirestoreMatchNode, _ path: MatchPath, _ start: Int, _ frame: inout [RulesValue],
+        _ methods: FirestoreMethodSet, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
     ) -> Bool {
-        for i in block.children.indices where match(block.children[i], 0, path, start, &frame, method, visit) {
-            return true
+        for child in block.children where !child.methodsBelow.isDisjoint(with: methods) {
+            if match(child, 0, path, start, &frame, methods, visit) { return true }
         }
         return false
     }
 
-    /// Matches `child.pattern[p...]` against `path[s...]`; where the pattern ends, visits the
+    /// Matches `child`'s pattern from `p` against `path[s...]`; where the pattern ends, visits the
     /// child's allows (when the path ends there too) and descends into its blocks.
     private func match(
-        _ child: borrowing FirestoreMatch, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
-        _ method: FirestoreRulesMethod, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
+        _ child: FirestoreMatchNode, _ p: Int, _ path: MatchPath, _ s: Int, _ frame: inout [RulesValue],
+        _ methods: FirestoreMethodSet, _ visit: (FirestoreAllow, [RulesValue]) -> Bool
     ) -> Bool {
-        guard p < child.pattern.count else {
+        var p = p
+        var s = s
+        // Literals consume no frame slot: compare them in a loop.
+        while p < child.kinds.count, child.kinds[p] == .literal {
+            guard s < path.count, path.segment(s, equals: child.texts[p]) else { return false }
+            p += 1
+            s += 1
+        }
+        guard p < child.kinds.count else {
             if s == path.count {
-                for i in child.allows.indices where child.allows[i].methods.contains(method) && visit(child.allows[i], frame) {
-                    return true
+                for i in child.allowMethods.indices where !child.allowMethods[i].isDisjoint(with: methods) {
+                    if visit(child.allows[i], frame) { return true }
                 }
             }
-            return forEachAllow(child, path, s, &frame, method, visit)
+            return forEachAllow(child, path, s, &frame, methods, visit)
         }
-        switch child.pattern[p] {
-        case .literal(let text):
-            guard s < path.count, case .name(let segment) = path.segment(s), segment == text else { return false }
-            return match(child, p + 1, path, s + 1, &frame, method, visit)
-        case .single(let name):
+        if child.kinds[p] == .single {
             guard s < path.count else { return false }
             switch path.segment(s) {
             case .name(let segment): frame.append(.string(segment))
             case .anyParents: return false
-            case .unbound: frame.append(.unbound("Variable \(name) is not bound for a list request."))
+            case .unbound: frame.append(.unbound("Variable \(child.texts[p]) is not bound for a list request."))
             }
             defer { frame.removeLast() }
-            return match(child, p + 1, path, s + 1, &frame, method, visit)
-        case .recursive(let name):
-            let minimum = version >= 2 ? 0 : 1
-            let remaining = path.count - s
-            for count in (p + 1 == child.pattern.count ? remaining : 0)...remaining where count >= minimum {
-                frame.append(recursiveBinding(name, path, s, s + count))
-                defer { frame.removeLast() }
-                if match(child, p + 1, path, s + count, &frame, method, visit) { return true }
-            }
-            return false
+            return match(child, p + 1, path, s + 1, &frame, methods, visit)
         }
+        let minimum = version >= 2 ? 0 : 1
+        let remaining = path.count - s
+        for count in (p + 1 == child.kinds.count ? remaining : 0)...remaining where count >= minimum {
+            frame.append(recursiveBinding(child.texts[p], path, s, s + count))
+            defer { frame.removeLast() }
+            if match(child, p + 1, path, s + count, &frame, methods, visit) { return true }
+        }
+        return false
     }
 
     /// What `{name=**}` binds to `path[from..<to]`: a path (v2) or a string (v1), unbound when

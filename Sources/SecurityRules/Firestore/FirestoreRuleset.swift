@@ -8,6 +8,12 @@
 /// ```
 package struct FirestoreRuleset: Sendable {
     let root: FirestoreMatch
+    /// `root`, as evaluation walks it.
+    let tree: FirestoreMatchNode
+    /// Every literal segment of every `match` pattern (``FirestoreMatchCache`` skips ids among them).
+    let literals: Set<String>
+    /// `literals` when there are few (a scan beats hashing the id), else empty.
+    private let fewLiterals: [String]
     let functions: [FirestoreFunction]
     /// `rules_version`: 1 or 2.
     package let version: Int
@@ -15,13 +21,31 @@ package struct FirestoreRuleset: Sendable {
     /// Whether any condition or function can read `resource` (the stored document). When not, an
     /// emulator may check only that the document exists, without decoding it.
     package let readsResource: Bool
+    /// Whether any condition or function can read `request.method`.
+    package let readsRequestMethod: Bool
+    /// True when a write's verdict (not its denial message) cannot depend on whether its
+    /// document exists, except through which `allow`s apply: the rules read neither `resource`
+    /// nor `request.method`. An emulator may then send a plain set as a request with
+    /// ``FirestoreRulesRequest/existenceUnknown`` and skip reading the stored document; the
+    /// evaluator asks for the real method only when an `allow` names one of create and update
+    /// but not both, or to word a denial.
+    package var decidesWritesWithoutExistence: Bool { !readsResource && !readsRequestMethod }
 
     init(root: FirestoreMatch, functions: [FirestoreFunction], version: Int, fileName: String) {
         self.root = root
+        self.tree = FirestoreMatchNode(root)
+        self.literals = tree.literals
+        self.fewLiterals = literals.count <= 16 ? Array(literals) : []
         self.functions = functions
         self.version = version
         self.fileName = fileName
         self.readsResource = Self.readsResource(root: root, functions: functions)
+        self.readsRequestMethod = Self.readsRequestMethod(root: root, functions: functions)
+    }
+
+    /// Whether `segment` is a literal of some `match` pattern.
+    func isLiteral(_ segment: String) -> Bool {
+        literals.count <= 16 ? fewLiterals.contains(segment) : literals.contains(segment)
     }
 
     /// Parses, resolves names and checks limits; diagnostics carry `file:line:col`.

@@ -1,6 +1,6 @@
 extension FirestoreEvaluator {
     /// `x.name`: map fields, null errors, the symbolic document of a list request.
-    func member(_ base: RulesValue, _ name: String) throws(Failure) -> RulesValue {
+    static func member(_ base: RulesValue, _ name: String) throws(Failure) -> RulesValue {
         switch base {
         case .map(let map):
             guard let value = map[name] else { throw Failure.undefinedProperty(name) }
@@ -17,7 +17,7 @@ extension FirestoreEvaluator {
         }
     }
 
-    func symbolicMember(_ document: RulesSymbolicDocument, _ name: String) throws(Failure) -> RulesValue {
+    static func symbolicMember(_ document: RulesSymbolicDocument, _ name: String) throws(Failure) -> RulesValue {
         if document.isResource {
             guard name == "data" else {
                 throw Failure("Property \(name) is undefined on object: a query's documents are only known through its filters.")
@@ -42,7 +42,7 @@ extension FirestoreEvaluator {
         throw Failure.nullValue
     }
 
-    func subscriptValue(_ base: RulesValue, _ index: RulesValue) throws(Failure) -> RulesValue {
+    static func subscriptValue(_ base: RulesValue, _ index: RulesValue) throws(Failure) -> RulesValue {
         switch (base, index) {
         case (.map, .string(let key)), (.lazy, .string(let key)), (.symbolic, .string(let key)), (.null, .string(let key)):
             return try member(base, key)
@@ -61,7 +61,7 @@ extension FirestoreEvaluator {
         }
     }
 
-    func slice(_ base: RulesValue, _ start: RulesValue?, _ end: RulesValue?) throws(Failure) -> RulesValue {
+    static func slice(_ base: RulesValue, _ start: RulesValue?, _ end: RulesValue?) throws(Failure) -> RulesValue {
         func bounds(_ count: Int) throws(Failure) -> Range<Int> {
             var from = 0
             var to = count
@@ -87,7 +87,7 @@ extension FirestoreEvaluator {
         }
     }
 
-    func negate(_ value: RulesValue) throws(Failure) -> RulesValue {
+    static func negate(_ value: RulesValue) throws(Failure) -> RulesValue {
         switch value {
         case .int(let i):
             guard i != Int64.min else { throw Failure("Integer overflow.") }
@@ -98,7 +98,7 @@ extension FirestoreEvaluator {
         }
     }
 
-    func binary(_ op: RulesBinaryOperator, _ a: RulesValue, _ b: RulesValue) throws(Failure) -> RulesValue {
+    static func binary(_ op: RulesBinaryOperator, _ a: RulesValue, _ b: RulesValue) throws(Failure) -> RulesValue {
         switch op {
         case .equal: return .bool(try equals(a, b))
         case .notEqual: return .bool(!(try equals(a, b)))
@@ -128,13 +128,13 @@ extension FirestoreEvaluator {
         }
     }
 
-    func equals(_ a: RulesValue, _ b: RulesValue) throws(Failure) -> Bool {
+    static func equals(_ a: RulesValue, _ b: RulesValue) throws(Failure) -> Bool {
         if case .symbolic = a { throw Failure("Cannot compare a query's document: the query does not constrain it.") }
         if case .symbolic = b { throw Failure("Cannot compare a query's document: the query does not constrain it.") }
         return a.materialized.rulesEquals(b.materialized)
     }
 
-    func compare(_ op: RulesBinaryOperator, _ a: RulesValue, _ b: RulesValue) throws(Failure) -> Bool {
+    static func compare(_ op: RulesBinaryOperator, _ a: RulesValue, _ b: RulesValue) throws(Failure) -> Bool {
         if case .symbolic(let document) = a, let range = document.ranges[document.prefix.joined(separator: ".")] {
             return try implied(op, range, b)
         }
@@ -163,7 +163,7 @@ extension FirestoreEvaluator {
 
     /// Decides `field op constant` for every value the query's range admits; an undecidable
     /// comparison is an error (the query might return documents that fail the rule).
-    func implied(_ op: RulesBinaryOperator, _ range: RulesRange, _ constant: RulesValue) throws(Failure) -> Bool {
+    static func implied(_ op: RulesBinaryOperator, _ range: RulesRange, _ constant: RulesValue) throws(Failure) -> Bool {
         func cmp(_ x: RulesValue) throws(Failure) -> Int {
             guard let order = x.rulesCompare(constant) else { throw Failure.unsupported(op.rawValue, x, constant) }
             return order
@@ -184,7 +184,7 @@ extension FirestoreEvaluator {
         throw Failure("The query's range on this field does not prove the condition.")
     }
 
-    func arithmetic(_ op: RulesBinaryOperator, _ a: RulesValue, _ b: RulesValue) throws(Failure) -> RulesValue {
+    static func arithmetic(_ op: RulesBinaryOperator, _ a: RulesValue, _ b: RulesValue) throws(Failure) -> RulesValue {
         switch (a, b) {
         case (.int(let x), .int(let y)):
             let result: (Int64, Bool)

@@ -51,17 +51,17 @@ struct FirestoreEvaluator {
             if case .unbound(let message) = value { throw Failure(message) }
             return value
         case .member(let base, let name):
-            return try member(try evaluate(base, frame), name)
+            return try Self.member(try evaluate(base, frame), name)
         case .index(let base, let index):
             let container = try evaluate(base, frame)
-            return try subscriptValue(container, try evaluate(index, frame))
+            return try Self.subscriptValue(container, try evaluate(index, frame))
         case .slice(let base, let start, let end):
             let container = try evaluate(base, frame)
             var from: RulesValue?
             if let start { from = try evaluate(start, frame) }
             var to: RulesValue?
             if let end { to = try evaluate(end, frame) }
-            return try slice(container, from, to)
+            return try Self.slice(container, from, to)
         case .userCall(let index, let arguments):
             var values: [RulesValue] = []
             values.reserveCapacity(arguments.count)
@@ -82,11 +82,11 @@ struct FirestoreEvaluator {
             guard case .bool(let b) = try evaluate(operand, frame) else { throw Failure("Unary ! needs a bool operand.") }
             return .bool(!b)
         case .negate(let operand):
-            return try negate(try evaluate(operand, frame))
+            return try Self.negate(try evaluate(operand, frame))
         case .binary(let op, let a, let b):
             let left = try evaluate(a, frame)
             let right = try evaluate(b, frame)
-            return try binary(op, left, right)
+            return try Self.binary(op, left, right)
         case .and(let a, let b):
             // Errors absorb commutatively: false wins over an error on either side.
             let left = boolOrError(a, frame)

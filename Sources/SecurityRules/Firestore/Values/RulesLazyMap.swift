@@ -9,7 +9,7 @@ package import EmulatorModel
 /// converted map. Materializing is deep, so a converted map never holds a lazy one.
 package enum RulesLazyMap: Sendable {
     /// `request`.
-    indirect case request(RulesRequestMap)
+    case request(RulesRequestMap)
     /// `resource`, `request.resource`, or what `get()` returns: `data`, `id`, `__name__`.
     indirect case document(RulesDocument)
     /// A stored document's fields (`resource.data`).
@@ -62,18 +62,31 @@ package enum RulesLazyMap: Sendable {
     }
 }
 
-/// The members of `request`, converted only when read.
-package struct RulesRequestMap: Sendable {
-    var method: FirestoreRulesMethod
+/// The members of `request`, converted only when read. A class: reading a member borrows it
+/// instead of copying every member out of an enum payload.
+package final class RulesRequestMap: Sendable {
+    let method: FirestoreRulesMethod
     /// `request.path`: `databases/{db}/documents/...`.
-    var segments: [String]
-    var time: RulesTimestamp
+    let segments: [String]
+    let time: RulesTimestamp
     /// `request.auth`: null or `{uid, token}`.
-    var auth: RulesValue
+    let auth: RulesValue
     /// `request.resource`; nil when the request has none (not even null).
-    var resource: RulesValue?
+    let resource: RulesValue?
     /// `request.query`, for `list`.
-    var query: RulesValue?
+    let query: RulesValue?
+
+    init(
+        method: FirestoreRulesMethod, segments: [String], time: RulesTimestamp, auth: RulesValue, resource: RulesValue?,
+        query: RulesValue?
+    ) {
+        self.method = method
+        self.segments = segments
+        self.time = time
+        self.auth = auth
+        self.resource = resource
+        self.query = query
+    }
 
     func member(_ name: String) -> RulesValue? {
         switch name {
