@@ -167,9 +167,10 @@ def fan_out_floor(bench, streams, pinned=True):
             match = FLOOR_LINE.search(output)
             if match:
                 scale = streams / feasible
-                label = "floor: blocking send to all, then read all (fanout-floor" + (", CPU 0)" if pin else ")")
+                label = "floor (fanout-floor" + (", CPU 0" if pin else "")
                 if feasible < streams:
-                    label += f", {feasible:,} streams scaled ×{scale:.2f} (fd limit {soft})"
+                    label += f", {feasible:,} streams ×{scale:.2f}"
+                label += ")"
                 return (float(match.group(1)) * scale, float(match.group(2)) * scale), label
         raise RuntimeError("EmulatorBenchmarks fanout-floor failed: " + output.strip()[-200:])
     return cached(bench, f"floor-{streams}-{pinned}", compute)

@@ -86,10 +86,10 @@ def fan_out_scenario(bench, features):
                 per_stream = rss
             label = f"{streams:,} SSE streams, until all have it ({setup}, {rounds} rounds)"
             bench.add(Row("5", f"RTDB fan-out p99: 1 PUT to {label}", "ms", "lower", value=p99s,
-                          baseline=floor[1], baseline_label=floor_label and f"{floor_label}, p99",
+                          baseline=floor[1], baseline_label=floor_label and f"{floor_label} p99",
                           target=FAN_OUT_TARGETS.get(streams)))
             bench.add(Row("5", f"RTDB fan-out p50: 1 PUT to {label}", "ms", "lower", value=p50s,
-                          baseline=floor[0], baseline_label=floor_label and f"{floor_label}, p50"))
+                          baseline=floor[0], baseline_label=floor_label and f"{floor_label} p50"))
     bench.add(Row("7", f"RSS per idle SSE stream ({sizes[-1]:,} streams)", "KiB", "lower", value=per_stream, target=16))
 
 
