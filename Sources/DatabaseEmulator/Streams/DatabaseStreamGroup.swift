@@ -93,6 +93,7 @@ final class DatabaseStreamGroup {
 
     /// Writes `bytes` to every member (only to those opened before `time`, when given), dropping
     /// members whose stream has closed.
+    ///
     /// Streams whose connection another thread sends for are handed over first, so that thread
     /// sends its share while this one sends the rest (`HTTPStreamFanOut`).
     func send(_ bytes: [UInt8], committedAt time: CommitTime? = nil) {
