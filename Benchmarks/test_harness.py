@@ -5,6 +5,7 @@ import threading
 import types
 import unittest
 
+from harness.baselines import FLOOR_LINE
 from harness.common import Row
 from harness.rawhttp import Connection
 from harness.report import cells, format_ratio
@@ -53,6 +54,12 @@ class HarnessTests(unittest.TestCase):
         self.assertAlmostEqual(figures["p50_ms"], 0.38)
         self.assertAlmostEqual(figures["p99_ms"], 1.25)
         self.assertEqual(figures["errors"], 12)
+
+    def test_fan_out_floor_line_gives_p50_and_p99_of_write_and_read_all(self):
+        line = ("fan-out floor: 1000 streams, 102 B event, 21 rounds: write all p50 6.75 ms p99 9.40 ms; "
+                "write and read all p50 8.17 ms p99 10.90 ms")
+        match = FLOOR_LINE.search(line)
+        self.assertEqual((float(match.group(1)), float(match.group(2))), (8.17, 10.90))
 
     def test_chunked_response_split_across_packets_is_reassembled(self):
         port = serve_once([b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",

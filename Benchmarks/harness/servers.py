@@ -23,8 +23,9 @@ STATIC_DOCUMENT = (
 class Suite:
     """`emulators start` in a temporary project directory with a generated firebase.json."""
 
-    def __init__(self, bench, name, import_dir=None):
+    def __init__(self, bench, name, import_dir=None, pinned=True):
         self.bench = bench
+        self.pinned = pinned
         self.dir = os.path.join(bench.tmp, f"suite-{name}-{time.monotonic_ns()}")
         os.makedirs(self.dir)
         self.firestore_port = free_port()
@@ -45,7 +46,7 @@ class Suite:
             json.dump(config, file, indent=2)
 
     def argv(self):
-        argv = self.bench.pin_server + [self.bench.emulators, "start", "--project", PROJECT]
+        argv = (self.bench.pin_server if self.pinned else []) + [self.bench.emulators, "start", "--project", PROJECT]
         if self.import_dir:
             argv += ["--import", self.import_dir]
         return argv

@@ -19,6 +19,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "sse-fanout", summary: "one SSE event to --streams loopback streams (transport only)") {
         runSSEFanOutBenchmark(streams: $0.streams ?? ($0.quick ? 100 : 1000))
     },
+    BenchmarkScenario(name: "fanout-floor", summary: "research floor: blocking send of 102 B to --streams sockets, then read all") {
+        runFanOutFloorBenchmark(streams: $0.streams ?? ($0.quick ? 100 : 1000), rounds: $0.quick ? 3 : 21)
+    },
     BenchmarkScenario(name: "database", summary: "RTDB emulator through its router: SSE fan-out, GET/PUT at 32 clients") { runDatabaseBenchmark(quick: $0.quick) },
     BenchmarkScenario(name: "database-clear", summary: "RTDB PUT null / DELETE / PATCH null over 100k children, with streams") {
         runDatabaseClearBenchmark(quick: $0.quick)

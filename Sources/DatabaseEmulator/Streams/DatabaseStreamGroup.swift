@@ -93,10 +93,25 @@ final class DatabaseStreamGroup {
 
     /// Writes `bytes` to every member (only to those opened before `time`, when given), dropping
     /// members whose stream has closed.
+    ///
+    /// Streams whose connection another thread sends for are handed over first, so that thread
+    /// sends its share while this one sends the rest (`HTTPStreamFanOut`).
     func send(_ bytes: [UInt8], committedAt time: CommitTime? = nil) {
-        members.removeAll { member in
-            if let time, member.openedAt >= time { return false }
-            return !member.writer.write(bytes)
+        let refused = HTTPStreamFanOut.write(bytes, count: members.count) { index in
+            if let time, members[index].openedAt >= time { return nil }
+            return members[index].writer
         }
+        guard !refused.isEmpty else { return }
+        var next = 0
+        var kept: [(writer: any HTTPStreamWriter, openedAt: CommitTime)] = []
+        kept.reserveCapacity(members.count - refused.count)
+        for (index, member) in members.enumerated() {
+            if next < refused.count, refused[next] == index {
+                next += 1
+            } else {
+                kept.append(member)
+            }
+        }
+        members = kept
     }
 }

@@ -96,4 +96,13 @@ package protocol HTTPStreamWriter: AnyObject, Sendable {
     /// Registers `handler` to run once when the stream closes for any reason (peer gone or finished).
     /// Runs at once if already closed.
     func onClose(_ handler: @escaping @Sendable () -> Void)
+    /// Whether a `write` from the calling thread sends the bytes itself (true), or hands them to
+    /// another thread that sends them (false). ``HTTPStreamFanOut`` hands over first, so the other
+    /// threads send while the calling thread sends its own share. Writers without a thread of their
+    /// own answer true (the default).
+    var sendsOnCallingThread: Bool { get }
+}
+
+extension HTTPStreamWriter {
+    package var sendsOnCallingThread: Bool { true }
 }

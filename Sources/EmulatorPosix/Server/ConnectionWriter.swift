@@ -91,6 +91,10 @@ final class ConnectionWriter: HTTPStreamWriter, UpgradedConnectionWriter {
         state.withLock { !$0.closed && !$0.finished }
     }
 
+    /// On the connection's own loop thread a write is sent at once; elsewhere it is queued for
+    /// that loop (``HTTPStreamFanOut`` queues those first, so both loops send in parallel).
+    var sendsOnCallingThread: Bool { loop.isCurrentThread }
+
     func onClose(_ handler: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             guard !state.closed else { return true }
