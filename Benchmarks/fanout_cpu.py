@@ -7,13 +7,13 @@ loaded machine. PERF=1 also records `perf record -g` of the server into <tmpdir>
 import json, os, subprocess, sys, tempfile, time, statistics
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness.workloads import StreamSet, fan_out_round, raise_file_limit
-from harness.common import free_port
+from harness.common import free_ports
 from harness.rawhttp import Connection
 
 binary, streams, rounds = os.path.abspath(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 raise_file_limit(30000)
 d = tempfile.mkdtemp()
-port, fport, hport = free_port(), free_port(), free_port()
+port, fport, hport = free_ports(3)
 json.dump({"emulators": {"database": {"host": "127.0.0.1", "port": port}, "firestore": {"host": "127.0.0.1", "port": fport},
            "hub": {"host": "127.0.0.1", "port": hport}, "ui": {"enabled": False}}}, open(os.path.join(d, "firebase.json"), "w"))
 log = open(os.path.join(d, "log"), "w")

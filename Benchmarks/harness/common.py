@@ -191,9 +191,22 @@ def stop_process(process, grace=10.0):
 
 
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count):
+    """`count` distinct free loopback ports: every probe stays bound until all are chosen, so the
+    kernel cannot hand the same ephemeral port out twice (it did: hub and Firestore collided)."""
+    probes = []
+    try:
+        for _ in range(count):
+            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            probes.append(probe)
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 def wait_for_port(port, timeout=30.0, interval=0.001):

@@ -7,7 +7,7 @@ import re
 import stat
 import time
 
-from .common import PROJECT, free_port, memory_kib, stop_process, wait_for_port
+from .common import PROJECT, free_port, free_ports, memory_kib, stop_process, wait_for_port
 from .rawhttp import Connection
 
 READY_BANNER = "All emulators ready!"
@@ -28,9 +28,7 @@ class Suite:
         self.pinned = pinned
         self.dir = os.path.join(bench.tmp, f"suite-{name}-{time.monotonic_ns()}")
         os.makedirs(self.dir)
-        self.firestore_port = free_port()
-        self.database_port = free_port()
-        self.hub_port = free_port()
+        self.firestore_port, self.database_port, self.hub_port = free_ports(3)
         self.import_dir = import_dir
         self.process = None
         self.log = os.path.join(self.dir, "emulators.log")
