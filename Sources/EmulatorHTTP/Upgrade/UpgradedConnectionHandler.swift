@@ -16,6 +16,17 @@ package protocol UpgradedConnectionWriter: AnyObject, Sendable {
     func close()
     /// Whether the connection is still open.
     var isOpen: Bool { get }
+    /// Runs `work` on the connection's thread (where ``UpgradedConnectionHandler/received(_:)``
+    /// runs), after what is already queued for it; never runs once the connection has closed.
+    /// Use it to act on a completion that arrives on another thread.
+    func execute(_ work: @escaping @Sendable () -> Void)
+}
+
+extension UpgradedConnectionWriter {
+    /// Writers without a thread of their own (in-process tests) run `work` at once.
+    package func execute(_ work: @escaping @Sendable () -> Void) {
+        if isOpen { work() }
+    }
 }
 
 /// Makes the handler for a connection being taken over, given the writer to answer with.

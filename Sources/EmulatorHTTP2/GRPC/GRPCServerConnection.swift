@@ -5,6 +5,10 @@ import Synchronization
 /// hands over and dispatches calls to a ``GRPCRouter``. Handlers run on the transport's thread,
 /// never while the connection's lock is held, so they may write to their call from anywhere.
 ///
+/// With a ``ReplyGate``, each unary call and each message or half-close of a bidirectional call
+/// runs through the gate; when it holds the reply, that stream's output (and everything written
+/// to the stream after it) waits until the gate releases it, while other streams go on.
+///
 /// ```swift
 /// configuration.http2Handler = GRPCServerConnection.factory(router: router)
 /// ```
@@ -18,6 +22,15 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var streaming: (any GRPCStreamingCall)?
         /// Request messages or a half-close that arrived before the streaming call object existed.
         var started = false
+        /// Output waiting behind a held reply, in order (see ``GRPCServerConnection+Holds``).
+        var pending: [Pending] = []
+    }
+
+    /// An entry of a stream's output queue.
+    enum Pending {
+        /// A gate hold not yet released: nothing after it goes out.
+        case hold(UInt64)
+        case output(messages: [[UInt8]], status: GRPCStatus?)
     }
 
     struct State {
@@ -26,20 +39,25 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var closed = false
         /// Bytes produced under the lock, written in one piece when the lock is released.
         var outbound: [UInt8] = []
+        var nextHold: UInt64 = 0
     }
 
     private let router: GRPCRouter
-    private let output: any UpgradedConnectionWriter
-    private let state = Mutex(State())
+    let output: any UpgradedConnectionWriter
+    let gate: ReplyGate?
+    let state = Mutex(State())
 
-    package init(router: GRPCRouter, output: any UpgradedConnectionWriter) {
+    /// Serves `router` on the connection `output` writes to; `gate`, when set, decides for each
+    /// handler call whether its reply goes out now or later.
+    package init(router: GRPCRouter, output: any UpgradedConnectionWriter, gate: ReplyGate? = nil) {
         self.router = router
         self.output = output
+        self.gate = gate
     }
 
     /// The transport hook: one ``GRPCServerConnection`` per HTTP/2 connection.
-    package static func factory(router: GRPCRouter) -> HTTP2ConnectionHandlerFactory {
-        { writer in GRPCServerConnection(router: router, output: writer) }
+    package static func factory(router: GRPCRouter, gate: ReplyGate? = nil) -> HTTP2ConnectionHandlerFactory {
+        { writer in GRPCServerConnection(router: router, output: writer, gate: gate) }
     }
 
     package func received(_ bytes: [UInt8]) {
@@ -64,7 +82,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
     /// Runs `body` under the lock, then writes what it produced as one piece (still under the
     /// lock, so frames from different threads never interleave out of order).
-    private func locked<R>(_ body: (inout State) -> R) -> R {
+    func locked<R>(_ body: (inout State) -> R) -> R {
         state.withLock { s in
             let r = body(&s)
             flush(&s)
@@ -80,7 +98,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
     // MARK: Dispatch (lock held)
 
-    private func perform(_ actions: [HTTP2Connection.Action], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+    func perform(_ actions: [HTTP2Connection.Action], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
         for action in actions {
             switch action {
             case .write(let bytes):
@@ -157,7 +175,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         guard let call = s.calls[stream] else { return }
         if case .bidirectional = call.method {
             work.append { [self] in
-                if let streaming = state.withLock({ $0.calls[stream]?.streaming }) { streaming.received(message) }
+                guard let streaming = state.withLock({ $0.calls[stream]?.streaming }) else { return }
+                gated(stream) { streaming.received(message) }
             }
         } else {
             s.calls[stream]?.requests.append(message)
@@ -174,7 +193,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         switch call.method {
         case .bidirectional:
             work.append { [self] in
-                if let streaming = state.withLock({ $0.calls[stream]?.streaming }) { streaming.halfClosed() }
+                guard let streaming = state.withLock({ $0.calls[stream]?.streaming }) else { return }
+                gated(stream) { streaming.halfClosed() }
             }
         case .unary(let handler):
             guard call.requests.count == 1, let request = call.requests.first else {
@@ -182,12 +202,14 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 return
             }
             let context = call.context
-            work.append {
-                switch handler(context, request) {
-                case .success(let response):
-                    writer.respond(response)
-                case .failure(let status):
-                    writer.finish(status)
+            work.append { [self] in
+                gated(stream) {
+                    switch handler(context, request) {
+                    case .success(let response):
+                        writer.respond(response)
+                    case .failure(let status):
+                        writer.finish(status)
+                    }
                 }
             }
         case .serverStreaming(let handler):
@@ -222,27 +244,14 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     // MARK: Writing (from CallWriter)
 
     func send(_ stream: UInt32, _ message: [UInt8]) -> Bool {
-        var work: [@Sendable () -> Void] = []
-        let sent = locked { s -> Bool in
-            guard !s.closed, let call = s.calls[stream] else { return false }
-            if !call.headersSent {
-                s.calls[stream]?.headersSent = true
-                perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
-            }
-            perform(s.connection.sendData(stream: stream, GRPCMessageDeframer.frame(message)), &s, &work)
-            return true
-        }
-        for w in work { w() }
-        return sent
+        respond(stream, [message], status: nil)
     }
 
     func finish(_ stream: UInt32, _ status: GRPCStatus) {
-        var work: [@Sendable () -> Void] = []
-        locked { s in finish(stream, status, &s, &work) }
-        for w in work { w() }
+        _ = respond(stream, [], status: status)
     }
 
-    private func finish(_ stream: UInt32, _ status: GRPCStatus, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+    func finish(_ stream: UInt32, _ status: GRPCStatus, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
         guard !s.closed, let call = s.calls.removeValue(forKey: stream) else { return }
         if call.headersSent {
             perform(s.connection.sendTrailers(stream: stream, status.trailers), &s, &work)
@@ -251,25 +260,36 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         }
     }
 
-    /// Messages, then trailers when `status` is set, written together.
+    /// Messages, then trailers when `status` is set, written together (or queued behind a held
+    /// reply of the stream).
     func respond(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?) -> Bool {
         var work: [@Sendable () -> Void] = []
         let open = locked { s -> Bool in
             guard !s.closed, let call = s.calls[stream] else { return false }
-            if !messages.isEmpty {
-                if !call.headersSent {
-                    s.calls[stream]?.headersSent = true
-                    perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
-                }
-                var data: [UInt8] = []
-                for m in messages { data += GRPCMessageDeframer.frame(m) }
-                perform(s.connection.sendData(stream: stream, data), &s, &work)
+            if !call.pending.isEmpty {
+                s.calls[stream]?.pending.append(.output(messages: messages, status: status))
+                return true
             }
-            if let status { finish(stream, status, &s, &work) }
+            emit(stream, messages, status: status, &s, &work)
             return true
         }
         for w in work { w() }
         return open
+    }
+
+    /// Writes messages, then trailers when `status` is set (lock held, nothing queued ahead).
+    func emit(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        guard !s.closed, let call = s.calls[stream] else { return }
+        if !messages.isEmpty {
+            if !call.headersSent {
+                s.calls[stream]?.headersSent = true
+                perform(s.connection.sendHeaders(stream: stream, Self.responseHeaders), &s, &work)
+            }
+            var data: [UInt8] = []
+            for m in messages { data += GRPCMessageDeframer.frame(m) }
+            perform(s.connection.sendData(stream: stream, data), &s, &work)
+        }
+        if let status { finish(stream, status, &s, &work) }
     }
 
     func isOpen(_ stream: UInt32) -> Bool {

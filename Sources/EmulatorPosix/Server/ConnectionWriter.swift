@@ -91,6 +91,14 @@ final class ConnectionWriter: HTTPStreamWriter, UpgradedConnectionWriter {
         state.withLock { !$0.closed && !$0.finished }
     }
 
+    /// Runs `work` on the connection's loop thread through the loop's inbox (one wake-up), after
+    /// what is already queued; dropped if the connection closed meanwhile.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        loop.execute { [self] _ in
+            if !state.withLock({ $0.closed || $0.finished }) { work() }
+        }
+    }
+
     /// On the connection's own loop thread a write is sent at once; elsewhere it is queued for
     /// that loop (``HTTPStreamFanOut`` queues those first, so both loops send in parallel).
     var sendsOnCallingThread: Bool { loop.isCurrentThread }
