@@ -1,3 +1,4 @@
+package import EmulatorHTTP
 package import EmulatorSupport
 
 /// How a `DatabaseEmulator` behaves.
@@ -17,6 +18,9 @@ package struct DatabaseEmulatorConfiguration: Sendable {
     package var logger: Logger
     /// A monotonic clock in nanoseconds (read `timeout`s are measured with it).
     package var monotonicNanos: @Sendable () -> Int64
+    /// Decides when WebSocket replies may go out (the suite holds writes' `ok` until they are
+    /// durable with a live data directory); nil answers at once.
+    package var replyGate: ReplyGate?
 
     package init(
         defaultNamespace: String = "default",
@@ -24,8 +28,10 @@ package struct DatabaseEmulatorConfiguration: Sendable {
         now: @escaping @Sendable () -> Int64 = { WallClock.nowMilliseconds() },
         keepAliveSeconds: Int? = 30,
         logger: Logger = Logger(label: "database"),
-        monotonicNanos: @escaping @Sendable () -> Int64 = DatabaseEmulatorConfiguration.continuousNanos
+        monotonicNanos: @escaping @Sendable () -> Int64 = DatabaseEmulatorConfiguration.continuousNanos,
+        replyGate: ReplyGate? = nil
     ) {
+        self.replyGate = replyGate
         self.defaultNamespace = defaultNamespace
         self.rulesGate = rulesGate
         self.now = now

@@ -11,14 +11,14 @@ struct DatabaseTestClient {
     let clock: TestClock
     let storage: StorageEngine
 
-    init(now: Int64 = 1_700_000_000_000, storage: StorageEngine = StorageEngine()) {
+    init(now: Int64 = 1_700_000_000_000, storage: StorageEngine = StorageEngine(), replyGate: ReplyGate? = nil) {
         let clock = TestClock(now)
         self.clock = clock
         self.storage = storage
         emulator = DatabaseEmulator(
             storage: storage,
             configuration: DatabaseEmulatorConfiguration(
-                defaultNamespace: "demo-default-rtdb", now: { clock.now }, keepAliveSeconds: nil))
+                defaultNamespace: "demo-default-rtdb", now: { clock.now }, keepAliveSeconds: nil, replyGate: replyGate))
         client = InProcessClient(router: emulator.router)
     }
 

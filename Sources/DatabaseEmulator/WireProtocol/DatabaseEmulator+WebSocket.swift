@@ -13,7 +13,7 @@ extension DatabaseEmulator {
         let host = request.headers["Host"] ?? "localhost"
         return WebSocketHandshake.upgrade(request) { [self] writer in
             let session = wireSession(
-                namespace: name, host: host,
+                namespace: name, host: host, execute: { work in writer.execute(work) },
                 output: { message in
                     // One write per message, so the pieces of a long message stay together even
                     // when another thread's push is sent at the same time.
@@ -43,11 +43,12 @@ extension DatabaseEmulator {
     /// call); the WebSocket glue frames and sends it. Tests drive it directly.
     func wireSession(
         namespace name: String, host: String, sessionID: String = DatabaseWireSession.nextSessionID(),
+        execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() },
         output: @escaping @Sendable ([UInt8]) -> Void
     ) -> DatabaseWireSession {
         DatabaseWireSession(
             namespace: store.namespace(name), engine: store.engine, host: host, sessionID: sessionID,
-            now: configuration.now, output: output)
+            now: configuration.now, gate: configuration.replyGate, execute: execute, output: output)
     }
 }
 

@@ -1,3 +1,4 @@
+package import EmulatorHTTP
 package import EmulatorStorage
 
 /// What every emulator is built from: one per running suite, shared by all of them.
@@ -16,6 +17,9 @@ package struct EmulatorContext: Sendable {
     package var storage: StorageEngine
     /// The emulators whose rules follow firebase.json's files (hot reload).
     package var liveRules = LiveRules()
+    /// Holds gRPC and WebSocket replies of writes until they are durable (live data directory on
+    /// an event-loop transport); nil answers at once.
+    package var replyGate: ReplyGate?
 
     package init(
         projectId: String, singleProjectMode: Bool = true, firestoreRules: RulesSource? = nil,

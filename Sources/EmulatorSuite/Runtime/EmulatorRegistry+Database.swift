@@ -7,7 +7,8 @@ extension EmulatorRegistry {
     static func databaseRouter(_ context: EmulatorContext) -> Router {
         let database = DatabaseEmulator(
             storage: context.storage,
-            configuration: DatabaseEmulatorConfiguration(defaultNamespace: "\(context.projectId)-default-rtdb"))
+            configuration: DatabaseEmulatorConfiguration(
+                defaultNamespace: "\(context.projectId)-default-rtdb", replyGate: context.replyGate))
         for binding in context.databaseRules {
             do {
                 try database.setRules(Array(binding.rules.text.utf8), namespace: binding.instance)

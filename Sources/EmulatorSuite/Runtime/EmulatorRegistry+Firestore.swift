@@ -16,6 +16,6 @@ extension EmulatorRegistry {
                 rules: RulesLoading.firestoreStartGate(context),
                 rulesLoader: FirestoreRulesEngine.loader(logger: RulesLoading.logger("firestore", context))))
         context.liveRules.attach(emulator)
-        return EmulatorEndpoint(router: emulator.router, http2Handler: FirestoreGRPC(service: emulator.service).connectionFactory)
+        return EmulatorEndpoint(router: emulator.router, http2Handler: FirestoreGRPC(service: emulator.service).connectionFactory(gate: context.replyGate))
     }
 }

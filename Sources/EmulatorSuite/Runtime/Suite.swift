@@ -60,9 +60,14 @@ package final class Suite: Sendable {
         for notice in configuration.notices { console.emit(notice) }
         console.info("emulators", "Starting emulators: " + configuration.emulators.map(\.rawValue).joined(separator: ", "))
 
-        let context = EmulatorContext(
+        var startContext = EmulatorContext(
             projectId: configuration.projectId, singleProjectMode: configuration.singleProjectMode,
             firestoreRules: configuration.firestoreRules, databaseRules: configuration.databaseRules, console: console)
+        if configuration.dataDirectory != nil, transport.completesDeferredResponses {
+            // gRPC and WebSocket writes are acknowledged once durable, without stalling the loop.
+            startContext.replyGate = DurableAcknowledgement.replyGate
+        }
+        let context = startContext
         // The live data directory is restored before anything else touches the engine.
         var dataDirectory: DataDirectory?
         if let path = configuration.dataDirectory {

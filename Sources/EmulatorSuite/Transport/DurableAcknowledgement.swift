@@ -31,4 +31,17 @@ package enum DurableAcknowledgement {
             return .deferred(deferred, status: response.status)
         }
     }
+
+    /// The gate for taken-over connections (gRPC streams, RTDB WebSockets): a reply whose work
+    /// committed waits until those commits are durable; the transport keeps later replies of the
+    /// same stream or socket behind it. Work that commits nothing passes at once.
+    ///
+    /// ```swift
+    /// FirestoreGRPC(service: service).connectionFactory(gate: DurableAcknowledgement.replyGate)
+    /// ```
+    package static let replyGate = ReplyGate { work in
+        let ((), scope) = DurabilityScope.collect(work)
+        guard let scope else { return nil }
+        return { action in scope.whenDurable(action) }
+    }
 }

@@ -25,7 +25,13 @@ package struct FirestoreGRPC: Sendable {
     }
 
     /// The transport hook for connections that open with the HTTP/2 preface.
-    package var connectionFactory: HTTP2ConnectionHandlerFactory { GRPCServerConnection.factory(router: router) }
+    package var connectionFactory: HTTP2ConnectionHandlerFactory { connectionFactory(gate: nil) }
+
+    /// The transport hook, with `gate` deciding when each call's reply may go out (the suite holds
+    /// writes' replies until they are durable with a live data directory).
+    package func connectionFactory(gate: ReplyGate?) -> HTTP2ConnectionHandlerFactory {
+        GRPCServerConnection.factory(router: router, gate: gate)
+    }
 
     package func register(on router: inout GRPCRouter) {
         let s = Self.serviceName

@@ -1,3 +1,4 @@
+import EmulatorHTTP
 import EmulatorModel
 import EmulatorStorage
 import EmulatorSupport
@@ -11,6 +12,11 @@ import Synchronization
 /// follows the ordering clients rely on: a listen's data goes out before its `ok`, and a write's
 /// pushes go out before the write's `ok` (pushes come from the storage change feed, which runs on
 /// the committing thread during the commit).
+///
+/// With a ``ReplyGate`` (live data directory), each request runs through the gate; a reply the
+/// gate holds (a write not yet durable) and every later reply wait until it is released, so
+/// replies keep request order. Pushes are not held: a listener (this client's included) may see a
+/// write before its writer's `ok`.
 ///
 /// ```swift
 /// let session = DatabaseWireSession(namespace: ns, engine: engine, host: "127.0.0.1:9000",
@@ -27,6 +33,16 @@ final class DatabaseWireSession: Sendable {
         var assembler = DatabaseWireFrameAssembler()
         var subscription: Subscription?
         var isClosed = false
+        /// Replies waiting behind a held one, in request order (see `DatabaseWireSession+Holds`).
+        var replies: [HeldReply] = []
+        var nextHold: UInt64 = 0
+    }
+
+    /// One reply in the queue: `ready` once its gate released it; `reply` nil for a notification.
+    struct HeldReply: Sendable {
+        var hold: UInt64
+        var reply: DatabaseWireReply?
+        var ready: Bool
     }
 
     let namespace: DatabaseNamespace
@@ -35,17 +51,25 @@ final class DatabaseWireSession: Sendable {
     let sessionID: String
     let now: @Sendable () -> Int64
     let output: @Sendable ([UInt8]) -> Void
+    let gate: ReplyGate?
+    let execute: @Sendable (@escaping @Sendable () -> Void) -> Void
     let state = Mutex(State())
 
+    /// `gate` may hold replies; a release runs its sending through `execute`, which runs work on
+    /// the connection's thread (the WebSocket's event loop).
     init(
         namespace: DatabaseNamespace, engine: StorageEngine, host: String, sessionID: String,
-        now: @escaping @Sendable () -> Int64, output: @escaping @Sendable ([UInt8]) -> Void
+        now: @escaping @Sendable () -> Int64, gate: ReplyGate? = nil,
+        execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() },
+        output: @escaping @Sendable ([UInt8]) -> Void
     ) {
         self.namespace = namespace
         self.engine = engine
         self.host = host
         self.sessionID = sessionID
         self.now = now
+        self.gate = gate
+        self.execute = execute
         self.output = output
     }
 
@@ -84,13 +108,15 @@ final class DatabaseWireSession: Sendable {
         }
     }
 
-    /// The connection ended (cleanly or not): stop pushes, then run queued onDisconnect operations
-    /// in order. Idempotent.
+    /// The connection ended (cleanly or not): stop pushes, drop held replies, then run queued
+    /// onDisconnect operations in order (through the gate, whose release is not awaited: nobody
+    /// is left to acknowledge). Idempotent.
     func closed() {
         let (operations, subscription) = state.withLock { s -> ([DatabaseWireOnDisconnect], Subscription?) in
             if s.isClosed { return ([], nil) }
             s.isClosed = true
             s.listens.removeAll()
+            s.replies.removeAll()
             defer {
                 s.onDisconnect.removeAll()
                 s.subscription = nil
@@ -98,12 +124,36 @@ final class DatabaseWireSession: Sendable {
             return (s.onDisconnect, s.subscription)
         }
         subscription?.cancel()
-        for operation in operations { _ = run(operation) }
+        if operations.isEmpty { return }
+        if let gate {
+            _ = gate.run { for operation in operations { _ = run(operation) } }
+        } else {
+            for operation in operations { _ = run(operation) }
+        }
     }
 
     // MARK: Dispatch
 
     private func handle(action: String, body: JSONValue, id: Int64?) {
+        guard let gate else {
+            if let reply = Self.reply(id, dispatch(action: action, body: body)) { send(reply) }
+            return
+        }
+        var result = DatabaseWireResult.ok(.string(""))
+        let release = gate.run { result = dispatch(action: action, body: body) }
+        answer(Self.reply(id, result), release: release)
+    }
+
+    /// The wire reply to request `id` (none for a notification).
+    private static func reply(_ id: Int64?, _ result: DatabaseWireResult) -> DatabaseWireReply? {
+        guard let id else { return nil }
+        switch result {
+        case .ok(let data): return .ok(id, data)
+        case .failure(let status, let message): return .response(id: id, status: status, data: .string(message))
+        }
+    }
+
+    private func dispatch(action: String, body: JSONValue) -> DatabaseWireResult {
         let reply: DatabaseWireResult
         switch action {
         case "q", "l": reply = listen(body)
@@ -119,11 +169,7 @@ final class DatabaseWireSession: Sendable {
         case "s", "appcheck", "unappeck": reply = .ok(.string(""))
         default: reply = .failure("failed", "Unknown action: \(action)")
         }
-        guard let id else { return }
-        switch reply {
-        case .ok(let data): send(.ok(id, data))
-        case .failure(let status, let message): send(.response(id: id, status: status, data: .string(message)))
-        }
+        return reply
     }
 
     func send(_ reply: DatabaseWireReply) {
