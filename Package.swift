@@ -102,7 +102,7 @@ let package = Package(
             name: "EmulatorSuiteTests",
             dependencies: [
                 "EmulatorSuite", "EmulatorClient", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf",
-                "EmulatorModel", "EmulatorSupport",
+                "EmulatorModel", "EmulatorSupport", "EmulatorStorage",
             ],
             swiftSettings: settings),
     ]

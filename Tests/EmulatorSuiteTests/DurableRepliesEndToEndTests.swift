@@ -1,0 +1,215 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EmulatorHTTP
+import EmulatorHTTP2
+import EmulatorPosix
+import EmulatorProtobuf
+import EmulatorModel
+import EmulatorStorage
+import EmulatorSupport
+import Testing
+
+@testable import EmulatorSuite
+
+/// `--data-dir` over gRPC and RTDB WebSockets: a write is acknowledged once its journal record is
+/// durable, and waiting for that never stalls the event loop the connection lives on.
+@Suite(.serialized) struct DurableRepliesEndToEndTests {
+    static let project = "demo-live"
+    static let documentName = "projects/demo-live/databases/(default)/documents/c/d"
+
+    private func configuration(_ directory: TemporaryDirectory) -> SuiteConfiguration {
+        var configuration = SuiteConfiguration.ephemeral(projectId: Self.project, kinds: [.database, .firestore])
+        configuration.dataDirectory = directory.path + "/live"
+        return configuration
+    }
+
+    private func journalBytes(_ directory: TemporaryDirectory) -> [UInt8] {
+        let live = directory.path + "/live"
+        return LocalFiles.list(live).sorted().filter { $0.hasPrefix("journal-") }.flatMap { LocalFiles.read(live + "/" + $0) ?? [] }
+    }
+
+    private func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+        let needle = Array(needle.utf8)
+        guard needle.count <= haystack.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+
+    private func get(_ port: Int, _ path: String, timeout: Duration = .seconds(5)) throws -> LoopbackHTTPClient.Reply {
+        try LoopbackHTTPClient.send(.init(method: "GET", host: "127.0.0.1", port: port, path: path, timeout: timeout))
+    }
+
+    /// A gRPC `Commit` of `c/d` with field `s` = `value`.
+    static func commit(_ value: String) -> [UInt8] {
+        var request = ProtoWriter()
+        request.string(1, "projects/\(project)/databases/(default)")
+        request.message(2) { w in
+            w.message(1) { ProtoDocument(name: documentName, fields: ["s": .string(value)]).write(to: &$0) }
+        }
+        return HTTP2Connection.preface + GRPCLoopbackTests.call(path: "/google.firestore.v1.Firestore/Commit", request.bytes)
+    }
+
+    static func wirePut(_ r: Int, _ path: String, _ json: String) -> String {
+        #"{"t":"d","d":{"r":\#(r),"a":"p","b":{"p":"\#(path)","d":\#(json)}}}"#
+    }
+
+    static func ok(_ r: Int, _ data: String = #""""#) -> String {
+        #"{"t":"d","d":{"r":\#(r),"b":{"s":"ok","d":\#(data)}}}"#
+    }
+
+    // MARK: A real data directory
+
+    @Test func grpcCommitIsJournaledWhenAcknowledgedAndSurvivesARestart() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let suite = try Suite.start(configuration(directory))
+            defer { suite.shutdown() }
+            let port = try #require(suite.port(of: .firestore))
+            let socket = try H2TestSocket(port: port)
+            try socket.send(Self.commit("acked-grpc-value"))
+            let trailers = try #require(try socket.trailers(of: 1, within: 5_000))
+            #expect(trailers.first("grpc-status") == "0")
+            #expect(contains(journalBytes(directory), "acked-grpc-value"))
+        }
+        let suite = try Suite.start(configuration(directory))
+        defer { suite.shutdown() }
+        let port = try #require(suite.port(of: .firestore))
+        let read = try get(port, "/v1/\(Self.documentName)")
+        #expect(read.status == 200)
+        #expect(read.text.contains("acked-grpc-value"))
+    }
+
+    @Test func webSocketPutIsJournaledWhenAcknowledgedAndSurvivesARestart() throws {
+        let directory = TemporaryDirectory()
+        let ns = "\(Self.project)-default-rtdb"
+        do {
+            let suite = try Suite.start(configuration(directory))
+            defer { suite.shutdown() }
+            let port = try #require(suite.port(of: .database))
+            let client = try #require(WireSocketClient(port: port, target: "/.ws?v=5&ns=\(ns)"))
+            _ = client.nextMessage()  // hello
+            client.send(Self.wirePut(1, "/rooms/a", #""acked-ws-value""#))
+            client.send(Self.wirePut(2, "/rooms/b", #""second-ws-value""#))
+            #expect(client.nextMessage() == Self.ok(1))
+            #expect(contains(journalBytes(directory), "acked-ws-value"))
+            #expect(client.nextMessage() == Self.ok(2))
+            #expect(contains(journalBytes(directory), "second-ws-value"))
+        }
+        let suite = try Suite.start(configuration(directory))
+        defer { suite.shutdown() }
+        let port = try #require(suite.port(of: .database))
+        #expect(try get(port, "/rooms.json?ns=\(ns)").text == #"{"a":"acked-ws-value","b":"second-ws-value"}"#)
+    }
+
+    // MARK: A sync held open
+
+    /// One event loop for every connection of these tests (loop threads live for the process).
+    static let oneLoop: EventLoopGroup? = try? EventLoopGroup(loopCount: 1)
+
+    /// Firestore and the Realtime Database served as the suite serves them with a data directory,
+    /// on one loop, over an engine whose log is `log`.
+    static func serve(_ log: HeldCommitLog) throws -> (firestore: RunningServer, database: RunningServer) {
+        let group = try #require(oneLoop)
+        var context = EmulatorContext(projectId: project, console: Console(verbosity: .silent))
+        context.replyGate = DurableAcknowledgement.replyGate
+        context.storage.setCommitLog(log)
+        let firestore = EmulatorRegistry.firestoreEndpoint(context)
+        let database = EmulatorRegistry.databaseRouter(context)
+        let f = try HTTPServer.start(
+            ServerConfiguration(port: 0, http2Handler: firestore.http2Handler), group: group,
+            handler: DurableAcknowledgement.deferring(firestore.router.respond(to:)))
+        let d = try HTTPServer.start(
+            ServerConfiguration(port: 0), group: group, handler: DurableAcknowledgement.deferring(database.respond(to:)))
+        return (f, d)
+    }
+
+    /// Waits up to 2 s for `log` to hold `n` records.
+    static func waitForAppends(_ log: HeldCommitLog, _ n: UInt64) -> Bool {
+        for _ in 0..<400 where log.appended < n { usleep(5_000) }
+        return log.appended >= n
+    }
+
+    @Test func aGRPCCommitWaitingForItsSyncDoesNotStallItsLoop() throws {
+        // A commit that blocked its thread would hold the loop for 8 s.
+        let log = HeldCommitLog(blockLimitMicroseconds: 8_000_000)
+        let (firestore, database) = try Self.serve(log)
+        defer {
+            firestore.shutdown(gracePeriod: .zero)
+            database.shutdown(gracePeriod: .zero)
+        }
+        let writer = try H2TestSocket(port: firestore.port)
+        try writer.send(Self.commit("held-grpc-value"))
+        #expect(Self.waitForAppends(log, 1))
+
+        // Other connections on the same loop are served meanwhile, and see the write.
+        let read = try get(firestore.port, "/v1/\(Self.documentName)", timeout: .seconds(3))
+        #expect(read.text.contains("held-grpc-value"))
+        let reader = try H2TestSocket(port: firestore.port)
+        var request = ProtoWriter()
+        request.string(1, Self.documentName)
+        try reader.send(HTTP2Connection.preface + GRPCLoopbackTests.call(path: "/google.firestore.v1.Firestore/GetDocument", request.bytes))
+        #expect(try reader.trailers(of: 1, within: 3_000)?.first("grpc-status") == "0")
+        #expect(log.blockingWaits == 0)
+
+        // The writer's answer waits for the sync.
+        #expect(try writer.trailers(of: 1, within: 200) == nil)
+        log.release()
+        #expect(try writer.trailers(of: 1, within: 5_000)?.first("grpc-status") == "0")
+    }
+
+    @Test func aWebSocketPutWaitingForItsSyncDoesNotStallItsLoop() throws {
+        let log = HeldCommitLog(blockLimitMicroseconds: 8_000_000)
+        let (firestore, database) = try Self.serve(log)
+        defer {
+            firestore.shutdown(gracePeriod: .zero)
+            database.shutdown(gracePeriod: .zero)
+        }
+        let ns = "\(Self.project)-default-rtdb"
+        let writer = try #require(WireSocketClient(port: database.port, target: "/.ws?v=5&ns=\(ns)"))
+        _ = writer.nextMessage()
+        writer.send(Self.wirePut(1, "/held", #""ws-value""#))
+        #expect(Self.waitForAppends(log, 1))
+        // A read on the same socket waits behind the held put's ok.
+        writer.send(#"{"t":"d","d":{"r":2,"a":"g","b":{"p":"/held","q":{}}}}"#)
+
+        // Another socket on the same loop connects and is answered meanwhile.
+        let reader = try #require(WireSocketClient(port: database.port, target: "/.ws?v=5&ns=\(ns)"))
+        #expect(reader.nextMessage()?.contains(#""t":"h""#) == true)
+        reader.send(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/held","q":{}}}}"#)
+        #expect(reader.nextMessage() == Self.ok(1, #""ws-value""#))
+        #expect(log.blockingWaits == 0)
+
+        #expect(writer.isQuiet(milliseconds: 200))
+        log.release()
+        #expect(writer.messages(2) == [Self.ok(1), Self.ok(2, #""ws-value""#)])
+    }
+
+    @Test func aSocketClosedWithAHeldAckDropsItAndTheLoopGoesOn() throws {
+        let log = HeldCommitLog(blockLimitMicroseconds: 8_000_000)
+        let (firestore, database) = try Self.serve(log)
+        defer {
+            firestore.shutdown(gracePeriod: .zero)
+            database.shutdown(gracePeriod: .zero)
+        }
+        let ns = "\(Self.project)-default-rtdb"
+        do {
+            let writer = try #require(WireSocketClient(port: database.port, target: "/.ws?v=5&ns=\(ns)"))
+            _ = writer.nextMessage()
+            writer.send(Self.wirePut(1, "/gone", "1"))
+            #expect(Self.waitForAppends(log, 1))
+            writer.drop()
+        }
+        let grpc = try H2TestSocket(port: firestore.port)
+        try grpc.send(Self.commit("closed-case"))
+        #expect(Self.waitForAppends(log, 2))
+        grpc.abort()
+        // Give the loop time to see both closes, then complete the syncs: nothing to answer.
+        usleep(100_000)
+        log.release()
+        let reader = try #require(WireSocketClient(port: database.port, target: "/.ws?v=5&ns=\(ns)"))
+        _ = reader.nextMessage()
+        reader.send(#"{"t":"d","d":{"r":1,"a":"g","b":{"p":"/gone","q":{}}}}"#)
+        #expect(reader.nextMessage() == Self.ok(1, "1"))
+        #expect(log.blockingWaits == 0)
+    }
+}

@@ -1,0 +1,70 @@
+import EmulatorStorage
+import Glibc
+import Synchronization
+
+/// A commit log whose "sync" the test opens and closes: while held, records are not durable, so
+/// `waitUntilDurable` would block (it counts such waits and gives up after `blockLimit`) and
+/// `whenDurable` actions wait for ``release()``.
+final class HeldCommitLog: CommitLog {
+    private struct State {
+        var appended: UInt64 = 0
+        var durable: UInt64 = 0
+        var held = true
+        var waiting: [(token: UInt64, action: @Sendable () -> Void)] = []
+        var blockingWaits = 0
+    }
+
+    private let state = Mutex(State())
+    let blockLimitMicroseconds: UInt32
+
+    init(blockLimitMicroseconds: UInt32 = 2_000_000) { self.blockLimitMicroseconds = blockLimitMicroseconds }
+
+    func append(_ changes: [StorageChange], cleared: [ClearedSubtree], commitTime: CommitTime) -> UInt64 { next() }
+    func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64 { next() }
+
+    private func next() -> UInt64 {
+        state.withLock { s in
+            s.appended += 1
+            if !s.held { s.durable = s.appended }
+            return s.appended
+        }
+    }
+
+    func waitUntilDurable(_ token: UInt64) {
+        let blocked = state.withLock { s -> Bool in
+            guard s.durable < token else { return false }
+            s.blockingWaits += 1
+            return true
+        }
+        guard blocked else { return }
+        var waited: UInt32 = 0
+        while waited < blockLimitMicroseconds, state.withLock({ $0.durable < token }) {
+            usleep(1_000)
+            waited += 1_000
+        }
+    }
+
+    func whenDurable(_ token: UInt64, _ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            if s.durable >= token { return true }
+            s.waiting.append((token, action))
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Makes everything appended durable and runs the waiting actions (this thread, like a syncer).
+    func release() {
+        let actions = state.withLock { s -> [@Sendable () -> Void] in
+            s.held = false
+            s.durable = s.appended
+            defer { s.waiting = [] }
+            return s.waiting.map(\.action)
+        }
+        for action in actions { action() }
+    }
+
+    var appended: UInt64 { state.withLock { $0.appended } }
+    /// How many commits waited for durability on their own thread.
+    var blockingWaits: Int { state.withLock { $0.blockingWaits } }
+}
