@@ -286,6 +286,86 @@ def test_live_data_directory_survives_kill_9_under_load(suite, tmp_path, flags):
         restarted.stop()
 
 
+def test_live_data_directory_keeps_grpc_and_websocket_acks_after_kill_9(suite, tmp_path):
+    """The same over the official Firestore client (gRPC Commit) and RTDB WebSocket puts: every
+    write acknowledged before SIGKILL (a Commit response, an `ok`) is present after a restart."""
+    from google.cloud import firestore
+    from test_database_websocket import WireClient
+
+    running = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    running.wait_ready()
+    namespace = f"{running.project}-default-rtdb"
+    acknowledged: list[tuple[str, str]] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def grpc_writer(index: int):
+        client = firestore.Client(project=running.project)
+        n = 0
+        while not stop.is_set():
+            key = f"g{index}-{n}"
+            try:
+                client.collection("load").document(key).set({"n": n}, timeout=5, retry=None)
+            except Exception:
+                return  # the process is gone
+            with lock:
+                acknowledged.append(("firestore", key))
+            n += 1
+
+    def ws_writer(index: int):
+        try:
+            client = WireClient("127.0.0.1", running.database, namespace)
+            client.message()  # hello
+        except Exception:
+            return
+        n = 0
+        while not stop.is_set():
+            key = f"s{index}-{n}"
+            try:
+                r = client.request("p", {"p": f"/load/{key}", "d": n})
+                _, body = client.reply(r)
+            except Exception:
+                return
+            if body.get("s") == "ok":
+                with lock:
+                    acknowledged.append(("rtdb", key))
+            n += 1
+
+    saved = os.environ.get("FIRESTORE_EMULATOR_HOST")
+    os.environ["FIRESTORE_EMULATOR_HOST"] = f"127.0.0.1:{running.firestore}"
+    threads = [threading.Thread(target=grpc_writer, args=(i,)) for i in range(3)]
+    threads += [threading.Thread(target=ws_writer, args=(i,)) for i in range(3)]
+    try:
+        for thread in threads:
+            thread.start()
+        time.sleep(2.0)
+        running.process.send_signal(signal.SIGKILL)
+        running.process.wait(timeout=10)
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=20)
+    finally:
+        if saved is not None:
+            os.environ["FIRESTORE_EMULATOR_HOST"] = saved
+    assert sum(1 for kind, _ in acknowledged if kind == "firestore") > 20
+    assert sum(1 for kind, _ in acknowledged if kind == "rtdb") > 20
+
+    restarted = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    try:
+        restarted.wait_ready()
+        missing = []
+        rtdb = restarted.request("GET", restarted.rtdb_url("load"))[1] or {}
+        for kind, key in acknowledged:
+            if kind == "rtdb":
+                if key not in rtdb:
+                    missing.append(key)
+            elif restarted.get_doc(f"load/{key}")[0] != 200:
+                missing.append(key)
+        assert missing == [], f"{len(missing)} acknowledged writes lost of {len(acknowledged)}"
+    finally:
+        restarted.stop()
+
+
 def test_export_refuses_the_current_directory_and_its_parents(suite, tmp_path):
     (tmp_path / "tmp").mkdir(exist_ok=True)
     (tmp_path / "keep.txt").write_text("mine")
