@@ -157,6 +157,59 @@ import Testing
         #expect(try writer.trailers(of: 1, within: 5_000)?.first("grpc-status") == "0")
     }
 
+    @Test func writeStreamResponsesWaitForTheSyncAndKeepTheirOrder() throws {
+        let log = HeldCommitLog(blockLimitMicroseconds: 8_000_000)
+        let (firestore, database) = try Self.serve(log)
+        defer {
+            firestore.shutdown(gracePeriod: .zero)
+            database.shutdown(gracePeriod: .zero)
+        }
+        let socket = try H2TestSocket(port: firestore.port)
+        var encoder = HPACKEncoder(huffman: true)
+        let block = encoder.encode([
+            HeaderField(":method", "POST"), HeaderField(":scheme", "http"), HeaderField(":path", "/google.firestore.v1.Firestore/Write"),
+            HeaderField(":authority", "127.0.0.1"), HeaderField("content-type", "application/grpc"), HeaderField("te", "trailers"),
+            HeaderField("authorization", "Bearer owner"),
+        ])
+        func data(_ message: [UInt8]) -> [UInt8] {
+            let framed = GRPCMessageDeframer.frame(message)
+            return HTTP2FrameEncoder.encode(.data(stream: 1, payload: framed, endStream: false, flowControlledLength: framed.count))
+        }
+        var handshake = ProtoWriter()
+        handshake.string(1, "projects/\(Self.project)/databases/(default)")
+        try socket.send(
+            HTTP2Connection.preface + HTTP2FrameEncoder.encode(.settings(ack: false, []))
+                + HTTP2FrameEncoder.encode(.headers(stream: 1, block: block, endStream: false, endHeaders: true)) + data(handshake.bytes))
+        #expect(try socket.messages(of: 1, count: 1, within: 3_000).count == 1)
+
+        // A write (held), then an empty request (a token refresh, committing nothing).
+        var write = ProtoWriter()
+        write.string(1, "projects/\(Self.project)/databases/(default)")
+        write.message(3) { w in
+            w.message(1) { ProtoDocument(name: Self.documentName, fields: ["s": .string("write-stream")]).write(to: &$0) }
+        }
+        write.bytes(4, [0, 0, 0, 0, 0, 0, 0, 1])
+        var refresh = ProtoWriter()
+        refresh.bytes(4, [0, 0, 0, 0, 0, 0, 0, 2])
+        try socket.send(data(write.bytes) + data(refresh.bytes))
+        #expect(Self.waitForAppends(log, 1))
+        #expect(try socket.messages(of: 1, count: 2, within: 300).count == 1)
+        #expect(log.blockingWaits == 0)
+
+        log.release()
+        let responses = try socket.messages(of: 1, count: 3, within: 3_000)
+        try #require(responses.count == 3)
+        // The write's response (with its write result, field 3) comes before the refresh's.
+        var reader = ProtoReader(responses[1])
+        var hasResult = false
+        while let (field, wire) = try reader.next() {
+            if field == 3 { hasResult = true }
+            try reader.skip(wire)
+        }
+        #expect(hasResult)
+        #expect(responses[2].count < responses[1].count)
+    }
+
     @Test func aWebSocketPutWaitingForItsSyncDoesNotStallItsLoop() throws {
         let log = HeldCommitLog(blockLimitMicroseconds: 8_000_000)
         let (firestore, database) = try Self.serve(log)

@@ -57,6 +57,27 @@ final class H2TestSocket {
         }
     }
 
+    /// Reads until stream `stream` carried `count` gRPC messages or `milliseconds` passed; returns
+    /// the messages seen so far on it.
+    func messages(of stream: UInt32, count: Int, within milliseconds: Int) throws -> [[UInt8]] {
+        var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: Int((milliseconds % 1000) * 1000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            var deframer = GRPCMessageDeframer()
+            var found: [[UInt8]] = []
+            for case .data(stream, let payload, _, _) in frames {
+                deframer.append(payload)
+                while let m = try deframer.next() { found.append(m) }
+            }
+            if found.count >= count { return found }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return found }
+            parser.append(Array(buffer[0..<n]))
+            while let f = try parser.next() { frames.append(f) }
+        }
+    }
+
     private var decodedUpTo = 0
     private var ends: [UInt32: [HeaderField]] = [:]
 
