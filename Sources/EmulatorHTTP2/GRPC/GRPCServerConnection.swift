@@ -22,7 +22,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var streaming: (any GRPCStreamingCall)?
         /// Request messages or a half-close that arrived before the streaming call object existed.
         var started = false
-        /// Output waiting behind a held reply, in order (see ``GRPCServerConnection+Holds``).
+        /// Output waiting behind a held reply, in order (see `gated(_:_:)` and `release(_:_:)`).
         var pending: [Pending] = []
     }
 

@@ -29,7 +29,7 @@ extension DatabaseWireSession {
             s.replies[index].ready = true
             while let first = s.replies.first, first.ready {
                 s.replies.removeFirst()
-                if let reply = first.reply { output(reply.bytes) }
+                output(first.reply.bytes)
             }
         }
     }

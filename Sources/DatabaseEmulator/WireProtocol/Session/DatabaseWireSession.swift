@@ -38,10 +38,10 @@ final class DatabaseWireSession: Sendable {
         var nextHold: UInt64 = 0
     }
 
-    /// One reply in the queue: `ready` once its gate released it; `reply` nil for a notification.
+    /// One reply in the queue: `ready` once its gate released it.
     struct HeldReply: Sendable {
         var hold: UInt64
-        var reply: DatabaseWireReply?
+        var reply: DatabaseWireReply
         var ready: Bool
     }
 
