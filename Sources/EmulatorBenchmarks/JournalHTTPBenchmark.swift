@@ -11,6 +11,8 @@ import Synchronization
 /// the modes; medians of 3 (1 with --quick). Clients and server share the machine's cores.
 /// A fourth mode, `--data-dir` on a transport that does not complete deferred responses, shows
 /// the blocking acknowledgement (the handler waits for the sync on the event loop) for contrast.
+/// With `JOURNAL_CPU=1` in the environment every run also prints the process's CPU use and CPU
+/// time per write (clients included), which shows what each `fdatasync` costs the machine.
 func runJournalHTTPBenchmark(quick: Bool) {
     let root = "/tmp/emulators-journal-http-\(getpid())"
     mkdir(root, 0o755)
@@ -37,11 +39,18 @@ func runJournalHTTPBenchmark(quick: Bool) {
     }
 }
 
+private func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
 private func httpMedian(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 /// One run; `mode` nil = in-memory, false = `--data-dir-no-fsync`, true = `--data-dir`.
 private func httpJournalRun(
-    root: String, connections: Int, seconds: Int, mode: Bool?, round: Int, transport: any ListenerFactory = Suite.defaultTransport
+    root: String, connections: Int, seconds: Int, mode: Bool?, round: Int, transport: any ListenerFactory = Suite.defaultTransport,
+    verbose: Bool = getenv("JOURNAL_CPU") != nil
 ) -> Double {
     var configuration = SuiteConfiguration.ephemeral(projectId: "demo-bench", kinds: [.database])
     let label = (mode.map { $0 ? "sync" : "write" } ?? "memory") + (transport.completesDeferredResponses ? "" : "-blocking")
@@ -58,6 +67,7 @@ private func httpJournalRun(
         return 0
     }
     guard let port = suite.port(of: .database) else { return 0 }
+    let cpuBefore = processCPUSeconds()
     let start = httpNanos()
     let deadline = start + Int64(seconds) * 1_000_000_000
     let clients = (0..<connections).map { HTTPWriteClient(port: port, id: $0, deadline: deadline) }
@@ -73,6 +83,11 @@ private func httpJournalRun(
     }
     for thread in threads { pthread_join(thread, nil) }
     let elapsed = Double(httpNanos() - start) / 1e9
+    let cpu = processCPUSeconds() - cpuBefore
+    let writes = Double(clients.reduce(0) { $0 + $1.done.withLock { $0 } })
+    if verbose {
+        print("  \(label) \(connections): \(Int(writes / elapsed)) writes/s, process CPU \(Int(cpu / elapsed * 100))% of one core, \(Int(cpu / max(writes, 1) * 1e6)) µs CPU per write")
+    }
     suite.shutdown(gracePeriod: .milliseconds(200))
     removeBenchTree(directory)
     return Double(clients.reduce(0) { $0 + $1.done.withLock { $0 } }) / elapsed

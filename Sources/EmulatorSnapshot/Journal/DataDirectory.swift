@@ -21,7 +21,8 @@ package final class DataDirectory: Sendable {
     package enum Durability: Sendable {
         /// `write` + `fdatasync` (group commit) before a commit returns: survives power loss.
         case sync
-        /// `write` before a commit returns: survives the process being killed, not a power loss.
+        /// `write` before a commit returns: survives the process being killed; a background
+        /// `fdatasync` about every second bounds what a power loss can take.
         case write
     }
 
@@ -33,7 +34,7 @@ package final class DataDirectory: Sendable {
 
     package let path: String
     private let engine: StorageEngine
-    private let journal: Journal
+    let journal: Journal
     private let fileSystem: SnapshotFileSystem
     private let checkpointing = Mutex(false)
     /// The thread of the last background checkpoint (joined before the next one and at close),
@@ -46,7 +47,8 @@ package final class DataDirectory: Sendable {
     /// empty), writes a fresh checkpoint, and journals every later commit.
     package static func open(
         _ path: String, engine: StorageEngine, durability: Durability = .sync,
-        checkpointBytes: Int = 64 << 20, fileSystem: SnapshotFileSystem = SnapshotFileSystem()
+        checkpointBytes: Int = 64 << 20, fileSystem: SnapshotFileSystem = SnapshotFileSystem(),
+        writeModeSyncMilliseconds: Int = 1000
     ) throws(SnapshotError) -> DataDirectory {
         let root = fileSystem.absolute(path)
         if fileSystem.exists(root) && !fileSystem.isDirectory(root) {
@@ -73,7 +75,8 @@ package final class DataDirectory: Sendable {
         let file = try fileSystem.create(root + "/" + journalName(sequence))
         try fileSystem.syncDirectory(root)
         let journal = Journal(
-            file: file, sequence: sequence, durability: durability, fileSystem: fileSystem, checkpointThreshold: checkpointBytes)
+            file: file, sequence: sequence, durability: durability, fileSystem: fileSystem, checkpointThreshold: checkpointBytes,
+            writeModeSyncMilliseconds: writeModeSyncMilliseconds)
         let directory = DataDirectory(
             path: root, engine: engine, journal: journal, fileSystem: fileSystem, recovered: counts, lockFD: lockFD)
         if counts.commits > 0 || state.journals.count > 0 || !state.hadCheckpoint {

@@ -10,7 +10,9 @@ import Glibc
 /// all the commits that arrive during one sync share the next one. Finishing a sync wakes only
 /// the commits it covers (see `JournalLock`), not those already waiting for the next one. A commit is acknowledged
 /// only after a sync that started after its record was appended has finished. In `.write`
-/// mode the record is written with `write` right away and nothing waits. A journal that cannot
+/// mode the record is written with `write` right away and nothing waits; a background thread
+/// `fdatasync`s the journal every `writeModeSyncMilliseconds` when it grew, so a power loss
+/// costs at most about that much of the latest writes. A journal that cannot
 /// write any more stops the process: continuing would acknowledge writes that are not durable.
 final class Journal: CommitLog, @unchecked Sendable {
     // @unchecked Sendable: every mutable property below is guarded by `lock`.
@@ -45,9 +47,13 @@ final class Journal: CommitLog, @unchecked Sendable {
     /// Called (outside the lock) after a flush that left the journal over its size threshold.
     var onLarge: (@Sendable () -> Void)?
     let checkpointThreshold: Int
+    /// `.write` mode: how often the background thread syncs a journal that grew (0: never).
+    let writeModeSyncMilliseconds: Int
+    /// `.write` mode: how much of the current file the background thread has synced.
+    private var syncedBytes = 0
 
     init(file: SnapshotFile, sequence: Int, durability: DataDirectory.Durability, fileSystem: SnapshotFileSystem,
-         checkpointThreshold: Int) {
+         checkpointThreshold: Int, writeModeSyncMilliseconds: Int = 1000) {
         self.file = file
         self.sequence = sequence
         self.durability = durability
@@ -55,7 +61,8 @@ final class Journal: CommitLog, @unchecked Sendable {
         self.writer = LevelDBLogWriter()
         self.fileBytes = 0
         self.checkpointThreshold = checkpointThreshold
-        if durability == .sync { startSyncer() }
+        self.writeModeSyncMilliseconds = writeModeSyncMilliseconds
+        if durability == .sync || writeModeSyncMilliseconds > 0 { startSyncer() }
     }
 
     func append(_ changes: [StorageChange], cleared: [ClearedSubtree], commitTime: CommitTime) -> UInt64 {
@@ -142,7 +149,8 @@ final class Journal: CommitLog, @unchecked Sendable {
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { raw in
             guard let raw else { return nil }
-            Unmanaged<Journal>.fromOpaque(raw).takeRetainedValue().runSyncer()
+            let journal = Unmanaged<Journal>.fromOpaque(raw).takeRetainedValue()
+            if journal.durability == .sync { journal.runSyncer() } else { journal.runPeriodicSyncer() }
             return nil
         }, Unmanaged.passRetained(self).toOpaque())
         if started == 0 {
@@ -188,6 +196,29 @@ final class Journal: CommitLog, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The `.write` mode's background syncer: every `writeModeSyncMilliseconds`, syncs what was
+    /// written since its last sync. It syncs with the lock held (commits wait for that one
+    /// sync, about once a second) so that a rotation cannot close the file under it.
+    private func runPeriodicSyncer() {
+        lock.lock()
+        while !stopping {
+            lock.waitForWork(milliseconds: writeModeSyncMilliseconds)
+            if stopping { break }
+            if fileBytes > syncedBytes {
+                do throws(SnapshotError) {
+                    try file.sync()
+                } catch {
+                    Self.stop(error)
+                }
+                syncedBytes = fileBytes
+            }
+        }
+        lock.unlock()
+    }
+
+    /// `.write` mode: bytes of the current journal file not yet synced (for tests).
+    var unsyncedBytes: Int { lock.withLock { fileBytes - syncedBytes } }
+
     /// Stops the syncer thread (after the flush it is running, if any) and waits for it.
     private func stopSyncer() {
         lock.withLock {
@@ -216,12 +247,16 @@ final class Journal: CommitLog, @unchecked Sendable {
             try output.write(bytes, at: offset)
             if durability == .sync { try output.sync() }
         } catch {
-            // Acknowledging later writes would break the journal's promise; stop instead.
-            let text = "emulators: the data directory journal cannot be written (\(error)); stopping so that no unsaved write is acknowledged.\n"
-            var line = Array(text.utf8); _ = Glibc.write(2, &line, line.count)
-            exit(74)
+            Self.stop(error)
         }
         return reserved
+    }
+
+    /// Acknowledging later writes would break the journal's promise; stop instead.
+    private static func stop(_ error: SnapshotError) -> Never {
+        let text = "emulators: the data directory journal cannot be written (\(error)); stopping so that no unsaved write is acknowledged.\n"
+        var line = Array(text.utf8); _ = Glibc.write(2, &line, line.count)
+        exit(74)
     }
 
     /// Flushes what is pending, then continues in a new journal file `next`; returns the
@@ -238,6 +273,7 @@ final class Journal: CommitLog, @unchecked Sendable {
         sequence = newSequence
         writer = LevelDBLogWriter()
         fileBytes = 0
+        syncedBytes = 0
         preallocated = 0
         lock.broadcastAll()
         let ready = takeCoveredWaiters()

@@ -49,6 +49,15 @@ final class JournalLock: @unchecked Sendable {
     /// Waits (the lock held on entry and on return) until `signalWork`.
     func waitForWork() { pthread_cond_wait(work, mutex) }
     func signalWork() { pthread_cond_signal(work) }
+    /// Waits for work (the lock held on entry and on return) at most `milliseconds`.
+    func waitForWork(milliseconds: Int) {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanos = Int(deadline.tv_nsec) + milliseconds % 1000 * 1_000_000
+        deadline.tv_sec += milliseconds / 1000 + nanos / 1_000_000_000
+        deadline.tv_nsec = nanos % 1_000_000_000
+        pthread_cond_timedwait(work, mutex, &deadline)
+    }
 
     func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
