@@ -55,6 +55,26 @@ struct HubTests {
         ]))
     }
 
+    @Test func aLocalhostListenerListsBothLoopbacksAndTheHubBothOrigins() throws {
+        let directory = HubDirectory(version: "0.1.0", pid: 42)
+        directory.register(.database, host: "127.0.0.1", port: 9000, addresses: ["127.0.0.1", "::1"])
+        directory.register(.hub, host: "127.0.0.1", port: 4400, addresses: ["127.0.0.1", "::1"])
+        #expect(directory.origins == ["http://127.0.0.1:4400", "http://[::1]:4400"])
+        let router = HubRouter.make(directory: directory) { _ throws(SnapshotFailure) in }
+        let value = try JSONReader.parse(get(router, "/emulators").bodyBytes)
+        #expect(value[member: "database"]?[member: "listen"] == .array([
+            .object([
+                JSONMember("address", .string("127.0.0.1")), JSONMember("family", .string("IPv4")),
+                JSONMember("port", .int(9000)),
+            ]),
+            .object([
+                JSONMember("address", .string("::1")), JSONMember("family", .string("IPv6")),
+                JSONMember("port", .int(9000)),
+            ]),
+        ]))
+        #expect(value[member: "database"]?[member: "host"] == .string("127.0.0.1"))
+    }
+
     @Test func exportCallsTheHookWithTheRunningTargets() {
         let seen = CapturedExports()
         let router = HubRouter.make(directory: directory()) { request throws(SnapshotFailure) in seen.append(request) }

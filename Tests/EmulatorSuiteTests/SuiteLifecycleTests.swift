@@ -36,6 +36,48 @@ struct SuiteLifecycleTests {
         }
     }
 
+    /// Whether a socket can bind ::1 here (checked apart from the suite).
+    private static func machineHasIPv6Loopback() -> Bool {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        inet_pton(AF_INET6, "::1", &address.sin6_addr)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        } == 0
+    }
+
+    @Test func aLocalhostHostServesBothLoopbacksAndTheHubListsThem() async throws {
+        var configuration = SuiteConfiguration.ephemeral(projectId: "demo-loop", kinds: [.database])
+        for kind in configuration.listeners.keys { configuration.listeners[kind]?.host = "localhost" }
+        try await withSuite(configuration) { suite in
+            let hub = try #require(suite.port(of: .hub))
+            let database = try #require(suite.port(of: .database))
+            let v6 = try? LoopbackHTTPClient.send(
+                .init(method: "GET", host: "::1", port: database, path: "/a.json?ns=demo-loop", timeout: .seconds(5)))
+            let emulators = try JSONReader.parse(try get(hub, "/emulators").body)
+            let listen = emulators[member: "database"]?[member: "listen"]
+            #expect(emulators[member: "database"]?[member: "host"] == .string("127.0.0.1"))
+            #expect(try get(database, "/a.json?ns=demo-loop").status == 200)
+            if Self.machineHasIPv6Loopback() {
+                // Both addresses answer and both are listed.
+                #expect(v6?.status == 200)
+                #expect(listen == .array([
+                    .object([JSONMember("address", .string("127.0.0.1")), JSONMember("family", .string("IPv4")), JSONMember("port", .int(Int64(database)))]),
+                    .object([JSONMember("address", .string("::1")), JSONMember("family", .string("IPv6")), JSONMember("port", .int(Int64(database)))]),
+                ]))
+                let root = try JSONReader.parse(try get(hub, "/").body)
+                #expect(root[member: "origins"] == .array([.string("http://127.0.0.1:\(hub)"), .string("http://[::1]:\(hub)")]))
+            } else {
+                #expect(listen == .array([
+                    .object([JSONMember("address", .string("127.0.0.1")), JSONMember("family", .string("IPv4")), JSONMember("port", .int(Int64(database)))]),
+                ]))
+            }
+        }
+    }
+
     @Test func shutdownClosesEveryPort() async throws {
         let suite = try Suite.start(.ephemeral())
         let ports = suite.ports

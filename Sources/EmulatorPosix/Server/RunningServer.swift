@@ -4,17 +4,21 @@ import Synchronization
 /// A server that is accepting connections. Keep it to stop it with ``shutdown(gracePeriod:)``.
 package final class RunningServer: Sendable {
     private let context: ServerContext
-    private let listenerFD: Int32
+    private let listenerFDs: [Int32]
     private let listenerLoop: EventLoop
     private let stopped = Atomic<Bool>(false)
     /// The host it listens on, as configured.
     package let host: String
     /// The bound port (the ephemeral one when the configuration said 0).
     package let port: Int
+    /// The addresses it listens on, in bind order: the configured host, or for `localhost`
+    /// `127.0.0.1` and (when it could be bound) `::1`.
+    package let addresses: [String]
 
-    init(context: ServerContext, listenerFD: Int32, listenerLoop: EventLoop, port: Int) {
+    init(context: ServerContext, listenerFDs: [Int32], addresses: [String], listenerLoop: EventLoop, port: Int) {
         self.context = context
-        self.listenerFD = listenerFD
+        self.listenerFDs = listenerFDs
+        self.addresses = addresses
         self.listenerLoop = listenerLoop
         self.host = context.configuration.host
         self.port = port
@@ -31,10 +35,10 @@ package final class RunningServer: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let deadline = EventLoop.now() + EventLoop.nanoseconds(gracePeriod)
         let context = self.context
-        let fd = listenerFD
+        let fds = listenerFDs
         let listenerClosed = Atomic<Bool>(false)
         listenerLoop.execute { loop in
-            loop.removeListener(fd)
+            for fd in fds { loop.removeListener(fd) }
             listenerClosed.store(true, ordering: .releasing)
         }
         context.draining.store(true, ordering: .releasing)

@@ -8,7 +8,9 @@ package import EmulatorHTTP
 /// ```
 package struct ServerConfiguration: Sendable {
     /// An IPv4 or IPv6 literal (`"127.0.0.1"`, `"::1"`, `"[::1]"`, `"0.0.0.0"`), or `"localhost"`,
-    /// which binds 127.0.0.1 (never only ::1, which IPv4 clients cannot reach).
+    /// which binds 127.0.0.1 and, on the same port when the machine has IPv6 loopback and the port
+    /// is free there, ::1 too (clients that resolve `localhost` to ::1 first reach it; never only
+    /// ::1, which IPv4 clients cannot reach).
     package var host: String
     /// The TCP port; 0 picks a free ephemeral port (read it from ``RunningServer/port``).
     package var port: Int

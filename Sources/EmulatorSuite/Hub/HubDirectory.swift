@@ -12,6 +12,11 @@ package final class HubDirectory: Sendable {
         package var kind: EmulatorKind
         package var host: String
         package var port: Int
+        /// Every address bound (`localhost`: 127.0.0.1 and ::1); empty means just `host`.
+        package var addresses: [String] = []
+
+        /// The addresses to list: the bound ones, or the advertised host.
+        var listenAddresses: [String] { addresses.isEmpty ? [host] : addresses }
     }
 
     package let version: String
@@ -23,10 +28,10 @@ package final class HubDirectory: Sendable {
         self.pid = pid
     }
 
-    package func register(_ kind: EmulatorKind, host: String, port: Int) {
+    package func register(_ kind: EmulatorKind, host: String, port: Int, addresses: [String] = []) {
         entries.withLock { entries in
             entries.removeAll { $0.kind == kind }
-            entries.append(Entry(kind: kind, host: host, port: port))
+            entries.append(Entry(kind: kind, host: host, port: port, addresses: addresses))
         }
     }
 
@@ -38,10 +43,10 @@ package final class HubDirectory: Sendable {
         running.first { $0.kind == .hub }
     }
 
-    /// `http://host:port` for the hub; IPv6 in brackets.
+    /// `http://host:port` for each address of the hub; IPv6 in brackets.
     package var origins: [String] {
         guard let hub else { return [] }
-        return ["http://" + ListenAddress.hostPort(hub.host, hub.port)]
+        return hub.listenAddresses.map { "http://" + ListenAddress.hostPort($0, hub.port) }
     }
 
     /// The locator file's contents: `{"version", "origins", "pid"}`.
@@ -66,14 +71,15 @@ package final class HubDirectory: Sendable {
     /// `GET /emulators`: name → `{listen, name, host, port, pid}` for every running listener.
     package var emulatorsDocument: JSONValue {
         .object(running.map { entry in
-            let family = entry.host.contains(":") ? "IPv6" : "IPv4"
-            let listen: JSONValue = .object([
-                JSONMember("address", .string(entry.host)),
-                JSONMember("family", .string(family)),
-                JSONMember("port", .int(Int64(entry.port))),
-            ])
+            let listen: [JSONValue] = entry.listenAddresses.map { address in
+                .object([
+                    JSONMember("address", .string(address)),
+                    JSONMember("family", .string(address.contains(":") ? "IPv6" : "IPv4")),
+                    JSONMember("port", .int(Int64(entry.port))),
+                ])
+            }
             return JSONMember(entry.kind.rawValue, .object([
-                JSONMember("listen", .array([listen])),
+                JSONMember("listen", .array(listen)),
                 JSONMember("name", .string(entry.kind.rawValue)),
                 JSONMember("host", .string(entry.host)),
                 JSONMember("port", .int(Int64(entry.port))),

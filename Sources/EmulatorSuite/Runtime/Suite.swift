@@ -132,7 +132,8 @@ package final class Suite: Sendable {
                 let listener = try bind(
                     kind, address, handler: handler, http2Handler: endpoint?.http2Handler, transport: transport, console: console)
                 started.append((kind, listener))
-                directory.register(kind, host: address.advertisedHost, port: listener.port)
+                directory.register(kind, host: address.advertisedHost, port: listener.port,
+                    addresses: address.host == "localhost" ? listener.addresses : [])
                 if kind != .hub {
                     console.info(kind.rawValue, "\(kind.description) listening on \(ListenAddress.hostPort(address.advertisedHost, listener.port))")
                 }

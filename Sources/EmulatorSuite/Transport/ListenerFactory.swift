@@ -35,8 +35,14 @@ extension ListenerFactory {
 package protocol SuiteListener: AnyObject, Sendable {
     /// The port actually bound (the kernel's choice when 0 was asked).
     var port: Int { get }
+    /// The addresses bound, in order (empty when the transport does not say: the configured host).
+    var addresses: [String] { get }
     /// Stops accepting, lets requests in flight finish for up to `gracePeriod`, then closes the rest.
     func shutdown(gracePeriod: Duration)
+}
+
+extension SuiteListener {
+    package var addresses: [String] { [] }
 }
 
 /// Why a listener could not start.
