@@ -20,6 +20,19 @@ import Testing
         #expect(client.get("/nothing").status == .notFound)
     }
 
+    @Test func literalSegmentsMatchByteForByteAndSlashesSplitOnTheByte() {
+        var router = Router()
+        router.add(.get, "/caf\u{E9}") { _ in .text("composed") }
+        router.add(.get, "/a/:x/:y") { .text("\($0.parameters["x"] ?? "?")|\($0.parameters["y"] ?? "?")") }
+        let client = InProcessClient(router: router)
+        #expect(client.get("/caf\u{E9}").bodyText == "composed")
+        // Canonically equivalent but different bytes: a different path.
+        #expect(client.get("/cafe\u{301}").status == .notFound)
+        // A combining mark right after `/` does not hide the separator.
+        #expect(client.get("/a/\u{301}b/c").bodyText == "\u{301}b|c")
+        #expect(client.get("//a///x//y/").bodyText == "x|y")
+    }
+
     @Test func preflightIsAnsweredWithoutTheRouter() {
         let client = InProcessClient(handler: router().withCORS())
         let response = client.send(

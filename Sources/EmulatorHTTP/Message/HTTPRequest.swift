@@ -17,34 +17,60 @@ package struct HTTPRequest: Sendable {
 
     /// The path part of the target, still percent-encoded.
     package var rawPath: Substring {
-        let t = target[...]
-        if let q = t.firstIndex(of: "?") { return t[..<q] }
-        return t
+        // Byte scans: `?`, `&` and `=` are ASCII, so their UTF-8 indices are character boundaries
+        // (a Character scan would run grapheme breaking over the whole target on every request).
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target[...] }
+        return target[..<mark]
     }
 
     /// The query part of the target (after `?`), still percent-encoded; empty when absent.
     package var rawQuery: Substring {
-        let t = target[...]
-        if let q = t.firstIndex(of: "?") { return t[t.index(after: q)...] }
-        return ""
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return "" }
+        return target[target.utf8.index(after: mark)...]
     }
 
     /// Query parameters in order, percent-decoded (`+` is a space).
     package var queryItems: [(name: String, value: String)] {
-        rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { item in
-            if let eq = item.firstIndex(of: "=") {
-                return (
-                    PercentEncoding.decode(item[..<eq], plusIsSpace: true) ?? String(item[..<eq]),
-                    PercentEncoding.decode(item[item.index(after: eq)...], plusIsSpace: true)
-                        ?? String(item[item.index(after: eq)...])
-                )
-            }
-            return (PercentEncoding.decode(item, plusIsSpace: true) ?? String(item), "")
+        var items: [(name: String, value: String)] = []
+        forEachQueryItem { name, value in
+            items.append((Self.decode(name), Self.decode(value)))
+            return false
         }
+        return items
+    }
+
+    /// Calls `body` with each `name=value` item of the query, still encoded, until it returns true.
+    private func forEachQueryItem(_ body: (_ name: Substring, _ value: Substring) -> Bool) {
+        let query = rawQuery
+        var start = query.startIndex
+        while start < query.endIndex {
+            let end = query.utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? query.endIndex
+            if start < end {
+                let item = query[start..<end]
+                let stop: Bool
+                if let eq = item.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                    stop = body(item[..<eq], item[item.utf8.index(after: eq)...])
+                } else {
+                    stop = body(item, "")
+                }
+                if stop { return }
+            }
+            start = end < query.endIndex ? query.utf8.index(after: end) : query.endIndex
+        }
+    }
+
+    private static func decode(_ text: Substring) -> String {
+        PercentEncoding.decode(text, plusIsSpace: true) ?? String(text)
     }
 
     /// The first query parameter called `name`.
     package func query(_ name: String) -> String? {
-        queryItems.first { $0.name == name }?.value
+        var found: String?
+        forEachQueryItem { rawName, rawValue in
+            guard Self.decode(rawName) == name else { return false }
+            found = Self.decode(rawValue)
+            return true
+        }
+        return found
     }
 }

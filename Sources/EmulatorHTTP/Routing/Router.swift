@@ -21,7 +21,7 @@ package struct Router: Sendable {
 
     /// Adds a route; `method == nil` matches every method.
     package mutating func add(_ method: HTTPMethod?, _ pattern: String, handler: @escaping HTTPHandler) {
-        routes.append(Route(method: method, segments: pattern.split(separator: "/"), handler: handler))
+        routes.append(Route(method: method, segments: Self.segments(pattern[...]), handler: handler))
     }
 
     /// Sets the handler for requests that match no route.
@@ -31,7 +31,7 @@ package struct Router: Sendable {
 
     /// Routes `request` and returns the handler's response.
     package func respond(to request: HTTPRequest) -> HTTPResponse {
-        let path = request.rawPath.split(separator: "/")
+        let path = Self.segments(request.rawPath)
         var methodMismatch = false
         for route in routes {
             guard let parameters = Self.match(route.segments, path) else { continue }
@@ -49,20 +49,33 @@ package struct Router: Sendable {
         return fallback(request)
     }
 
+    /// The non-empty `/`-separated segments of `text`, split on the byte (not on Characters: a
+    /// combining mark after `/` must not hide the separator, and byte scans are cheaper).
+    static func segments(_ text: Substring) -> [Substring] {
+        var result: [Substring] = []
+        var start = text.startIndex
+        while start < text.endIndex {
+            let end = text.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? text.endIndex
+            if start < end { result.append(text[start..<end]) }
+            start = end < text.endIndex ? text.utf8.index(after: end) : text.endIndex
+        }
+        return result
+    }
+
     private static func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {
         var parameters: [String: String] = [:]
         var index = 0
         for segment in pattern {
-            if segment == "*" {
+            if segment.utf8.elementsEqual("*".utf8) {
                 let rest = path[min(index, path.count)...].joined(separator: "/")
                 parameters["*"] = PercentEncoding.decode(rest) ?? rest
                 return parameters
             }
             guard index < path.count else { return nil }
-            if segment.first == ":" {
+            if segment.utf8.first == UInt8(ascii: ":") {
                 let raw = path[index]
                 parameters[String(segment.dropFirst())] = PercentEncoding.decode(raw) ?? String(raw)
-            } else if segment != path[index] {
+            } else if !segment.utf8.elementsEqual(path[index].utf8) {  // bytes, not canonical equivalence
                 return nil
             }
             index += 1
