@@ -98,6 +98,8 @@ struct CommandLineParserTests {
         (["launch"], "unknown command 'launch'"),
         (["start", "--log-verbosity", "LOUD"], "option '--log-verbosity' must be one of DEBUG, INFO, QUIET, SILENT (got 'LOUD')"),
         (["start", "--force=yes"], "option '--force' does not take a value"),
+        (["start", "--data-dir-no-fsync"], "option '--data-dir-no-fsync' needs '--data-dir <dir>'"),
+        (["exec", "--data-dir-no-fsync", "true"], "option '--data-dir-no-fsync' needs '--data-dir <dir>'"),
     ])
     func usageErrors(arguments: [String], message: String) {
         #expect {
@@ -113,6 +115,14 @@ struct CommandLineParserTests {
         #expect(status == 2)
         #expect(output.standardError.hasPrefix("error: unknown option '--bogus'\n\nUsage: emulators start"))
         #expect(output.standardOutput.isEmpty)
+    }
+
+    @Test func dataDirectoryNoFsyncWithoutADataDirectoryExitsTwo() {
+        let output = CapturedOutput()
+        let status = CommandRunner(console: output.console).run(["start", "--data-dir-no-fsync"])
+        #expect(status == 2)
+        #expect(output.standardError.hasPrefix(
+            "error: option '--data-dir-no-fsync' needs '--data-dir <dir>'\n\nUsage: emulators start"))
     }
 
     @Test func helpPrintsOnStandardOutputAndExitsZero() {

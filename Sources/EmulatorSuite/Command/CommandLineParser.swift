@@ -160,6 +160,10 @@ package enum CommandLineParser {
             default: break
             }
         }
+        if !options.dataDirectoryFsync && options.dataDirectory == nil {
+            // Without a data directory nothing is journaled: the flag would be silently ignored.
+            throw UsageError("option '--data-dir-no-fsync' needs '--data-dir <dir>'", command: command)
+        }
         return options
     }
 

@@ -41,9 +41,9 @@ package enum Usage {
           --data-dir <dir>      keep all data live in <dir>: every write is journaled before it is
                                 acknowledged, so even kill -9 loses nothing; the next start with
                                 the same --data-dir restores everything
-          --data-dir-no-fsync   acknowledge after write() instead of fdatasync: still survives
-                                kill -9; a sync about every second bounds what a power loss takes;
-                                writes run near in-memory speed instead of disk-sync speed
+          --data-dir-no-fsync   (with --data-dir) acknowledge after write() instead of fdatasync:
+                                still survives kill -9; a sync about every second bounds what a
+                                power loss takes; writes run near in-memory speed, not disk-sync speed
           --log-verbosity <level>
                                 DEBUG, INFO (default), QUIET (warnings and banner), SILENT (errors only)
           -P, --project <id>    project ID or .firebaserc alias
