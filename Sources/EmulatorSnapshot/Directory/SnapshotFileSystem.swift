@@ -210,6 +210,16 @@ package struct SnapshotFileSystem: Sendable {
         return SnapshotFile(fd: fd, path: path, fault: writeFault)
     }
 
+    /// Cuts an existing file to `size` bytes and syncs it (`fsync`: the new size is metadata).
+    package func truncateFile(_ path: String, to size: Int) throws(SnapshotError) {
+        if let code = writeFault?(path) { throw Self.ioError("truncating", path, code) }
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.ioError("opening", path, errno) }
+        defer { close(fd) }
+        if ftruncate(fd, off_t(size)) != 0 { throw Self.ioError("truncating", path, errno) }
+        if fsync(fd) != 0 { throw Self.ioError("syncing", path, errno) }
+    }
+
     /// Writes a whole new file and syncs it.
     package func writeFile(_ path: String, _ bytes: [UInt8]) throws(SnapshotError) {
         let file = try create(path)

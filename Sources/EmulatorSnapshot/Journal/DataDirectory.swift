@@ -8,8 +8,10 @@ import Synchronization
 /// Layout: `checkpoint.log` (a full dump of every namespace, plus the number of the first journal
 /// to replay after it) and `journal-<n>.log` files (one record per commit). Recovery loads the
 /// checkpoint and replays the journals. A torn last record (an append cut short by the crash,
-/// never acknowledged) is dropped; damage anywhere else is refused with the file and offset,
-/// and nothing is loaded.
+/// never acknowledged) is dropped, also in an older journal when every newer one holds nothing
+/// (a start or rotation interrupted right after creating it), and cut off its file before the
+/// next journal is created; damage anywhere else is refused with the file and offset, and
+/// nothing is loaded.
 ///
 /// ```swift
 /// let engine = StorageEngine()
@@ -63,24 +65,36 @@ package final class DataDirectory: Sendable {
             throw SnapshotError(.refused, "the data directory is in use by another emulators process", file: root)
         }
         let state: DataDirectoryRecovery.State
+        let file: SnapshotFile
+        let sequence: Int
         do throws(SnapshotError) {
             state = try DataDirectoryRecovery(root: root, fileSystem: fileSystem).read()
+            // Cut a dropped torn tail off its file (synced) before another journal exists, so
+            // that no later start finds a torn record in a journal that is not the newest.
+            if let torn = state.tornTail { try fileSystem.truncateFile(torn.file, to: torn.end) }
+            // Start a new journal, then checkpoint what was recovered so old journals can go.
+            sequence = state.lastJournal + 1
+            file = try fileSystem.create(root + "/" + journalName(sequence))
+            try fileSystem.syncDirectory(root)
         } catch {
             Glibc.close(lockFD)
             throw error
         }
         let counts = state.apply(to: engine)
-        // Start a new journal, then checkpoint what was recovered so old journals can go.
-        let sequence = state.lastJournal + 1
-        let file = try fileSystem.create(root + "/" + journalName(sequence))
-        try fileSystem.syncDirectory(root)
         let journal = Journal(
             file: file, sequence: sequence, durability: durability, fileSystem: fileSystem, checkpointThreshold: checkpointBytes,
             writeModeSyncMilliseconds: writeModeSyncMilliseconds)
         let directory = DataDirectory(
             path: root, engine: engine, journal: journal, fileSystem: fileSystem, recovered: counts, lockFD: lockFD)
         if counts.commits > 0 || state.journals.count > 0 || !state.hadCheckpoint {
-            try directory.writeCheckpoint(firstJournal: sequence)
+            do throws(SnapshotError) {
+                try directory.writeCheckpoint(firstJournal: sequence)
+            } catch {
+                // Stop the journal's thread and release the lock: a later open may try again
+                // (it finds the new journal empty and the old ones as they were).
+                directory.abandon()
+                throw error
+            }
         }
         journal.onLarge = { [weak directory] in directory?.checkpointInBackground() }
         engine.setCommitLog(journal)
@@ -199,7 +213,9 @@ package final class DataDirectory: Sendable {
     }
 
     /// What a crash leaves: the lock released, nothing flushed beyond what commits already wrote.
-    func abandonForTesting() {
+    func abandonForTesting() { abandon() }
+
+    private func abandon() {
         engine.setCommitLog(nil)
         joinWorker()
         journal.abandon()

@@ -13,6 +13,9 @@ struct DataDirectoryRecovery {
         var commits = 0
         var journals: [Int] = []
         var lastJournal = 0
+        /// The journal whose torn last record was dropped, and where its last complete record
+        /// ends: `DataDirectory.open` cuts the file there before it starts a new journal.
+        var tornTail: (file: String, end: Int)?
 
         /// Loads the recovered contents into `engine`: one `restore` per namespace, every entry
         /// with its original create and update time (the engine's clock continues after them).
@@ -45,9 +48,31 @@ struct DataDirectoryRecovery {
         state.journals = replay
         for (position, sequence) in replay.enumerated() {
             let file = root + "/" + DataDirectory.journalName(sequence)
-            try readJournal(file, isLast: position == replay.count - 1, into: &state)
+            guard let torn = try readJournal(file, into: &state) else { continue }
+            // A torn record (an append cut short by a crash) was never acknowledged, and it can
+            // only be the last record written: a journal file is created before the previous
+            // one is finished with (at a start, before its checkpoint; at a rotation, before the
+            // last flush into the old file), but it receives records only after that flush
+            // completed (`Journal.rotate`). So the torn tail is dropped when every later journal
+            // holds nothing (empty or zero-filled: a start or rotation that was interrupted);
+            // followed by a record in a later journal it is damage.
+            for later in replay[(position + 1)...] {
+                let name = DataDirectory.journalName(later)
+                if try !isBlank(root + "/" + name) {
+                    var error = torn.error
+                    error.message += " (not a torn tail: the later journal \(name) holds records)"
+                    throw error
+                }
+            }
+            state.tornTail = (file, torn.end)
+            break
         }
         return state
+    }
+
+    /// True when a journal holds no record: empty, or zero-filled only (`.sync` preallocation).
+    private func isBlank(_ file: String) throws(SnapshotError) -> Bool {
+        try fileSystem.read(file).allSatisfy { $0 == 0 }
     }
 
     private func readCheckpoint(_ file: String, into state: inout State) throws(SnapshotError) -> Int {
@@ -95,18 +120,22 @@ struct DataDirectoryRecovery {
         return firstJournal
     }
 
-    private func readJournal(_ file: String, isLast: Bool, into state: inout State) throws(SnapshotError) {
+    /// Applies every record of a journal; returns nil at a clean end, or, when the file ends in
+    /// a torn record, that error and where the last complete record ends (the caller decides
+    /// whether it is a torn tail). Any other damage throws.
+    private func readJournal(
+        _ file: String, into state: inout State
+    ) throws(SnapshotError) -> (error: SnapshotError, end: Int)? {
         var log = LevelDBLogReader(bytes: try fileSystem.read(file), file: file)
         log.zeroTailEndsLog = true  // `.sync` journals are zero-filled ahead of their records
         while true {
             let offset = log.position
             let record: [UInt8]
             do throws(SnapshotError) {
-                guard let next = try log.next() else { return }
+                guard let next = try log.next() else { return nil }
                 record = next
             } catch {
-                // A torn tail of the newest journal was never acknowledged: drop it.
-                if isLast && log.lastErrorWasTruncation { return }
+                if log.lastErrorWasTruncation { return (error, log.validEnd) }
                 throw error
             }
             do throws(ProtoReader.Failure) {

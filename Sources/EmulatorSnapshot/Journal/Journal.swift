@@ -259,14 +259,20 @@ final class Journal: CommitLog, @unchecked Sendable {
         exit(74)
     }
 
-    /// Flushes what is pending, then continues in a new journal file `next`; returns the
-    /// sequence number of the new file. Waits for a flush in progress first.
+    /// Flushes what is pending, then continues in a new journal file `next`. Waits for a flush
+    /// in progress first. The lock is held from that flush's end to the switch, so `next`
+    /// receives no record before the old file's last write completed (recovery relies on it:
+    /// a torn record can only be followed by journals that hold nothing).
     func rotate(to next: SnapshotFile, sequence newSequence: Int) {
         lock.lock()
         while flushing { lock.wait(batch: batch) }
         let bytes = writer.drain()
         _ = flush(bytes, to: file, at: fileBytes, preallocated: preallocated)
-        if durability == .write { try? file.sync() }
+        if durability == .write {
+            // The old file must be complete on disk before the new one receives records: after
+            // a power loss, recovery refuses a torn record that records in a later journal follow.
+            do throws(SnapshotError) { try file.sync() } catch { Self.stop(error) }
+        }
         durable = appended
         file.close()
         file = next
