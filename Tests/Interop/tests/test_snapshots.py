@@ -286,6 +286,72 @@ def test_live_data_directory_survives_kill_9_under_load(suite, tmp_path, flags):
         restarted.stop()
 
 
+def _journal_record_end(data: bytes) -> tuple[int, int]:
+    """The start and end of the last complete record of a (small) journal: LevelDB log fragments
+    (4-byte CRC, 2-byte length, type), stopping at the zero tail."""
+    position, last = 0, (0, 0)
+    while position + 7 <= len(data):
+        if 32768 - position % 32768 < 7:
+            position += 32768 - position % 32768
+            continue
+        if not any(data[position:position + 7]):
+            break
+        length = struct.unpack_from("<H", data, position + 4)[0]
+        last = (position, position + 7 + length)
+        position = last[1]
+    return last
+
+
+def test_live_data_directory_restarts_after_a_kill_during_the_start_after_a_kill(suite, tmp_path):
+    """kill -9 cuts an append short (torn record in journal k); the restart creates journal k+1 and
+    is killed before its checkpoint (k+1 stays empty). The next start restores every
+    acknowledged write and keeps working; a record after the torn one is refused."""
+    first = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    first.wait_ready()
+    for name in ("ada", "grace", "linus"):
+        assert first.request("PUT", first.rtdb_url(f"users/{name}"), {"name": name})[0] == 200
+    first.stop(signal.SIGKILL)
+    live = tmp_path / "live"
+    journal = sorted(live.glob("journal-*.log"))[-1]
+    data = bytearray(journal.read_bytes())
+    start, end = _journal_record_end(data)
+    assert end > 0
+    torn = data[start:end - 4]  # the same record again, cut short
+    data[end:end + len(torn)] = torn
+    journal.write_bytes(bytes(data))
+    later = live / f"journal-{int(journal.stem.split('-')[1]) + 1:08d}.log"
+    later.write_bytes(b"")
+
+    second = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    try:
+        second.wait_ready()
+        assert set(second.request("GET", second.rtdb_url("users"))[1]) == {"ada", "grace", "linus"}
+        assert second.request("PUT", second.rtdb_url("users/ken"), {"name": "ken"})[0] == 200
+    finally:
+        second.stop(signal.SIGKILL)
+    third = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    try:
+        third.wait_ready()
+        assert set(third.request("GET", third.rtdb_url("users"))[1]) == {"ada", "grace", "linus", "ken"}
+        assert third.request("PUT", third.rtdb_url("users/rob"), {"name": "rob"})[0] == 200
+    finally:
+        assert third.stop() == 0
+
+    # Damage: a torn record followed by a record in a later journal.
+    journal = sorted(live.glob("journal-*.log"))[-1]
+    data = bytearray(journal.read_bytes())
+    start, end = _journal_record_end(data)
+    data = data[:end] + data[start:end - 4]
+    journal.write_bytes(bytes(data))
+    later = live / f"journal-{int(journal.stem.split('-')[1]) + 1:08d}.log"
+    later.write_bytes(bytes(journal.read_bytes()[:end]))
+    result = run_cli(suite.binary, "start", "--project", "demo-snapshots", "--data-dir", "live", cwd=tmp_path, timeout=30)
+    assert result.returncode == 1, result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    assert f"{journal.name} at offset {end}" in output, output
+    assert later.name in output, output
+
+
 def test_live_data_directory_keeps_grpc_and_websocket_acks_after_kill_9(suite, tmp_path):
     """The same over the official Firestore client (gRPC Commit) and RTDB WebSocket puts: every
     write acknowledged before SIGKILL (a Commit response, an `ok`) is present after a restart."""
