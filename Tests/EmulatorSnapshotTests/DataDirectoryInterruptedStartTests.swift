@@ -109,7 +109,7 @@ import EmulatorStorage
         for _ in 0..<2 {  // and refused again: nothing was changed by the first refusal
             let restarted = StorageEngine()
             do {
-                _ = try DataDirectory.open(dir.path + "/live", engine: restarted)
+                try DataDirectory.open(dir.path + "/live", engine: restarted).close()
                 Issue.record("expected a refusal")
             } catch {
                 #expect(error.code == .corrupted)
@@ -153,5 +153,57 @@ import EmulatorStorage
         // A checkpoint killed halfway: garbage in the temporary file, never renamed.
         try dir.write("live/" + DataDirectory.checkpointFile + ".tmp", Array("emulators-checkpoint-2 half".utf8))
         try expectRestartsKeepWorking(dir)
+    }
+
+    func expectRefusal(_ dir: TestDirectory, file: String) throws {
+        let restarted = StorageEngine()
+        do {
+            try DataDirectory.open(dir.path + "/live", engine: restarted).close()
+            Issue.record("expected a refusal")
+        } catch {
+            #expect(error.code == .notFound)
+            #expect(error.file == dir.path + "/live/" + file)
+        }
+        #expect(try contents(restarted).isEmpty)
+    }
+
+    @Test func aMissingJournalIsRefusedNamingIt() throws {
+        let dir = TestDirectory()
+        let engine = StorageEngine()
+        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
+        try put(engine, "a/1", "one")
+        data.abandonForTesting()
+        #expect(try journals(dir) == [DataDirectory.journalName(1)])
+        let first = try dir.read("live/" + DataDirectory.journalName(1))
+        try dir.write("live/" + DataDirectory.journalName(3), first)
+        try expectRefusal(dir, file: DataDirectory.journalName(2))
+        // The checkpoint's own first journal missing.
+        SnapshotFileSystem().removeTree(dir.path + "/live/" + DataDirectory.journalName(1))
+        try expectRefusal(dir, file: DataDirectory.journalName(1))
+        SnapshotFileSystem().removeTree(dir.path + "/live/" + DataDirectory.journalName(3))
+        try expectRefusal(dir, file: DataDirectory.journalName(1))
+    }
+
+    @Test func aMissingCheckpointIsRefused() throws {
+        let dir = TestDirectory()
+        let engine = StorageEngine()
+        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
+        try put(engine, "a/1", "one")
+        data.close()
+        let again = StorageEngine()
+        let reopened = try DataDirectory.open(dir.path + "/live", engine: again)  // checkpoint, journal 2
+        try put(again, "a/2", "two")
+        reopened.abandonForTesting()
+        #expect(try journals(dir) == [DataDirectory.journalName(2)])
+        SnapshotFileSystem().removeTree(dir.path + "/live/" + DataDirectory.checkpointFile)
+        try expectRefusal(dir, file: DataDirectory.checkpointFile)
+    }
+
+    @Test func onlyJournalNamesTheJournalWritesCount() {
+        #expect(DataDirectoryRecovery.journalSequence(DataDirectory.journalName(42)) == 42)
+        #expect(DataDirectoryRecovery.journalSequence(DataDirectory.journalName(123_456_789)) == 123_456_789)
+        for name in ["journal-42.log", "journal-+0000042.log", "journal-00000000.log", "journal-0000004x.log", "journal-00000042.log.tmp"] {
+            #expect(DataDirectoryRecovery.journalSequence(name) == nil)
+        }
     }
 }

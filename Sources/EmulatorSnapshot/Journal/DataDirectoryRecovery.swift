@@ -28,9 +28,14 @@ struct DataDirectoryRecovery {
         }
     }
 
+    /// The sequence number of a journal file's name, for names the journal writes only
+    /// (`journal-00000042.log`; not `journal-42.log` or `journal-+42.log`).
     static func journalSequence(_ name: String) -> Int? {
-        guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { return nil }
-        return Int(name.dropFirst(8).dropLast(4))
+        guard name.hasPrefix("journal-"), name.hasSuffix(".log"),
+            let sequence = Int(name.dropFirst(8).dropLast(4)), sequence > 0,
+            DataDirectory.journalName(sequence) == name
+        else { return nil }
+        return sequence
     }
 
     func read() throws(SnapshotError) -> State {
@@ -46,6 +51,7 @@ struct DataDirectoryRecovery {
         state.lastJournal = max(sequences.last ?? 0, firstJournal)
         let replay = sequences.filter { $0 >= firstJournal }
         state.journals = replay
+        try checkNoJournalIsMissing(replay, hadCheckpoint: state.hadCheckpoint, firstJournal: firstJournal)
         for (position, sequence) in replay.enumerated() {
             let file = root + "/" + DataDirectory.journalName(sequence)
             guard let torn = try readJournal(file, into: &state) else { continue }
@@ -68,6 +74,33 @@ struct DataDirectoryRecovery {
             break
         }
         return state
+    }
+
+    /// Journals are created one after another (each one's directory entry synced before the
+    /// checkpoint that names it) and removed only once a checkpoint covers them; a checkpoint is
+    /// only ever replaced (renamed over), and names the journal that was current when it was
+    /// written. So the journals to replay run without a gap from the checkpoint's first journal,
+    /// which exists (before any checkpoint: from journal 1). A missing journal, or a missing
+    /// checkpoint, lost acknowledged commits: refused.
+    private func checkNoJournalIsMissing(_ replay: [Int], hadCheckpoint: Bool, firstJournal: Int) throws(SnapshotError) {
+        if !hadCheckpoint, let first = replay.first, first != 1 {
+            throw SnapshotError(
+                .notFound, "the checkpoint is missing (\(DataDirectory.journalName(first)) is not the first journal)",
+                file: root + "/" + DataDirectory.checkpointFile)
+        }
+        var expected = hadCheckpoint ? firstJournal : 1
+        for sequence in replay {
+            if sequence != expected { break }
+            expected += 1
+        }
+        if expected <= (replay.last ?? 0) || (hadCheckpoint && replay.isEmpty) {
+            throw SnapshotError(
+                .notFound, "a journal is missing ("
+                    + (hadCheckpoint ? "the checkpoint's first journal is \(firstJournal)" : "no checkpoint yet: they start at 1")
+                    + "; found "
+                    + (replay.isEmpty ? "none" : replay.map(DataDirectory.journalName).joined(separator: ", ")) + ")",
+                file: root + "/" + DataDirectory.journalName(expected))
+        }
     }
 
     /// True when a journal holds no record: empty, or zero-filled only (`.sync` preallocation).
