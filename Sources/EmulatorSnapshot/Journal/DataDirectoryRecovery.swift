@@ -66,7 +66,7 @@ struct DataDirectoryRecovery {
                 let name = DataDirectory.journalName(later)
                 if try !isBlank(root + "/" + name) {
                     var error = torn.error
-                    error.message += " (not a torn tail: the later journal \(name) holds records)"
+                    error.message += " (not a torn tail: the later journal \(name) is not empty)"
                     throw error
                 }
             }
