@@ -121,7 +121,8 @@ struct CommandRunnerConfigurationTests {
         let directory = TemporaryDirectory()
         directory.write("firebase.json", #"{"emulators":{"firestore":{"port":0},"hub":{"port":0}}}"#)
         directory.write("data", "not a directory")
-        let (status, output) = run(["start", "--export-on-exit", "data"], in: directory)
+        // exec, so that a suite that does start (the bug) stops again and the test fails instead of hanging.
+        let (status, output) = run(["exec", "--export-on-exit", "data", "true"], in: directory)
         #expect(status == 1)
         #expect(output.standardError.contains("Error: Export target \"\(directory.path)/data\" is a file, not a directory."))
         #expect(!output.standardOutput.contains("Starting emulators"))

@@ -132,7 +132,13 @@ def test_an_export_on_exit_target_the_export_would_refuse_fails_the_start(suite,
         message = (f'Error: Export target "{target}" is not empty and does not hold an emulator export '
                    '(it contains "notes.txt"); refusing to replace it.')
     running = Suite(suite.binary, tmp_path, "--export-on-exit", "saved")
-    assert running.process.wait(timeout=30) == 1
+    try:
+        status = running.process.wait(timeout=30)
+    finally:
+        if running.process.poll() is None:  # it started: the bug this test is about
+            running.process.kill()
+            running.process.wait()
+    assert status == 1
     text = running.log.read_text()
     assert message in text
     assert READY not in text
@@ -150,7 +156,12 @@ def test_an_import_with_a_bad_database_file_loads_nothing_and_names_the_file(sui
     bad.write_text('{"users": {"ada": {"a.b": 1}}}')
 
     refused = Suite(suite.binary, tmp_path, "--import", "backup", "--data-dir", "live")
-    assert refused.process.wait(timeout=30) == 1
+    try:
+        assert refused.process.wait(timeout=30) == 1
+    finally:
+        if refused.process.poll() is None:
+            refused.process.kill()
+            refused.process.wait()
     text = refused.log.read_text()
     assert f'{bad}: at /users/ada/a.b: Invalid data; key "a.b" can\'t be empty or contain $ # [ ] / or .' in text
     assert "Imported" not in text and READY not in text
