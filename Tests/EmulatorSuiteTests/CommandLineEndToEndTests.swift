@@ -117,6 +117,17 @@ struct CommandRunnerConfigurationTests {
             "\"--export-on-exit\" must be used with \"--import\" or provide a dir directly to \"--export-on-exit [dir]\""))
     }
 
+    @Test func exportOnExitIntoAFileExitsOneBeforeStarting() {
+        let directory = TemporaryDirectory()
+        directory.write("firebase.json", #"{"emulators":{"firestore":{"port":0},"hub":{"port":0}}}"#)
+        directory.write("data", "not a directory")
+        // exec, so that a suite that does start (the bug) stops again and the test fails instead of hanging.
+        let (status, output) = run(["exec", "--export-on-exit", "data", "true"], in: directory)
+        #expect(status == 1)
+        #expect(output.standardError.contains("Error: Export target \"\(directory.path)/data\" is a file, not a directory."))
+        #expect(!output.standardOutput.contains("Starting emulators"))
+    }
+
     @Test func exportWithNoSuiteExitsOne() {
         let directory = TemporaryDirectory()
         directory.write(".firebaserc", #"{"projects":{"default":"demo-rc"}}"#)

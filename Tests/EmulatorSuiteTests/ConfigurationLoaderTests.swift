@@ -164,6 +164,37 @@ struct DataDirectoriesTests {
         #expect(firstRun.exportOnExit == directory.path + "/data")
     }
 
+    @Test func exportOnExitTargetTheExportWouldRefuseFailsAtStart() throws {
+        let directory = TemporaryDirectory()
+        directory.write("notes.txt", "keep me")
+        directory.write("mine/thesis.tex", "keep me too")
+        directory.write("mine/firestore_export/x", "")
+        #expect(throws: ConfigurationError(
+            .invalidDataDirectory, "Export target \"\(directory.path)/notes.txt\" is a file, not a directory.")) {
+            try DataDirectories.resolve(importDirectory: nil, exportOnExit: .some("notes.txt"), workingDirectory: directory.path)
+        }
+        #expect(throws: ConfigurationError(
+            .invalidDataDirectory,
+            "Export target \"\(directory.path)/mine\" is not empty and does not hold an emulator export (it contains \"thesis.tex\"); refusing to replace it.")) {
+            try DataDirectories.resolve(importDirectory: "mine", exportOnExit: .some(nil), workingDirectory: directory.path)
+        }
+    }
+
+    @Test func exportOnExitTargetThatIsMissingEmptyOrAnExportIsAccepted() throws {
+        let directory = TemporaryDirectory()
+        directory.write("export/firebase-export-metadata.json", "{}")
+        directory.write("export/firestore_export/x", "")
+        directory.write("export/database_export/demo.json", "{}")
+        directory.write("export/auth_export/x", "")
+        directory.write("export/storage_export/x", "")
+        LocalFiles.makeDirectories(directory.path + "/empty")
+        for target in ["missing", "missing/deeper", "empty", "export"] {
+            let resolved = try DataDirectories.resolve(
+                importDirectory: nil, exportOnExit: .some(target), workingDirectory: directory.path)
+            #expect(resolved.exportOnExit == directory.path + "/" + target)
+        }
+    }
+
     @Test func importDetectsTheKindOfExport() throws {
         let directory = TemporaryDirectory()
         directory.write("emu/firebase-export-metadata.json", "{}")

@@ -71,6 +71,55 @@ import Testing
         #expect(bodies == [#"{"n":0}"#, "0", #"{"n":1}"#, "1", #"{"n":2}"#, "2", #"{"n":3}"#, "3", #"{"n":4}"#, "4", "4"])
     }
 
+    /// A snapshot whose Firestore part is good and whose RTDB file holds an invalid key is refused
+    /// before anything loads: the error names the file and the key path, the data directory is
+    /// left without data, and the corrected snapshot imports on the next start.
+    @Test func badDatabaseFileRefusesTheWholeImportNamingTheFile() throws {
+        let directory = TemporaryDirectory()
+        let hooks = SnapshotHooks.live(version: "test")
+        let snapshot = directory.path + "/snapshot"
+        do {
+            let suite = try Suite.start(.ephemeral(projectId: "demo-live", kinds: [.database, .firestore]), hooks: hooks)
+            defer { suite.shutdown() }
+            let firestore = try #require(suite.port(of: .firestore))
+            let patch = try send(
+                firestore, "PATCH", "/v1/projects/demo-live/databases/(default)/documents/books/dune",
+                #"{"fields":{"title":{"stringValue":"Dune"}}}"#)
+            #expect(patch.status == 200)
+            try hooks.exportData(ExportRequest(path: snapshot, initiatedBy: "test", targets: [.database, .firestore]), suite.context)
+        }
+        let file = snapshot + "/database_export/demo-live-default-rtdb.json"
+        #expect(LocalFiles.write(Array(#"{"users":{"ada":{"a.b":1}}}"#.utf8), to: file))
+
+        var withImport = configuration(directory)
+        withImport.importPlan = try #require(
+            DataDirectories.resolve(importDirectory: snapshot, exportOnExit: nil, workingDirectory: directory.path).importPlan)
+        #expect {
+            _ = try Suite.start(withImport, hooks: hooks)
+        } throws: { error in
+            let message = (error as? SuiteStartError)?.message ?? ""
+            return message.contains("\(file): at /users/ada/a.b: Invalid data; key \"a.b\" can't be empty or contain $ # [ ] / or .")
+        }
+
+        // Nothing was journaled: the data directory restores nothing.
+        do {
+            let output = CapturedOutput()
+            let suite = try Suite.start(configuration(directory), hooks: hooks, console: output.console(verbosity: .info))
+            defer { suite.shutdown() }
+            #expect(output.standardOutput.contains("restored 0 entries and 0 journaled commits"))
+            let firestore = try #require(suite.port(of: .firestore))
+            #expect(try send(firestore, "GET", "/v1/projects/demo-live/databases/(default)/documents/books/dune").status == 404)
+        }
+
+        #expect(LocalFiles.write(Array(#"{"users":{"ada":{"ab":1}}}"#.utf8), to: file))
+        let suite = try Suite.start(withImport, hooks: hooks)
+        defer { suite.shutdown() }
+        let firestore = try #require(suite.port(of: .firestore))
+        let database = try #require(suite.port(of: .database))
+        #expect(try send(firestore, "GET", "/v1/projects/demo-live/databases/(default)/documents/books/dune").text.contains("Dune"))
+        #expect(try send(database, "GET", "/users/ada/ab.json?ns=demo-live-default-rtdb").text == "1")
+    }
+
     @Test func acknowledgedWritesSurviveARestart() throws {
         let directory = TemporaryDirectory()
         do {

@@ -43,6 +43,36 @@ import Testing
         #expect(next.commitTime > before.map(\.updateTime).max() ?? 0)
     }
 
+    /// A times side file that does not describe its `output-0` (here: another export's) is
+    /// ignored with a warning naming it; the documents still import, with the import time.
+    @Test func aSideFileForAnotherOutputIsIgnoredWithAWarning() throws {
+        let dir = TemporaryDirectory()
+        let output = CapturedOutput()
+        let snapshots = SuiteSnapshots(version: "test")
+        let ns = FirestoreSnapshotAdapter.namespace(DatabaseID(project: "demo-times", database: "(default)"))
+        let fields = ValueCodec.encode(["title": .string("Dune")] as ValueMap)
+        let source = EmulatorContext(projectId: "demo-times", console: output.console)
+        try source.storage.commit { (txn: inout CommitBuilder) throws(StorageError) in try txn.put(ns, StorageKey("books/a"), fields) }
+        try snapshots.exportData(ExportRequest(path: dir.path + "/one", initiatedBy: "test", targets: [.firestore]), source)
+        try source.storage.commit { (txn: inout CommitBuilder) throws(StorageError) in try txn.put(ns, StorageKey("books/b"), fields) }
+        try snapshots.exportData(ExportRequest(path: dir.path + "/two", initiatedBy: "test", targets: [.firestore]), source)
+        let kinds = "/firestore_export/all_namespaces/all_kinds/"
+        let sideFile = dir.path + "/one" + kinds + "output-0.emulators-times"
+        let other = try #require(LocalFiles.read(dir.path + "/two" + kinds + "output-0.emulators-times"))
+        #expect(LocalFiles.write(other, to: sideFile))
+
+        let target = EmulatorContext(projectId: "demo-times", console: output.console)
+        try snapshots.importData(ImportPlan(directory: dir.path + "/one", source: .emulatorExport(
+            metadataFile: dir.path + "/one/firebase-export-metadata.json")), target)
+        let after = Array(try target.storage.snapshot().scan(ns))
+        let before = Array(try source.storage.snapshot().scan(ns))
+        #expect(after.map(\.key) == [StorageKey("books/a")])
+        #expect(after.first?.createTime != before.first?.createTime)
+        let text = output.standardOutput + output.standardError
+        #expect(text.contains("Ignoring \(sideFile): it was written for output-0 at "), "\(text)")
+        #expect(text.contains("its documents get the import time."))
+    }
+
     @Test func theOfficialPartHoldsOnlyTheDefaultDatabaseAndNothingIsLost() throws {
         let dir = TemporaryDirectory()
         let output = CapturedOutput()

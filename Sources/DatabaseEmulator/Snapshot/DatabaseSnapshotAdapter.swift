@@ -63,6 +63,29 @@ package enum DatabaseSnapshotAdapter {
         } catch {
             throw .invalidArgument("namespace \(name): \(error.message)")
         }
+        loadNamespace(name, json: json, into: engine)
+    }
+
+    /// Checks a namespace's JSON as `importNamespace` would, without loading it; the message
+    /// names the key path of the first problem: `at /users/a.b: Invalid data; key "a.b" can't be
+    /// empty or contain $ # [ ] / or .`. nil when the JSON can be imported.
+    ///
+    /// ```swift
+    /// if let problem = DatabaseSnapshotAdapter.importProblem(in: parsed) { throw … "\(file): \(problem)" }
+    /// ```
+    package static func importProblem(in json: JSONValue) -> String? {
+        do throws(DatabaseRESTError) {
+            try DatabaseInputValidator.validate(json, at: .root, body: [])
+            return nil
+        } catch {
+            guard let (path, message) = DatabaseInputValidator.locateProblem(in: json) else { return error.message }
+            return "at /\(path.joined(separator: "/")): \(message)"
+        }
+    }
+
+    /// Replaces namespace `name` with `json` in one commit, without checking it: for JSON that
+    /// `importProblem` found nothing wrong with.
+    package static func loadNamespace(_ name: String, json: JSONValue, into engine: StorageEngine) {
         let node = DatabaseNode.build(json, existing: .empty, now: WallClock.nowMilliseconds())
         let ns = DatabaseStorageMapping.namespaceID(name)
         engine.commit { (txn: inout CommitBuilder) in

@@ -58,6 +58,59 @@ enum DatabaseInputValidator {
         }
     }
 
+    /// Where the first problem `validate` reports for `json` (written at the root) lies: the keys
+    /// leading to it and the message, for errors that name a key path rather than a position in
+    /// a request body (`--import`). nil when `json` is valid. Meant for after `validate` failed:
+    /// along the failing branch it validates subtrees again.
+    static func locateProblem(in json: JSONValue) -> (path: [String], message: String)? {
+        locate(json, depth: 0, path: [])
+    }
+
+    private static func locate(_ json: JSONValue, depth: Int, path: [String]) -> (path: [String], message: String)? {
+        let message: String
+        do throws(DatabaseRESTError) {
+            try validate(json, depth: depth, body: [])
+            return nil
+        } catch {
+            message = error.message
+        }
+        // Members in the order `validate` checks them, so the first one failing here is the one
+        // `message` is about.
+        switch json {
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = locate(item, depth: depth + 1, path: path + [String(index)]) { return found }
+            }
+        case .object(let members):
+            for member in members {
+                switch member.name {
+                case ".sv", ".priority":
+                    do throws(DatabaseRESTError) {
+                        if member.name == ".sv" { try validateServerValue(member.value) } else { try validatePriority(member.value) }
+                    } catch {
+                        return (path + [member.name], error.message)
+                    }
+                case ".value":
+                    if let found = locate(member.value, depth: depth, path: path + [".value"]) { return found }
+                default:
+                    if !isValidKey(member.name) {
+                        return (
+                            path + [member.name],
+                            "Invalid data; key \"\(member.name)\" can't be empty or contain $ # [ ] / or ."
+                        )
+                    }
+                    if member.name.utf8.count > DatabasePath.maxKeyBytes || depth + 1 > DatabasePath.maxDepth {
+                        return (path + [member.name], message)
+                    }
+                    if let found = locate(member.value, depth: depth + 1, path: path + [member.name]) { return found }
+                }
+            }
+        default:
+            break
+        }
+        return (path, message)
+    }
+
     private static func checkDepth(_ depth: Int) throws(DatabaseRESTError) {
         if depth > DatabasePath.maxDepth {
             throw .badRequest(

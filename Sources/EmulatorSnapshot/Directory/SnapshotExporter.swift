@@ -50,21 +50,35 @@ package struct SnapshotExporter: Sendable {
                 .refused,
                 "Export target \"\(path)\" must not be the current directory or one of its parents: an export replaces the whole target directory.")
         }
-        guard fileSystem.exists(path) else { return path }
-        guard fileSystem.isDirectory(path) else {
-            throw SnapshotError(.refused, "Export target \"\(path)\" is a file, not a directory.")
-        }
-        let entries = try fileSystem.list(path)
-        if entries.isEmpty { return path }
-        if let foreign = entries.first(where: { !Self.exportEntries.contains($0) }) {
-            throw SnapshotError(
-                .refused,
-                "Export target \"\(path)\" is not empty and does not hold an emulator export (it contains \"\(foreign)\"); refusing to replace it.")
-        }
+        guard try Self.checkExisting(path, fileSystem: fileSystem) else { return path }
         if !force {
             throw SnapshotError(.exists, "Export already exists in the target directory, re-run with --force to overwrite.")
         }
         return path
+    }
+
+    /// The refusals that depend on what `path` (canonical) holds now, with the messages `export`
+    /// gives: a file, or a non-empty directory holding anything but export entries. Returns
+    /// whether `path` holds an export to replace (false: missing or empty).
+    ///
+    /// The suite runs this at start for `--export-on-exit`, so a target the export would refuse
+    /// fails the start instead of losing the session's data at exit.
+    @discardableResult
+    package static func checkExisting(
+        _ path: String, fileSystem: SnapshotFileSystem = SnapshotFileSystem()
+    ) throws(SnapshotError) -> Bool {
+        guard fileSystem.exists(path) else { return false }
+        guard fileSystem.isDirectory(path) else {
+            throw SnapshotError(.refused, "Export target \"\(path)\" is a file, not a directory.")
+        }
+        let entries = try fileSystem.list(path)
+        if entries.isEmpty { return false }
+        if let foreign = entries.first(where: { !exportEntries.contains($0) }) {
+            throw SnapshotError(
+                .refused,
+                "Export target \"\(path)\" is not empty and does not hold an emulator export (it contains \"\(foreign)\"); refusing to replace it.")
+        }
+        return true
     }
 
     /// Writes the snapshot and swaps it into place; returns the target's absolute path.

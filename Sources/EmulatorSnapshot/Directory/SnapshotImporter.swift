@@ -7,8 +7,9 @@ package struct ImportedSnapshot: Sendable {
     package var firestore: [FirestoreExportDocument]?
     /// How many Firestore documents the snapshot holds.
     package var firestoreCount = 0
-    /// nil when the snapshot has no Realtime Database part. One entry per `<namespace>.json`.
-    package var database: [(name: String, json: JSONValue)]?
+    /// nil when the snapshot has no Realtime Database part. One entry per `<namespace>.json`
+    /// (`file`: its path, for errors found later).
+    package var database: [(name: String, file: String, json: JSONValue)]?
 }
 
 /// Reads a snapshot directory for `--import`: the firebase-tools layout
@@ -23,9 +24,13 @@ package struct ImportedSnapshot: Sendable {
 /// ```
 package struct SnapshotImporter: Sendable {
     package var fileSystem: SnapshotFileSystem
+    /// Told about what is skipped without failing the import (an unusable
+    /// `output-N.emulators-times` side file: its documents get the import time).
+    package var warn: @Sendable (String) -> Void
 
-    package init(fileSystem: SnapshotFileSystem = SnapshotFileSystem()) {
+    package init(fileSystem: SnapshotFileSystem = SnapshotFileSystem(), warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.fileSystem = fileSystem
+        self.warn = warn
     }
 
     package func read(directory: String) throws(SnapshotError) -> ImportedSnapshot {
@@ -94,7 +99,7 @@ package struct SnapshotImporter: Sendable {
     ) throws(SnapshotError) {
         var documents: [FirestoreExportDocument] = []
         var count = 0
-        let reader = FirestoreExportReader(fileSystem: fileSystem)
+        let reader = FirestoreExportReader(fileSystem: fileSystem, warn: warn)
         switch sink {
         case .decoded(let body)?:
             try reader.read(metadataFile: metadataFile) { document in
@@ -130,13 +135,13 @@ package struct SnapshotImporter: Sendable {
     }
 
     /// Every `<namespace>.json` in `dir`, parsed.
-    private func readDatabase(_ dir: String) throws(SnapshotError) -> [(name: String, json: JSONValue)] {
-        var namespaces: [(name: String, json: JSONValue)] = []
+    private func readDatabase(_ dir: String) throws(SnapshotError) -> [(name: String, file: String, json: JSONValue)] {
+        var namespaces: [(name: String, file: String, json: JSONValue)] = []
         for entry in try fileSystem.list(dir) where entry.hasSuffix(".json") {
             let file = dir + "/" + entry
             let bytes = try fileSystem.read(file)
             do throws(JSONError) {
-                namespaces.append((String(entry.dropLast(5)), try JSONReader.parse(bytes, maxDepth: 64)))
+                namespaces.append((String(entry.dropLast(5)), file, try JSONReader.parse(bytes, maxDepth: 64)))
             } catch {
                 throw SnapshotError(.corrupted, "invalid JSON: \(error)", file: file, offset: error.offset)
             }

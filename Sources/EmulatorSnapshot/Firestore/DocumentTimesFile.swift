@@ -8,7 +8,8 @@
 /// byte size of the `output-N` file it describes and the document count. Then records of
 /// varint pairs (create time, update time; microseconds), one pair per document, in file order.
 /// A side file whose size or count does not match its `output-N` (the entities were replaced by
-/// another tool) is ignored: the documents then get the import time.
+/// another tool), or that is damaged, is ignored with a warning naming it: the documents then
+/// get the import time.
 package enum DocumentTimesFile {
     package static let suffix = ".emulators-times"
     static let magic = Array("emulators-document-times-1".utf8)
@@ -44,32 +45,53 @@ package enum DocumentTimesFile {
         }
     }
 
-    /// The times for `outputFile` as (create, update) pairs, or nil when there is no usable side
-    /// file (absent, damaged, or not describing this `output-N`).
-    static func read(for outputFile: String, fileSystem: SnapshotFileSystem) -> [(Int64, Int64)]? {
+    /// What the side file of one `output-N` gives.
+    enum Lookup {
+        /// There is none (an official or production export).
+        case absent
+        /// There is one, but it does not describe this `output-N` or is damaged: why, for a warning.
+        case ignored(String)
+        /// (create, update) pairs, one per document in file order.
+        case times([(Int64, Int64)])
+    }
+
+    /// The times for `outputFile`, from its side file if there is a usable one.
+    static func read(for outputFile: String, fileSystem: SnapshotFileSystem) -> Lookup {
         let path = outputFile + suffix
-        guard fileSystem.exists(path), let size = fileSystem.fileSize(outputFile),
-            let bytes = try? fileSystem.read(path)
-        else { return nil }
+        guard fileSystem.exists(path) else { return .absent }
+        let name = SnapshotFileSystem.split(outputFile).name
+        guard let size = fileSystem.fileSize(outputFile), let bytes = try? fileSystem.read(path) else {
+            return .ignored("it cannot be read")
+        }
         var log = LevelDBLogReader(bytes: bytes, file: path)
-        guard let header = try? log.next(), header.starts(with: magic) else { return nil }
+        guard let header = try? log.next(), header.starts(with: magic) else {
+            return .ignored("it is not an emulators document-times file")
+        }
         var position = magic.count
         guard let recordedSize = varint(header, &position), let count = varint(header, &position),
-            recordedSize == UInt64(size), count <= UInt64(bytes.count)
-        else { return nil }
+            count <= UInt64(bytes.count)
+        else { return .ignored("its header is damaged") }
+        guard recordedSize == UInt64(size) else {
+            return .ignored("it was written for \(name) at \(recordedSize) bytes, but \(name) now has \(size) (rewritten by another tool?)")
+        }
         var pairs: [(Int64, Int64)] = []
         pairs.reserveCapacity(Int(count))
         while true {
             let next: [UInt8]?
-            do throws(SnapshotError) { next = try log.next() } catch { return nil }
+            do throws(SnapshotError) { next = try log.next() } catch { return .ignored("it is damaged (\(error.message))") }
             guard let record = next else { break }
             var at = 0
             while at < record.count {
-                guard let created = varint(record, &at), let updated = varint(record, &at) else { return nil }
+                guard let created = varint(record, &at), let updated = varint(record, &at) else {
+                    return .ignored("a record is damaged")
+                }
                 pairs.append((Int64(bitPattern: created), Int64(bitPattern: updated)))
             }
         }
-        return pairs.count == Int(count) ? pairs : nil
+        guard pairs.count == Int(count) else {
+            return .ignored("it holds \(pairs.count) documents' times but says \(count)")
+        }
+        return .times(pairs)
     }
 
     private static func varint(_ bytes: [UInt8], _ position: inout Int) -> UInt64? {

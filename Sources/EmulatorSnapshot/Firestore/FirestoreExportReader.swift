@@ -7,9 +7,12 @@
 /// ```
 package struct FirestoreExportReader {
     package let fileSystem: SnapshotFileSystem
+    /// Told about what is skipped without failing the read (an unusable times side file).
+    package var warn: @Sendable (String) -> Void
 
-    package init(fileSystem: SnapshotFileSystem) {
+    package init(fileSystem: SnapshotFileSystem, warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.fileSystem = fileSystem
+        self.warn = warn
     }
 
     package func read(metadataFile: String) throws(SnapshotError) -> [FirestoreExportDocument] {
@@ -120,7 +123,17 @@ package struct FirestoreExportReader {
         _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
         _ stamp: ((inout Prepared, Int64, Int64) -> Void)?, _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
-        if let stamp, let times = DocumentTimesFile.read(for: file, fileSystem: fileSystem) {
+        if let stamp {
+            let times: [(Int64, Int64)]
+            switch DocumentTimesFile.read(for: file, fileSystem: fileSystem) {
+            case .absent:
+                return try readEntities(file, transform, body)
+            case .ignored(let reason):
+                warn("Ignoring \(file)\(DocumentTimesFile.suffix): \(reason); its documents get the import time.")
+                return try readEntities(file, transform, body)
+            case .times(let pairs):
+                times = pairs
+            }
             var index = 0
             return try readEntities(file, transform) { (prepared: consuming Prepared) in
                 var stamped = prepared

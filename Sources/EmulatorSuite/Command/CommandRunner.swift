@@ -81,36 +81,57 @@ package struct CommandRunner: Sendable {
     private func start(_ options: StartOptions) -> Int32 {
         guard let (suite, signals, console) = launch(options) else { return 1 }
         console.banner(suite.banner.rendered)
+        var counter = ShutdownSignals()
         guard let first = signals.wait(timeout: nil) else {
             suite.shutdown()
             return 0
         }
-        return stop(suite, after: first, signals: signals, console: console)
-    }
-
-    /// Shuts down on a helper thread while watching for a second signal (not within 100 ms of
-    /// the first, which npm sends twice), which exits at once with status 130.
-    private func stop(_ suite: Suite, after signal: Int32, signals: SignalWatcher, console: Console) -> Int32 {
+        _ = counter.receive(at: ContinuousClock.now)
         console.info(
-            "emulators", "Received \(SignalWatcher.describe(signal)) for the first time. Starting a clean shutdown.")
+            "emulators", "Received \(SignalWatcher.describe(first)) for the first time. Starting a clean shutdown.")
         console.info(
             "emulators",
-            "Please wait for a clean shutdown or send the \(SignalWatcher.describe(signal)) signal again to stop right now.")
+            "Please wait for a clean shutdown or send the \(SignalWatcher.describe(first)) signal again to stop right now.")
+        shutdown(suite, signals: signals, counter: &counter, console: console)
+        return 0
+    }
+
+    /// Shuts down on a helper thread (export-on-exit, then the listeners) while watching the
+    /// shutdown signals by `counter`'s rules: one within 100 ms of the first is ignored, a later
+    /// one exits at once with status 130. `start` calls this after the first signal, `exec`
+    /// after the script (whether or not a signal came).
+    private func shutdown(_ suite: Suite, signals: SignalWatcher, counter: inout ShutdownSignals, console: Console) {
         let done = Atomic(false)
-        let started = ContinuousClock.now
         let began = PosixThread.detach {
             suite.shutdown()
             done.store(true, ordering: .releasing)
         }
-        if !began { suite.shutdown() }
-        while !done.load(ordering: .acquiring) {
-            guard let again = signals.wait(timeout: .milliseconds(20)) else { continue }
-            if ContinuousClock.now - started < .milliseconds(100) { continue }
-            console.warning("emulators", "Received \(SignalWatcher.name(again)) for the second time. Exiting right now.")
-            suite.releaseLocator()
-            _exit(130)
+        if !began {
+            suite.shutdown()
+            return
         }
-        return 0
+        while !done.load(ordering: .acquiring) {
+            guard let signal = signals.wait(timeout: .milliseconds(20)) else { continue }
+            switch counter.receive(at: ContinuousClock.now) {
+            case .first:
+                console.info(
+                    "emulators", "Received \(SignalWatcher.describe(signal)) for the first time; the clean shutdown is under way.")
+                console.info(
+                    "emulators",
+                    "Please wait for a clean shutdown or send the \(SignalWatcher.describe(signal)) signal again to stop right now.")
+            case .ignored:
+                continue
+            case .exitNow:
+                exitNow(suite, signal: signal, console: console)
+            }
+        }
+    }
+
+    /// A second shutdown signal: no clean path, exit 130 now.
+    private func exitNow(_ suite: Suite, signal: Int32, console: Console) -> Never {
+        console.warning("emulators", "Received \(SignalWatcher.name(signal)) for the second time. Exiting right now.")
+        suite.releaseLocator()
+        _exit(130)
     }
 
     private func exec(_ script: String, _ options: StartOptions) -> Int32 {
@@ -122,21 +143,19 @@ package struct CommandRunner: Sendable {
             suite.shutdown()
             return 1
         }
-        var firstSignal: ContinuousClock.Instant?
+        var counter = ShutdownSignals()
         var termination: ScriptRunner.Termination?
         while termination == nil {
             if let signal = signals.wait(timeout: .milliseconds(20)) {
-                if let first = firstSignal {
-                    if ContinuousClock.now - first >= .milliseconds(100) {
-                        kill(pid, SIGKILL)
-                        console.warning("emulators", "Received \(SignalWatcher.name(signal)) for the second time. Exiting right now.")
-                        suite.releaseLocator()
-                        _exit(130)
-                    }
-                } else {
-                    firstSignal = ContinuousClock.now
+                switch counter.receive(at: ContinuousClock.now) {
+                case .first:
                     // A terminal's Ctrl-C reaches the script too; a `kill` aimed at us alone is passed on.
                     kill(pid, signal)
+                case .ignored:
+                    break
+                case .exitNow:
+                    kill(pid, SIGKILL)
+                    exitNow(suite, signal: signal, console: console)
                 }
             }
             termination = runner.poll(pid)
@@ -156,7 +175,8 @@ package struct CommandRunner: Sendable {
         case nil:
             status = 1
         }
-        suite.shutdown()
+        // Export-on-exit and the listeners' drain: a second signal still exits at once.
+        shutdown(suite, signals: signals, counter: &counter, console: console)
         return status
     }
 

@@ -71,6 +71,8 @@ package enum Usage {
         GCLOUD_PROJECT set, then stops the emulators.
 
         Exit status: the script's; 2 if it was killed by a signal; 1 if the emulators did not start.
+        The first SIGINT, SIGTERM, SIGHUP or SIGQUIT is passed on to the script; another one at least
+        100 ms later, during the script or the shutdown after it, exits at once with status 130.
 
         Options:
         \(startOptions)

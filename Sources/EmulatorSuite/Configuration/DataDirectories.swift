@@ -1,3 +1,5 @@
+import EmulatorSnapshot
+
 /// Validation of `--import` and `--export-on-exit`, with the official CLI's messages.
 package enum DataDirectories {
     package struct Resolved: Sendable, Equatable {
@@ -24,6 +26,15 @@ package enum DataDirectories {
                 throw ConfigurationError(
                     .invalidDataDirectory,
                     "\"--export-on-exit\" must not point to the current directory or parents. Please choose a new/dedicated directory for exports.")
+            }
+            // What the export at exit would refuse (a file, a directory of other things) fails
+            // the start now, with the export's own message, instead of losing the session's data.
+            // A missing directory is fine: the export creates it.
+            do throws(SnapshotError) {
+                let fileSystem = SnapshotFileSystem()
+                try SnapshotExporter.checkExisting(fileSystem.canonical(exportPath), fileSystem: fileSystem)
+            } catch {
+                throw ConfigurationError(.invalidDataDirectory, error.description)
             }
             resolved.exportOnExit = exportPath
         }

@@ -71,3 +71,40 @@ package struct SignalWatcher: Sendable {
         return set
     }
 }
+
+/// How the shutdown signals count, as the official suite counts them: the first starts the
+/// clean shutdown; one within 100 ms of the first is ignored (npm sends SIGINT twice); any
+/// later one means exit at once (status 130).
+///
+/// ```swift
+/// var counter = ShutdownSignals()
+/// counter.receive(at: .now)   // .first
+/// counter.receive(at: .now)   // .ignored (within 100 ms)
+/// ```
+package struct ShutdownSignals: Sendable {
+    package enum Decision: Sendable, Equatable {
+        /// Start (or, already under way, continue) the clean shutdown.
+        case first
+        /// Within the window after the first: not a second signal.
+        case ignored
+        /// A second signal: exit now.
+        case exitNow
+    }
+
+    /// Signals this soon after the first are ignored.
+    package static let window: Duration = .milliseconds(100)
+
+    /// When the first signal came, if one did.
+    package private(set) var firstAt: ContinuousClock.Instant?
+
+    package init() {}
+
+    @discardableResult
+    package mutating func receive(at now: ContinuousClock.Instant) -> Decision {
+        guard let firstAt else {
+            firstAt = now
+            return .first
+        }
+        return now - firstAt < Self.window ? .ignored : .exitNow
+    }
+}

@@ -37,7 +37,9 @@ final class SuiteSnapshots: Sendable {
         let snapshot: ImportedSnapshot
         do throws(SnapshotError) {
             // Entities are transcoded straight to the stored encoding on the decoding threads.
-            snapshot = try SnapshotImporter(fileSystem: fileSystem).read(directory: plan.directory) { document in
+            let console = context.console
+            let importer = SnapshotImporter(fileSystem: fileSystem) { console.warning("firestore", $0) }
+            snapshot = try importer.read(directory: plan.directory) { document in
                 guard invalid == nil else { return }
                 if current < 0 || groups[current].database.project != document.projectID
                     || groups[current].database.database != document.databaseID
@@ -63,6 +65,13 @@ final class SuiteSnapshots: Sendable {
             throw SnapshotFailure(.failed, error.description)
         }
         if let invalid { throw SnapshotFailure(.failed, invalid.message) }
+        // Every RTDB namespace is checked before anything loads: a refused import leaves the
+        // engine (and a --data-dir journal) untouched, so a corrected import can follow.
+        for namespace in snapshot.database ?? [] {
+            if let problem = DatabaseSnapshotAdapter.importProblem(in: namespace.json) {
+                throw SnapshotFailure(.failed, "\(namespace.file): \(problem)")
+            }
+        }
         if Set(groups.map(\.database.project)).count == 1 {
             for index in groups.indices {
                 groups[index].database = DatabaseID(project: context.projectId, database: groups[index].database.database)
@@ -76,7 +85,7 @@ final class SuiteSnapshots: Sendable {
             }
             if let namespaces = snapshot.database {
                 for namespace in namespaces {
-                    try DatabaseSnapshotAdapter.importNamespace(namespace.name, json: namespace.json, into: context.storage)
+                    DatabaseSnapshotAdapter.loadNamespace(namespace.name, json: namespace.json, into: context.storage)
                 }
                 importedNamespaces.withLock { $0 = namespaces.map(\.name) }
                 context.console.info("database", "Imported \(namespaces.count) namespace(s) from \(plan.directory)")

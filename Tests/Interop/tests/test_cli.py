@@ -1,6 +1,7 @@
 """Exit codes and messages of the command line, against real processes."""
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -81,22 +82,99 @@ def test_sigterm_shuts_down_cleanly_with_exit_0(suite, project_dir):
     assert not locator.exists()
 
 
-def test_second_signal_exits_at_once(suite, project_dir):
-    process, log = _start(suite, project_dir)
-    # Hold a connection open with a half-sent request so the clean shutdown has to wait.
+def _hold_shutdown(project_dir):
+    """A connection to the hub holding half a request: the clean shutdown waits for it (up to
+    the 2 s drain), so a signal sent during the shutdown finds it still running."""
     import socket
 
     config = json.loads((project_dir / "firebase.json").read_text())
     hold = socket.create_connection(("127.0.0.1", config["emulators"]["hub"]["port"]))
     hold.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
-    process.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    process.send_signal(signal.SIGINT)
-    status = process.wait(timeout=10)
-    hold.close()
-    assert status in (0, 130)
+    time.sleep(0.3)  # let the hub read it: a connection with nothing buffered closes at once
+    return hold
+
+
+def test_second_signal_exits_at_once(suite, project_dir):
+    process, log = _start(suite, project_dir)
+    hold = _hold_shutdown(project_dir)
+    try:
+        process.send_signal(signal.SIGINT)
+        wait_for_line(log, "Please wait for a clean shutdown", process)
+        time.sleep(0.15)  # past the 100 ms in which a second signal is ignored
+        process.send_signal(signal.SIGINT)
+        status = process.wait(timeout=10)
+    finally:
+        hold.close()
+    assert status == 130
     text = log.read_text()
     assert "Received SIGINT (Ctrl-C) for the first time." in text
-    if status == 130:
-        assert "for the second time. Exiting right now." in text
+    assert "Received SIGINT for the second time. Exiting right now." in text
     assert not (project_dir / "tmp" / "hub-demo-signals.json").exists()
+
+
+def test_a_signal_within_100_ms_of_the_first_is_ignored(suite, project_dir):
+    process, log = _start(suite, project_dir)
+    hold = _hold_shutdown(project_dir)
+    try:
+        # npm sends SIGINT twice; two different signals, so the second is not merged into the first.
+        os.kill(process.pid, signal.SIGINT)
+        os.kill(process.pid, signal.SIGTERM)
+        status = process.wait(timeout=10)
+    finally:
+        hold.close()
+    text = log.read_text()
+    assert status == 0, text
+    assert "Received SIGINT (Ctrl-C) for the first time." in text
+    assert "for the second time" not in text
+    assert "Stopping Firestore Emulator" in text
+
+
+def _exec(suite, project_dir, script):
+    log = project_dir / "out.log"
+    process = subprocess.Popen(
+        [suite.binary, "exec", "--project", "demo-signals", script],
+        cwd=project_dir,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        env={"PATH": "/usr/bin:/bin", "TMPDIR": str(project_dir / "tmp")},
+    )
+    wait_for_line(log, "Running script:", process)
+    return process, log
+
+
+def test_exec_second_signal_during_the_final_shutdown_exits_at_once(suite, project_dir):
+    # The first Ctrl-C ends the script (its trap exits 0); the second comes during the shutdown.
+    process, log = _exec(suite, project_dir, "trap 'exit 0' INT; touch started; while :; do sleep 0.05; done")
+    while not (project_dir / "started").exists():
+        assert process.poll() is None, log.read_text()
+        time.sleep(0.05)
+    hold = _hold_shutdown(project_dir)
+    try:
+        process.send_signal(signal.SIGINT)
+        wait_for_line(log, "Script exited successfully (code 0)", process)
+        time.sleep(0.15)
+        process.send_signal(signal.SIGINT)
+        status = process.wait(timeout=10)
+    finally:
+        hold.close()
+    assert status == 130, log.read_text()
+    assert "Received SIGINT for the second time. Exiting right now." in log.read_text()
+    assert not (project_dir / "tmp" / "hub-demo-signals.json").exists()
+
+
+def test_exec_signals_after_the_script_follow_the_start_rules(suite, project_dir):
+    # The script ends by itself; a first signal during the shutdown only says so, a second exits.
+    process, log = _exec(suite, project_dir, "while [ ! -e go ]; do sleep 0.05; done")
+    hold = _hold_shutdown(project_dir)
+    try:
+        (project_dir / "go").touch()
+        wait_for_line(log, "Script exited successfully (code 0)", process)
+        process.send_signal(signal.SIGTERM)
+        wait_for_line(log, "Received SIGTERM for the first time; the clean shutdown is under way.", process)
+        time.sleep(0.15)
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=10)
+    finally:
+        hold.close()
+    assert status == 130, log.read_text()
+    assert "Received SIGTERM for the second time. Exiting right now." in log.read_text()

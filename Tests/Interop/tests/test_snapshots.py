@@ -108,13 +108,75 @@ def test_export_then_import_restores_both_emulators(suite, tmp_path):
         second.stop()
 
 
-def test_export_on_exit_writes_on_the_first_signal(suite, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT], ids=lambda s: s.name)
+def test_export_on_exit_writes_on_the_first_signal(suite, tmp_path, sig):
     running = Suite(suite.binary, tmp_path, "--export-on-exit", "saved")
     running.wait_ready()
     running.request("PUT", running.rtdb_url("colors/red"), "#FF0000")
-    assert running.stop(signal.SIGTERM) == 0
+    assert running.stop(sig) == 0
+    assert f"Received {sig.name}" in running.log.read_text()
     assert json.loads((tmp_path / "saved/database_export/demo-snapshots-default-rtdb.json").read_text()) == {
         "colors": {"red": "#FF0000"}}
+
+
+@pytest.mark.parametrize("kind", ["file", "foreign directory"])
+def test_an_export_on_exit_target_the_export_would_refuse_fails_the_start(suite, tmp_path, kind):
+    target = tmp_path / "saved"
+    if kind == "file":
+        target.write_text("mine")
+        message = f'Error: Export target "{target}" is a file, not a directory.'
+    else:
+        target.mkdir()
+        (target / "firestore_export").mkdir()
+        (target / "notes.txt").write_text("mine")
+        message = (f'Error: Export target "{target}" is not empty and does not hold an emulator export '
+                   '(it contains "notes.txt"); refusing to replace it.')
+    running = Suite(suite.binary, tmp_path, "--export-on-exit", "saved")
+    try:
+        status = running.process.wait(timeout=30)
+    finally:
+        if running.process.poll() is None:  # it started: the bug this test is about
+            running.process.kill()
+            running.process.wait()
+    assert status == 1
+    text = running.log.read_text()
+    assert message in text
+    assert READY not in text
+    assert (target / "notes.txt" if kind != "file" else target).read_text() == "mine"
+
+
+def test_an_import_with_a_bad_database_file_loads_nothing_and_names_the_file(suite, tmp_path):
+    seed = Suite(suite.binary, tmp_path)
+    seed.wait_ready()
+    assert seed.put_doc("books/dune", {"title": {"stringValue": "Dune"}})[0] == 200
+    assert seed.request("PUT", seed.rtdb_url("users/ada"), {"name": "Ada"})[0] == 200
+    assert run_cli(suite.binary, "export", "backup", "--project", seed.project, cwd=tmp_path).returncode == 0
+    seed.stop()
+    bad = tmp_path / "backup/database_export/demo-snapshots-default-rtdb.json"
+    bad.write_text('{"users": {"ada": {"a.b": 1}}}')
+
+    refused = Suite(suite.binary, tmp_path, "--import", "backup", "--data-dir", "live")
+    try:
+        assert refused.process.wait(timeout=30) == 1
+    finally:
+        if refused.process.poll() is None:
+            refused.process.kill()
+            refused.process.wait()
+    text = refused.log.read_text()
+    assert f'{bad}: at /users/ada/a.b: Invalid data; key "a.b" can\'t be empty or contain $ # [ ] / or .' in text
+    assert "Imported" not in text and READY not in text
+
+    # Nothing was journaled: the corrected snapshot imports into the same data directory.
+    bad.write_text('{"users": {"ada": {"ab": 1}}}')
+    fixed = Suite(suite.binary, tmp_path, "--import", "backup", "--data-dir", "live")
+    try:
+        text = fixed.wait_ready()
+        assert "restored 0 entries and 0 journaled commits" in text
+        assert "Not importing" not in text
+        assert fixed.get_doc("books/dune")[1]["fields"]["title"] == {"stringValue": "Dune"}
+        assert fixed.request("GET", fixed.rtdb_url("users/ada"))[1] == {"ab": 1}
+    finally:
+        assert fixed.stop() == 0
 
 
 def test_a_corrupted_snapshot_is_refused_naming_the_file(suite, tmp_path):
@@ -461,3 +523,21 @@ def test_exec_exports_on_exit_after_the_script(suite, tmp_path):
     result = run_cli(suite.binary, "exec", "--project", "demo-exec", "--export-on-exit", "after", script, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "after/database_export/demo-exec-default-rtdb.json").read_text()) == {"seed": 42}
+
+
+def test_the_committed_example_snapshot_imports(suite, tmp_path):
+    """`emulator-data/` (the README's quick start) still imports: a Firestore document and an
+    RTDB path from it read back. A copy, so the repository's files are never touched."""
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parents[3] / "emulator-data", tmp_path / "data")
+    running = Suite(suite.binary, tmp_path, "--import", "data", project="demo-emulators")
+    try:
+        running.wait_ready()
+        status, doc = running.get_doc("books/hitchhiker")
+        assert status == 200
+        assert doc["fields"]["title"] == {"stringValue": "The Hitchhiker's Guide to the Galaxy"}
+        assert doc["fields"]["numberOfPages"] == {"integerValue": "816"}
+        assert running.request("GET", running.rtdb_url("posts/-NkFirstPost0000000/author"))[1] == "ada"
+    finally:
+        assert running.stop() == 0
