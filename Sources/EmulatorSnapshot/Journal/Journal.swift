@@ -5,8 +5,9 @@ import Glibc
 /// log record before the commit returns to its caller.
 ///
 /// Group commit (`.sync`): a commit appends its record to an in-memory buffer under the
-/// engine's commit serialization (cheap), then waits. One syncer thread writes and
-/// `fdatasync`s everything pending and then acknowledges every commit it covered at once, so
+/// engine's commit serialization (cheap), then waits. One syncer thread writes and syncs
+/// everything pending (one `O_DIRECT | O_DSYNC` `pwrite` where the file system allows it, see
+/// `JournalDirectWriter`; else `pwrite` + `fdatasync`) and then acknowledges every commit it covered at once, so
 /// all the commits that arrive during one sync share the next one. Finishing a sync wakes only
 /// the commits it covers (see `JournalLock`), not those already waiting for the next one. A commit is acknowledged
 /// only after a sync that started after its record was appended has finished. In `.write`
@@ -20,6 +21,11 @@ final class Journal: CommitLog, @unchecked Sendable {
     private let durability: DataDirectory.Durability
     private let fileSystem: SnapshotFileSystem
     private var file: SnapshotFile
+    /// `.sync` mode: writes records durably in one `pwrite` (`O_DIRECT | O_DSYNC`) where the file
+    /// system allows it; nil: `pwrite` + `fdatasync` on `file`. Used only by whoever flushes (the
+    /// syncer while `flushing`, or `rotate`/`close` under the lock with no flush in progress).
+    private var direct: JournalDirectWriter?
+    private let useDirect: Bool
     private var writer: LevelDBLogWriter
     private var appended: UInt64 = 0
     private var durable: UInt64 = 0
@@ -62,6 +68,8 @@ final class Journal: CommitLog, @unchecked Sendable {
         self.fileBytes = 0
         self.checkpointThreshold = checkpointThreshold
         self.writeModeSyncMilliseconds = writeModeSyncMilliseconds
+        self.useDirect = durability == .sync && fileSystem.directJournalWrites
+        if useDirect { direct = JournalDirectWriter.open(path: file.path, fault: fileSystem.writeFault) }
         if durability == .sync || writeModeSyncMilliseconds > 0 { startSyncer() }
     }
 
@@ -82,7 +90,7 @@ final class Journal: CommitLog, @unchecked Sendable {
         appended += 1
         let token = appended
         if durability == .write && !flushing {
-            preallocated = flush(writer.bytes, to: file, at: fileBytes, preallocated: preallocated)
+            preallocated = flush(writer.bytes, to: file, at: fileBytes, preallocated: preallocated).reserved
             fileBytes += writer.bytes.count
             writer.clearBuffer()
             durable = token
@@ -173,10 +181,11 @@ final class Journal: CommitLog, @unchecked Sendable {
             let bytes = writer.drain()
             let target = appended
             flushTarget = target
-            let output = file, offset = fileBytes, reserved = preallocated
+            let output = file, directWriter = direct, offset = fileBytes, reserved = preallocated
             lock.unlock()
-            let extended = flush(bytes, to: output, at: offset, preallocated: reserved)
+            let (extended, refused) = flush(bytes, to: output, direct: directWriter, at: offset, preallocated: reserved)
             lock.lock()
+            if refused { direct = nil }
             preallocated = extended
             fileBytes += bytes.count
             durable = target
@@ -216,6 +225,9 @@ final class Journal: CommitLog, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// `.sync` mode: whether records go out through `JournalDirectWriter` (for tests).
+    var writesDirectly: Bool { lock.withLock { direct != nil } }
+
     /// `.write` mode: bytes of the current journal file not yet synced (for tests).
     var unsyncedBytes: Int { lock.withLock { fileBytes - syncedBytes } }
 
@@ -235,8 +247,14 @@ final class Journal: CommitLog, @unchecked Sendable {
     /// the file is now zero-filled and synced. In `.sync` mode the file is first extended with
     /// synced zeros (`preallocationSegment` at a time) past the end of the write, so the sync of
     /// a commit never has to commit a new file size as well (recovery stops at the zero tail).
-    private func flush(_ bytes: [UInt8], to output: SnapshotFile, at offset: Int, preallocated: Int) -> Int {
+    /// With `direct` the records go out in one `O_DIRECT | O_DSYNC` write; if the kernel refuses
+    /// it, `flush` closes `direct`, writes the ordinary way and reports `refused` (the caller
+    /// drops the writer for this file).
+    private func flush(
+        _ bytes: [UInt8], to output: SnapshotFile, direct: JournalDirectWriter? = nil, at offset: Int, preallocated: Int
+    ) -> (reserved: Int, refused: Bool) {
         var reserved = preallocated
+        var refused = false
         do throws(SnapshotError) {
             if durability == .sync && offset + bytes.count > reserved {
                 let end = (offset + bytes.count) / Self.preallocationSegment * Self.preallocationSegment + Self.preallocationSegment
@@ -244,12 +262,18 @@ final class Journal: CommitLog, @unchecked Sendable {
                 try output.sync()
                 reserved = end
             }
+            if let direct, durability == .sync {
+                if bytes.isEmpty { return (reserved, false) }
+                if try direct.write(bytes, at: offset) { return (reserved, false) }
+                direct.close()
+                refused = true
+            }
             try output.write(bytes, at: offset)
             if durability == .sync { try output.sync() }
         } catch {
             Self.stop(error)
         }
-        return reserved
+        return (reserved, refused)
     }
 
     /// Acknowledging later writes would break the journal's promise; stop instead.
@@ -265,11 +289,13 @@ final class Journal: CommitLog, @unchecked Sendable {
         lock.lock()
         while flushing { lock.wait(batch: batch) }
         let bytes = writer.drain()
-        _ = flush(bytes, to: file, at: fileBytes, preallocated: preallocated)
+        _ = flush(bytes, to: file, direct: direct, at: fileBytes, preallocated: preallocated)
         if durability == .write { try? file.sync() }
         durable = appended
         file.close()
+        direct?.close()
         file = next
+        direct = useDirect ? JournalDirectWriter.open(path: next.path, fault: fileSystem.writeFault) : nil
         sequence = newSequence
         writer = LevelDBLogWriter()
         fileBytes = 0
@@ -287,11 +313,12 @@ final class Journal: CommitLog, @unchecked Sendable {
         lock.lock()
         while flushing { lock.wait(batch: batch) }
         let bytes = writer.drain()
-        _ = flush(bytes, to: file, at: fileBytes, preallocated: preallocated)
+        _ = flush(bytes, to: file, direct: direct, at: fileBytes, preallocated: preallocated)
         fileBytes += bytes.count
         // A clean close leaves no zero tail (recovery would skip it anyway).
         if preallocated > fileBytes { try? file.truncate(to: fileBytes) }
         try? file.sync()
+        direct?.close()
         durable = appended
         lock.broadcastAll()
         let ready = takeCoveredWaiters()
