@@ -8,7 +8,8 @@ import Glibc
 /// engine's commit serialization (cheap), then waits. One syncer thread writes and syncs
 /// everything pending (one `O_DIRECT | O_DSYNC` `pwrite` where the file system allows it, see
 /// `JournalDirectWriter`; else `pwrite` + `fdatasync`) and then acknowledges every commit it covered at once, so
-/// all the commits that arrive during one sync share the next one. Finishing a sync wakes only
+/// all the commits that arrive during one sync share the next one. With nothing pending the
+/// syncer polls for `pollNanoseconds` before it sleeps. Finishing a sync wakes only
 /// the commits it covers (see `JournalLock`), not those already waiting for the next one. A commit is acknowledged
 /// only after a sync that started after its record was appended has finished. In `.write`
 /// mode the record is written with `write` right away and nothing waits; a background thread
@@ -174,7 +175,14 @@ final class Journal: CommitLog, @unchecked Sendable {
     private func runSyncer() {
         lock.lock()
         while true {
-            while !stopping && (appended == durable || flushing) { lock.waitForWork() }
+            while !stopping && (appended == durable || flushing) {
+                if !flushing {
+                    pollForWork()
+                    // Re-checked under the lock: an append signals only a sleeping syncer.
+                    if stopping || appended != durable { continue }
+                }
+                lock.waitForWork()
+            }
             if stopping { break }
             flushing = true
             batch &+= 1
@@ -203,6 +211,33 @@ final class Journal: CommitLog, @unchecked Sendable {
             }
         }
         lock.unlock()
+    }
+
+    /// How long the syncer polls for the next record before it sleeps on the condition variable.
+    /// Polling (with `sched_yield` between looks, so the loops and clients keep the core) avoids a
+    /// futex sleep and wake-up per sync; on the benchmark VM it cut CPU per write by ~9% and
+    /// raised throughput ~12% at 32 and 128 connections (BENCHMARKS.md, branch `journal4`).
+    static let pollNanoseconds: Int64 = 60_000
+
+    /// With the lock held and nothing to sync: looks (the lock released in between) for a record
+    /// or a stop request for up to `pollNanoseconds`; returns with the lock held.
+    private func pollForWork() {
+        lock.unlock()
+        let deadline = Self.monotonicNanoseconds() + Self.pollNanoseconds
+        repeat {
+            _ = sched_yield()
+            lock.lock()
+            let found = appended != durable || stopping
+            lock.unlock()
+            if found { break }
+        } while Self.monotonicNanoseconds() < deadline
+        lock.lock()
+    }
+
+    private static func monotonicNanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 
     /// The `.write` mode's background syncer: every `writeModeSyncMilliseconds`, syncs what was
