@@ -12,6 +12,10 @@ package struct SnapshotFileSystem: Sendable {
     package var writeFault: (@Sendable (_ path: String) -> Int32?)?
     /// Called before each chunk `readChunks` reads; a non-nil errno makes that read fail.
     package var readFault: (@Sendable (_ path: String, _ offset: Int) -> Int32?)?
+    /// Whether a `.sync` journal writes its records with `O_DIRECT | O_DSYNC` where the file
+    /// system allows it (one `pwrite` per group commit) instead of `pwrite` + `fdatasync`.
+    /// Tests turn it off to cover the fallback.
+    package var directJournalWrites = true
 
     package init(
         writeFault: (@Sendable (_ path: String) -> Int32?)? = nil,

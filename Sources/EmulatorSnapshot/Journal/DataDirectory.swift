@@ -21,7 +21,8 @@ import Synchronization
 package final class DataDirectory: Sendable {
     /// What "acknowledged" guarantees.
     package enum Durability: Sendable {
-        /// `write` + `fdatasync` (group commit) before a commit returns: survives power loss.
+        /// Written and synced (group commit: one `O_DIRECT | O_DSYNC` write, or `write` +
+        /// `fdatasync` where direct I/O is refused) before a commit returns: survives power loss.
         case sync
         /// `write` before a commit returns: survives the process being killed; a background
         /// `fdatasync` about every second bounds what a power loss can take.

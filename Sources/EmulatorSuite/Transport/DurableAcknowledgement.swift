@@ -4,7 +4,7 @@ import EmulatorStorage
 /// Wraps an HTTP handler so a write is acknowledged only once its commit is durable, without
 /// blocking the transport thread that ran the handler.
 ///
-/// With a `--data-dir` journal, each commit waits for the group-commit `fdatasync` before it
+/// With a `--data-dir` journal, each commit waits for the group-commit sync before it
 /// returns. On an event-loop transport that wait would stall every connection of the loop (so at
 /// most one sync per loop would be in flight). Inside the wrapper the commits made by the handler
 /// only record what they wait for; the response goes back as an `HTTPDeferredResponse` that
