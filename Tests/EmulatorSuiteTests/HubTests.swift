@@ -117,6 +117,86 @@ extension HubTests {
     }
 }
 
+extension HubTests {
+    /// A deferred export runs off the caller's thread: the hub answers other requests while it
+    /// runs, the answer arrives when it ends, and two exports never overlap.
+    @Test func deferredExportsRunOneAtATimeWhileTheHubKeepsAnswering() {
+        let gate = ExportGate()
+        let router = HubRouter.make(directory: directory(), deferExports: true) { request throws(SnapshotFailure) in
+            gate.run(request.path)
+        }
+        let post = { (path: String) in
+            router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array(#"{"path":"\#(path)"}"#.utf8)))
+        }
+        let first = post("/tmp/one")
+        let second = post("/tmp/two")
+        guard case .deferred = first.body, case .deferred = second.body else {
+            Issue.record("the export was answered before it ran")
+            return
+        }
+        // The first export is running (and holds its turn) until the gate opens.
+        #expect(gate.waitUntilStarted(1))
+        #expect(get(router, "/emulators").status == .ok)
+        usleep(20_000)
+        #expect(gate.started == 1, "the second export must wait for the first")
+        gate.open()
+        let answers = [first.resolved(), second.resolved()]
+        #expect(answers.map(\.status) == [.ok, .ok])
+        #expect(String(decoding: answers[0].bodyBytes, as: UTF8.self) == "{\n  \"message\": \"OK\"\n}")
+        #expect(gate.started == 2)
+        #expect(gate.mostAtOnce == 1)
+    }
+
+    @Test func aDeferredExportThatFailsAnswers500WithItsMessage() {
+        let router = HubRouter.make(directory: directory(), deferExports: true) { _ throws(SnapshotFailure) in
+            throw SnapshotFailure(.failed, "disk full")
+        }
+        let response = router.respond(to: HTTPRequest(method: .post, target: "/_admin/export", body: Array(#"{"path":"/x"}"#.utf8)))
+        guard case .deferred = response.body else {
+            Issue.record("the export was not deferred")
+            return
+        }
+        let answer = response.resolved()
+        #expect(answer.status == .internalServerError)
+        #expect(String(decoding: answer.bodyBytes, as: UTF8.self).contains("disk full"))
+    }
+}
+
+/// An export hook that blocks until the test opens it, counting how many run at once.
+final class ExportGate: Sendable {
+    private struct State {
+        var open = false
+        var running = 0
+        var started = 0
+        var mostAtOnce = 0
+    }
+    private let state = Synchronization.Mutex(State())
+
+    func run(_ path: String) {
+        state.withLock { s in
+            s.running += 1
+            s.started += 1
+            s.mostAtOnce = max(s.mostAtOnce, s.running)
+        }
+        // Bounded, so a broken hub fails the test instead of hanging it.
+        var waited = 0
+        while !state.withLock({ $0.open }) && waited < 10_000 {
+            usleep(1_000)
+            waited += 1
+        }
+        state.withLock { $0.running -= 1 }
+    }
+
+    func open() { state.withLock { $0.open = true } }
+    var started: Int { state.withLock { $0.started } }
+    var mostAtOnce: Int { state.withLock { $0.mostAtOnce } }
+
+    func waitUntilStarted(_ count: Int) -> Bool {
+        for _ in 0..<5_000 where started < count { usleep(1_000) }
+        return started >= count
+    }
+}
+
 final class CapturedExports: Sendable {
     private let requests = Synchronization.Mutex<[ExportRequest]>([])
     func append(_ request: ExportRequest) { requests.withLock { $0.append(request) } }

@@ -1,14 +1,16 @@
 import Glibc
 
 /// Starts detached pthreads (no Foundation).
-enum PosixThread {
+package enum PosixThread {
     private final class Box {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
-    /// Runs `body` on a new detached thread.
-    static func spawn(_ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` on a new detached thread; false (and `body` dropped) when no thread could be
+    /// created.
+    @discardableResult
+    package static func spawn(_ body: @escaping @Sendable () -> Void) -> Bool {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
@@ -19,8 +21,9 @@ enum PosixThread {
         }, box)
         if result == 0 {
             pthread_detach(thread)
-        } else {
-            Unmanaged<Box>.fromOpaque(box).release()
+            return true
         }
+        Unmanaged<Box>.fromOpaque(box).release()
+        return false
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EmulatorPosix
 import Synchronization
 
 /// Runs a command line and returns the exit status; the `emulators` executable is a thin main
@@ -102,7 +103,7 @@ package struct CommandRunner: Sendable {
     /// after the script (whether or not a signal came).
     private func shutdown(_ suite: Suite, signals: SignalWatcher, counter: inout ShutdownSignals, console: Console) {
         let done = Atomic(false)
-        let began = PosixThread.detach {
+        let began = PosixThread.spawn {
             suite.shutdown()
             done.store(true, ordering: .releasing)
         }

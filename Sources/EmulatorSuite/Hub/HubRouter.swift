@@ -1,5 +1,7 @@
 package import EmulatorHTTP
+import EmulatorPosix
 import EmulatorSupport
+import Synchronization
 
 /// The hub's routes, as the official hub answers them (JSON pretty-printed with two spaces).
 ///
@@ -7,10 +9,27 @@ import EmulatorSupport
 /// - `GET /emulators` → name → `{listen: [{address, family, port}], name, host, port, pid}`
 /// - `POST /_admin/export` `{path, initiatedBy?, targets?}` → `200 {"message":"OK"}`, or
 ///   `{"message": reason}` with 400 (bad body), 403 (browser origin), 500 (failed), 501 (not built yet).
+///
+/// With `deferExports` (a transport that completes deferred responses) an export runs on a
+/// thread of its own and is answered when it ends, so the hub keeps answering `GET /` and
+/// `GET /emulators` meanwhile (a 1 GB export takes seconds); exports run one at a time, in the
+/// order they arrive.
 package enum HubRouter {
     package static func make(
-        directory: HubDirectory, export: @escaping @Sendable (ExportRequest) throws(SnapshotFailure) -> Void
+        directory: HubDirectory, deferExports: Bool = false,
+        export: @escaping @Sendable (ExportRequest) throws(SnapshotFailure) -> Void
     ) -> Router {
+        let exports = ExportTurns()
+        @Sendable func run(_ request: ExportRequest) -> HTTPResponse {
+            exports.lock.withLock { _ in
+                do throws(SnapshotFailure) {
+                    try export(request)
+                    return message("OK", status: .ok)
+                } catch {
+                    return message(error.message, status: error.code == .notImplemented ? .notImplemented : .internalServerError)
+                }
+            }
+        }
         var router = Router()
         router.add(.get, "/") { _ in json(directory.rootDocument) }
         router.add(.get, "/emulators") { _ in json(directory.emulatorsDocument) }
@@ -25,17 +44,20 @@ package enum HubRouter {
                 if case .failure(let failure) = decoded { return message(failure.message, status: .badRequest) }
                 return message("Bad request", status: .badRequest)
             }
-            do throws(SnapshotFailure) {
-                try export(exportRequest)
-                return message("OK", status: .ok)
-            } catch {
-                return message(error.message, status: error.code == .notImplemented ? .notImplemented : .internalServerError)
-            }
+            guard deferExports else { return run(exportRequest) }
+            let deferred = HTTPDeferredResponse()
+            let started = PosixThread.spawn { deferred.complete(run(exportRequest)) }
+            return started ? .deferred(deferred) : run(exportRequest)
         }
         router.setFallback { request in
             message("Cannot \(request.method.token) \(request.rawPath)", status: .notFound)
         }
         return router
+    }
+
+    /// Lets one export run at a time.
+    private final class ExportTurns: Sendable {
+        let lock = Mutex(())
     }
 
     /// Decodes the export body; `targets` defaults to every running emulator and is cut to them.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EmulatorPosix
 import Synchronization
 
 /// Hot reload of rules files: a background thread looks at each file every `interval` (its
@@ -54,7 +55,7 @@ package final class RulesFileWatcher: Sendable {
         for p in paths where !unique.contains(p) { unique.append(p) }
         guard !unique.isEmpty else { return nil }
         let watcher = RulesFileWatcher(paths: unique, interval: interval, onChange: onChange)
-        guard PosixThread.detach({ watcher.run() }) else { return nil }
+        guard PosixThread.spawn({ watcher.run() }) else { return nil }
         return watcher
     }
 

@@ -121,7 +121,9 @@ package final class Suite: Sendable {
             let handler: HTTPHandler =
                 kind == .hub
                 ? HubRouter.handler(
-                    HubRouter.make(directory: directory) { request throws(SnapshotFailure) in try exportHook(request, context) })
+                    HubRouter.make(directory: directory, deferExports: transport.completesDeferredResponses) {
+                        request throws(SnapshotFailure) in try exportHook(request, context)
+                    })
                 : (endpoint?.router ?? Router()).respond(to:)
             do throws(SuiteStartError) {
                 // Journaled writes are acknowledged once durable, without stalling the event loop.
