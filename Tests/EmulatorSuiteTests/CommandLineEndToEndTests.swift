@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EmulatorPosix
+import Synchronization
 import Testing
 @testable import EmulatorSuite
 
@@ -69,6 +71,51 @@ struct ExecAndExportTests {
         }
         try client.run(projectId: "demo-export", path: directory.path + "/backup", only: nil, force: true)
         #expect(seen.all.count == 2)
+    }
+
+    /// Over loopback: the hub answers `GET /` while an export runs, the export's own answer
+    /// arrives when it ends, and a shutdown that starts meanwhile waits for it to finish.
+    @Test func aLongExportNeitherBlocksTheHubNorIsCutByTheShutdown() throws {
+        let directory = TemporaryDirectory()
+        var configuration = SuiteConfiguration.ephemeral(projectId: "demo-long-export")
+        configuration.locatorDirectory = directory.path
+        let gate = ExportGate()
+        let hooks = SnapshotHooks(
+            importData: { _, _ throws(SnapshotFailure) in }, exportData: { request, _ throws(SnapshotFailure) in gate.run(request.path) })
+        let suite = try Suite.start(configuration, hooks: hooks)
+        let hub = try #require(suite.port(of: .hub))
+        let answer = Synchronization.Mutex<Int?>(nil)
+        let posted = PosixThread.spawn {
+            let reply = try? LoopbackHTTPClient.send(
+                .init(method: "POST", host: "127.0.0.1", port: hub, path: "/_admin/export", body: Array(#"{"path":"/tmp/long"}"#.utf8)))
+            answer.withLock { $0 = reply?.status ?? -1 }
+        }
+        #expect(posted)
+        #expect(gate.waitUntilStarted(1))
+        // New connections go to the server's loops in turn: four reach every loop.
+        for _ in 0..<4 {
+            let root = try LoopbackHTTPClient.send(.init(method: "GET", host: "127.0.0.1", port: hub, path: "/", timeout: .seconds(2)))
+            #expect(root.status == 200)
+        }
+        #expect(answer.withLock { $0 } == nil)
+        gate.open()
+        for _ in 0..<5_000 where answer.withLock({ $0 }) == nil { usleep(1_000) }
+        #expect(answer.withLock { $0 } == 200)
+
+        // A second export, still running when the shutdown starts: the shutdown waits for it.
+        let again = PosixThread.spawn {
+            _ = try? LoopbackHTTPClient.send(
+                .init(method: "POST", host: "127.0.0.1", port: hub, path: "/_admin/export", body: Array(#"{"path":"/tmp/again"}"#.utf8)))
+        }
+        #expect(again)
+        gate.close()
+        #expect(gate.waitUntilStarted(2))
+        PosixThread.spawn {
+            usleep(300_000)
+            gate.open()
+        }
+        suite.shutdown(gracePeriod: .milliseconds(50))
+        #expect(gate.finished == 2, "the shutdown returned while an export was still running")
     }
 
     @Test func exportFailsWithTheOfficialMessageWhileSnapshotsAreMissing() throws {

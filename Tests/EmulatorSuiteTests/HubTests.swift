@@ -169,6 +169,7 @@ final class ExportGate: Sendable {
         var running = 0
         var started = 0
         var mostAtOnce = 0
+        var finished = 0
     }
     private let state = Synchronization.Mutex(State())
 
@@ -184,10 +185,15 @@ final class ExportGate: Sendable {
             usleep(1_000)
             waited += 1
         }
-        state.withLock { $0.running -= 1 }
+        state.withLock { s in
+            s.running -= 1
+            s.finished += 1
+        }
     }
 
     func open() { state.withLock { $0.open = true } }
+    func close() { state.withLock { $0.open = false } }
+    var finished: Int { state.withLock { $0.finished } }
     var started: Int { state.withLock { $0.started } }
     var mostAtOnce: Int { state.withLock { $0.mostAtOnce } }
 

@@ -27,12 +27,16 @@ package final class Suite: Sendable {
     /// `--data-dir`: journals every commit; closed (flushed) at shutdown.
     private let dataDirectory: DataDirectory?
     private let stopped = Mutex(false)
+    /// Held by each export (the hub's and `--export-on-exit`): exports never overlap, and the
+    /// shutdown waits for one in progress before the data directory closes and the process ends.
+    private let exportTurn: ExportTurn
 
     private init(
         configuration: SuiteConfiguration, context: EmulatorContext, directory: HubDirectory,
         listeners: [(kind: EmulatorKind, listener: any SuiteListener)], locator: HubLocator?, hooks: SnapshotHooks,
-        dataDirectory: DataDirectory?
+        dataDirectory: DataDirectory?, exportTurn: ExportTurn
     ) {
+        self.exportTurn = exportTurn
         self.dataDirectory = dataDirectory
         self.configuration = configuration
         self.context = context
@@ -113,6 +117,7 @@ package final class Suite: Sendable {
             dataDirectory?.close()
         }
         let exportHook = hooks.exportData
+        let exportTurn = ExportTurn()
         let kinds = configuration.listeners.keys.sorted()
         for kind in kinds {
             guard let address = configuration.listeners[kind] else { continue }
@@ -122,7 +127,7 @@ package final class Suite: Sendable {
                 kind == .hub
                 ? HubRouter.handler(
                     HubRouter.make(directory: directory, deferExports: transport.completesDeferredResponses) {
-                        request throws(SnapshotFailure) in try exportHook(request, context)
+                        request throws(SnapshotFailure) in try exportTurn.run { () throws(SnapshotFailure) in try exportHook(request, context) }
                     })
                 : (endpoint?.router ?? Router()).respond(to:)
             do throws(SuiteStartError) {
@@ -162,7 +167,7 @@ package final class Suite: Sendable {
         }
         return Suite(
             configuration: configuration, context: context, directory: directory, listeners: started, locator: locator,
-            hooks: hooks, dataDirectory: dataDirectory)
+            hooks: hooks, dataDirectory: dataDirectory, exportTurn: exportTurn)
     }
 
     /// Binds one listener; the hub moves to the next free port when its default is taken.
@@ -246,7 +251,7 @@ package final class Suite: Sendable {
             console.info("emulators", "Automatically exporting data using --export-on-exit \"\(target)\" please wait for the export to finish...")
             let request = ExportRequest(path: target, initiatedBy: "exit", targets: configuration.emulators)
             do {
-                try hooks.exportData(request, context)
+                try exportTurn.run { () throws(SnapshotFailure) in try hooks.exportData(request, context) }
             } catch {
                 console.warning("emulators", "Automatic export to \"\(target)\" failed, going to exit now... (\(error.message))")
             }
@@ -259,8 +264,20 @@ package final class Suite: Sendable {
             let remaining = max(deadline - ContinuousClock.now, .zero)
             entry.listener.shutdown(gracePeriod: remaining)
         }
+        // A hub export still running (its connection may have been cut by the grace period)
+        // finishes before the data goes away.
+        exportTurn.run {}
         dataDirectory?.close()
         locator?.release()
+    }
+}
+
+/// One export at a time (see `Suite.exportTurn`).
+final class ExportTurn: Sendable {
+    private let lock = Mutex(())
+
+    func run<E: Error>(_ body: () throws(E) -> Void) throws(E) {
+        try lock.withLock { _ throws(E) in try body() }
     }
 }
 
