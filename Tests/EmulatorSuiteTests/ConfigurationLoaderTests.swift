@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import EmulatorSuite
 
@@ -162,6 +165,28 @@ struct DataDirectoriesTests {
             importDirectory: "data", exportOnExit: .some(nil), workingDirectory: directory.path)
         #expect(firstRun.importPlan == nil)
         #expect(firstRun.exportOnExit == directory.path + "/data")
+    }
+
+    /// An export killed between moving the old snapshot aside and renaming the new one into
+    /// place leaves `.data.previous-<pid>`: the next start puts it back and imports it, instead of
+    /// taking `data` for a first run (whose export at exit would then replace the snapshot).
+    @Test func aSnapshotLeftAsideByAnInterruptedExportIsRestoredAndImported() throws {
+        let directory = TemporaryDirectory()
+        directory.write(".data.previous-999999-1/firebase-export-metadata.json", "{}")
+        let resolved = try DataDirectories.resolve(
+            importDirectory: "data", exportOnExit: .some(nil), workingDirectory: directory.path)
+        #expect(resolved.importPlan == ImportPlan(
+            directory: directory.path + "/data",
+            source: .emulatorExport(metadataFile: directory.path + "/data/firebase-export-metadata.json")))
+        #expect(LocalFiles.list(directory.path) == ["data"])
+        #expect(resolved.notices.contains { $0.text.hasPrefix("Restored \"\(directory.path)/data\"") })
+
+        // A live process's leftovers are not touched (it may still be exporting).
+        let other = TemporaryDirectory()
+        other.write(".data.previous-\(getpid())-1/firebase-export-metadata.json", "{}")
+        #expect(throws: ConfigurationError(.invalidDataDirectory, "Directory \"\(other.path)/data\" does not exist.")) {
+            try DataDirectories.resolve(importDirectory: "data", exportOnExit: nil, workingDirectory: other.path)
+        }
     }
 
     @Test func exportOnExitTargetTheExportWouldRefuseFailsAtStart() throws {

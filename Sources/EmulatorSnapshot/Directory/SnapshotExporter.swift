@@ -170,6 +170,20 @@ package struct SnapshotExporter: Sendable {
     /// Cleans up after an export that was killed: temporary directories of processes that are
     /// gone are removed, and if the target itself is missing while a moved-aside previous
     /// snapshot survives (killed between the two renames), that snapshot is put back.
+    /// Puts back a snapshot that an export killed between its two renames left moved aside
+    /// (`.<name>.previous-<pid>` of a process that is gone) when `target` itself is missing;
+    /// true when it did. `--import` runs this first, so a start does not take the directory for
+    /// a first run (and an `--export-on-exit` into it overwrite the repaired snapshot).
+    package static func restoreInterruptedExport(
+        at target: String, fileSystem: SnapshotFileSystem = SnapshotFileSystem()
+    ) -> Bool {
+        guard !fileSystem.exists(target) else { return false }
+        let (parent, name) = SnapshotFileSystem.split(target)
+        guard isSafeFileName(name), fileSystem.isDirectory(parent) else { return false }
+        SnapshotExporter(version: "", fileSystem: fileSystem).recoverInterruptedExport(parent: parent, name: name)
+        return fileSystem.exists(target)
+    }
+
     func recoverInterruptedExport(parent: String, name: String) {
         guard let entries = try? fileSystem.list(parent) else { return }
         let target = parent + "/" + name

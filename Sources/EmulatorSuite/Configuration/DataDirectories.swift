@@ -40,6 +40,11 @@ package enum DataDirectories {
         }
 
         guard let importPath else { return resolved }
+        if LocalFiles.kind(importPath) == .missing && SnapshotExporter.restoreInterruptedExport(at: importPath) {
+            resolved.notices.append(SuiteNotice(
+                .warning, "emulators",
+                "Restored \"\(importPath)\" from the snapshot an interrupted export had moved aside."))
+        }
         switch LocalFiles.kind(importPath) {
         case .missing:
             // First run of `--import d --export-on-exit d`: nothing to import yet.
