@@ -40,7 +40,7 @@ package enum DataDirectories {
         }
 
         guard let importPath else { return resolved }
-        if LocalFiles.kind(importPath) == .missing && SnapshotExporter.restoreInterruptedExport(at: importPath) {
+        if SnapshotExporter.restoreInterruptedExport(at: importPath) {
             resolved.notices.append(SuiteNotice(
                 .warning, "emulators",
                 "Restored \"\(importPath)\" from the snapshot an interrupted export had moved aside."))

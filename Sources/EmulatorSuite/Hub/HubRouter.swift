@@ -1,7 +1,6 @@
 package import EmulatorHTTP
 import EmulatorPosix
 import EmulatorSupport
-import Synchronization
 
 /// The hub's routes, as the official hub answers them (JSON pretty-printed with two spaces).
 ///
@@ -12,16 +11,15 @@ import Synchronization
 ///
 /// With `deferExports` (a transport that completes deferred responses) an export runs on a
 /// thread of its own and is answered when it ends, so the hub keeps answering `GET /` and
-/// `GET /emulators` meanwhile (a 1 GB export takes seconds); exports run one at a time, in the
-/// order they arrive.
+/// `GET /emulators` meanwhile (a 1 GB export takes seconds). Exports take `turn`, so they run one
+/// at a time (the suite passes the turn its `--export-on-exit` and shutdown take too).
 package enum HubRouter {
     package static func make(
-        directory: HubDirectory, deferExports: Bool = false,
+        directory: HubDirectory, deferExports: Bool = false, turn: ExportTurn = ExportTurn(),
         export: @escaping @Sendable (ExportRequest) throws(SnapshotFailure) -> Void
     ) -> Router {
-        let exports = ExportTurns()
         @Sendable func run(_ request: ExportRequest) -> HTTPResponse {
-            exports.lock.withLock { _ in
+            turn.run {
                 do throws(SnapshotFailure) {
                     try export(request)
                     return message("OK", status: .ok)
@@ -53,11 +51,6 @@ package enum HubRouter {
             message("Cannot \(request.method.token) \(request.rawPath)", status: .notFound)
         }
         return router
-    }
-
-    /// Lets one export run at a time.
-    private final class ExportTurns: Sendable {
-        let lock = Mutex(())
     }
 
     /// Decodes the export body; `targets` defaults to every running emulator and is cut to them.

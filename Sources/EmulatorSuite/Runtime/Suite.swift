@@ -126,8 +126,8 @@ package final class Suite: Sendable {
             let handler: HTTPHandler =
                 kind == .hub
                 ? HubRouter.handler(
-                    HubRouter.make(directory: directory, deferExports: transport.completesDeferredResponses) {
-                        request throws(SnapshotFailure) in try exportTurn.run { () throws(SnapshotFailure) in try exportHook(request, context) }
+                    HubRouter.make(directory: directory, deferExports: transport.completesDeferredResponses, turn: exportTurn) {
+                        request throws(SnapshotFailure) in try exportHook(request, context)
                     })
                 : (endpoint?.router ?? Router()).respond(to:)
             do throws(SuiteStartError) {
@@ -272,12 +272,15 @@ package final class Suite: Sendable {
     }
 }
 
-/// One export at a time (see `Suite.exportTurn`).
-final class ExportTurn: Sendable {
+/// One export at a time: the hub's (`HubRouter`), `--export-on-exit`, and the shutdown's wait
+/// for an export in progress all take this turn (see `Suite.exportTurn`).
+package final class ExportTurn: Sendable {
     private let lock = Mutex(())
 
-    func run<E: Error>(_ body: () throws(E) -> Void) throws(E) {
-        try lock.withLock { _ throws(E) in try body() }
+    package init() {}
+
+    package func run<R: Sendable, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try lock.withLock { _ throws(E) -> R in try body() }
     }
 }
 
