@@ -21,12 +21,19 @@ package struct CommitBuilder {
     var cleared: [ClearedSubtree] = []
     /// Set when a key was written twice, so `finish` must merge its log entries.
     var rewrote = false
+    let levels: LevelPolicy
+    /// Namespaces this commit wrote to (their levels may need merging when it ends).
+    var wrote: [NamespaceID] = []
 
-    init(state: EngineState, commitTime: CommitTime, horizon: CommitTime, cutThreshold: Int = 64) {
+    init(
+        state: EngineState, commitTime: CommitTime, horizon: CommitTime, cutThreshold: Int = 64,
+        levels: LevelPolicy = .standard
+    ) {
         self.state = state
         self.commitTime = commitTime
         self.horizon = horizon
         self.cutThreshold = cutThreshold
+        self.levels = levels
     }
 
     // MARK: Reads
@@ -50,7 +57,7 @@ package struct CommitBuilder {
 
     /// Throws unless `precondition` holds for `key` now.
     package func check(_ namespace: NamespaceID, _ key: StorageKey, _ precondition: Precondition) throws(StorageError) {
-        let entry = state.namespaces[namespace]?.tree.entry(key.encoded)
+        let entry = state.namespaces[namespace]?.headEntry(key.encoded)
         try CommitBuilder.check(precondition, entry, key)
     }
 
@@ -117,7 +124,7 @@ package struct CommitBuilder {
     package mutating func cutSubtree(_ namespace: NamespaceID, _ key: StorageKey) -> Int? {
         guard let space = state.namespaces[namespace] else { return nil }
         let range = StorageKeyRange.subtree(of: key)
-        guard CommitBuilder.cuttable(space, key), CommitBuilder.holdsMore(space.tree, range, than: cutThreshold) else {
+        guard CommitBuilder.cuttable(space, key), CommitBuilder.holdsMore(space.headStack, range, than: cutThreshold) else {
             return nil
         }
         return cut(namespace, key, range)
@@ -130,8 +137,8 @@ package struct CommitBuilder {
     }
 
     /// True if `range` holds more than `limit` entries (tombstones included); looks at no more.
-    private static func holdsMore(_ tree: VersionedTree, _ range: StorageKeyRange, than limit: Int) -> Bool {
-        var cursor = TreeCursor(root: tree.root)
+    private static func holdsMore(_ stack: TreeStack, _ range: StorageKeyRange, than limit: Int) -> Bool {
+        var cursor = StackCursor(stack)
         cursor.seek(atLeast: range.lower)
         var seen = 0
         while let entry = cursor.current, range.contains(entry.key) {
@@ -163,16 +170,16 @@ package struct CommitBuilder {
         modify(namespace) { space in
             // A cut earlier in this commit that covers the range already kept its history.
             if !space.retired.contains(where: { $0.time == time && $0.subtree.contains(key) }) {
-                space.retired.append(RetiredSubtree(time: time, subtree: key, before: space.tree))
+                space.retired.append(RetiredSubtree(time: time, subtree: key, before: space.headStack))
             }
             if key.isRoot {
                 // The whole namespace: nothing to cut along or count.
                 removed = space.liveCount + voided
-                space.tree = VersionedTree()
+                space.removeData()
             } else {
-                removed = space.tree.removeAll(in: range, collect: false).count
+                removed = space.removeAll(in: range, collect: false).count
+                space.liveCount += voided - removed
             }
-            space.liveCount += voided - removed
             for (id, index) in space.indexes where key.contains(index.definition.scope) {
                 space.indexes[id]?.tree = VersionedTree()
             }
@@ -196,9 +203,8 @@ package struct CommitBuilder {
         var failure: StorageError?
         var change: StorageChange?
         var rewrite = false
-        let times = state.namespaces[namespace, default: NamespaceState()].tree.update(
-            key.encoded, horizon: horizon
-        ) { entry -> WriteTimes in
+        if wrote.last != namespace && !wrote.contains(namespace) { wrote.append(namespace) }
+        let times = state.namespaces[namespace, default: NamespaceState()].update(key.encoded) { entry -> WriteTimes in
             do throws(StorageError) {
                 try CommitBuilder.check(precondition, entry.isLive ? entry : nil, key)
             } catch {
@@ -279,6 +285,9 @@ package struct CommitBuilder {
                 }
             }
             state.namespaces[namespace]?.indexes = indexes
+        }
+        for namespace in wrote where state.namespaces[namespace]?.needsSettling(levels) == true {
+            state.namespaces[namespace]?.settle(policy: levels, horizon: horizon)
         }
         return (cleared, changes)
     }

@@ -10,29 +10,47 @@ extension EngineState {
     func invariantViolations() -> [String] {
         var problems: [String] = []
         for (namespace, space) in namespaces {
-            var live = 0
-            var previous: [UInt8]?
-            var leafDepth: Int?
             var entryProblems: [String] = []
-            space.tree.root.check(
-                depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems
-            ) { entry in
-                if let previous, !ByteOrder.less(previous, entry.key) {
-                    entryProblems.append("\(namespace): keys out of order at \(StorageKey(trustedEncoding: entry.key))")
+            let levels: [(name: String, tree: VersionedTree, filter: KeyFilter?)] = [
+                ("fresh", space.fresh, nil), ("recent", space.recent, space.recentFilter),
+                ("draining", space.draining, space.drainingFilter), ("main", space.tree, space.mainFilter),
+            ]
+            for level in levels {
+                var previous: [UInt8]?
+                var leafDepth: Int?
+                level.tree.root.check(
+                    depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems
+                ) { entry in
+                    if let previous, !ByteOrder.less(previous, entry.key) {
+                        entryProblems.append("\(namespace): \(level.name) keys out of order at \(StorageKey(trustedEncoding: entry.key))")
+                    }
+                    previous = entry.key
+                    entryProblems.append(contentsOf: entry.violations(lastCommit: lastCommitTime).map { "\(namespace): \($0)" })
+                    if let filter = level.filter, !filter.mayContain(KeyFilter.hash(entry.key)) {
+                        entryProblems.append("\(namespace): \(level.name) filter lacks \(StorageKey(trustedEncoding: entry.key))")
+                    }
                 }
-                previous = entry.key
-                if entry.isLive { live += 1 }
-                entryProblems.append(contentsOf: entry.violations(lastCommit: lastCommitTime).map { "\(namespace): \($0)" })
             }
             problems.append(contentsOf: entryProblems)
+            var live = 0
+            var cursor = StackCursor(space.headStack)
+            cursor.seek(atLeast: [])
+            while let entry = cursor.current {
+                if entry.isLive { live += 1 }
+                cursor.next()
+            }
             if live != space.liveCount {
                 problems.append("\(namespace): liveCount \(space.liveCount) but \(live) live entries")
             }
             for (id, index) in space.indexes {
                 var expected = SecondaryIndex(definition: index.definition)
-                expected.build(from: space.tree)
-                let want = EntrySequence(root: expected.tree.root, range: .all, readTime: .max, reverse: false).map(\.key)
-                let have = EntrySequence(root: index.tree.root, range: .all, readTime: .max, reverse: false).map(\.key)
+                expected.build(from: space.headStack)
+                let want = EntrySequence(
+                    view: TreeView(stack: TreeStack(root: expected.tree.root)), range: .all, readTime: .max, reverse: false
+                ).map(\.key)
+                let have = EntrySequence(
+                    view: TreeView(stack: TreeStack(root: index.tree.root)), range: .all, readTime: .max, reverse: false
+                ).map(\.key)
                 if want != have { problems.append("\(namespace): index \(id) has \(have.count) hits, expected \(want.count)") }
             }
             problems.append(contentsOf: space.retiredViolations(lastCommit: lastCommitTime, retainedSince: retainedSince).map {
@@ -56,13 +74,13 @@ extension NamespaceState {
             if let previous, previous.time > record.time { problems.append("retired subtrees out of time order") }
             if record.time <= retainedSince { problems.append("retired subtree \(record.subtree) outlived the horizon") }
             if record.time > lastCommit { problems.append("retired subtree \(record.subtree) after the last commit") }
-            var leafDepth: Int?
             var outside = 0
             let range = record.range
-            record.root.check(
-                depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems
-            ) { entry in
-                if !range.contains(entry.key) { outside += 1 }
+            for root in record.stack.roots {
+                var leafDepth: Int?
+                root.check(depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems) { entry in
+                    if !range.contains(entry.key) { outside += 1 }
+                }
             }
             if outside > 0 { problems.append("retired subtree \(record.subtree) keeps \(outside) entries outside it") }
             previous = record

@@ -30,15 +30,22 @@ package final class StorageEngine: Sendable {
     package let retention: CommitTime
     /// `CommitBuilder.deleteSubtree` cuts a subtree holding more entries than this whole.
     package let cutThreshold: Int
+    /// How writes move from each namespace's small trees to its main tree.
+    package let levels: LevelPolicy
 
     /// - Parameters:
     ///   - retention: history kept readable, in microseconds (default one hour).
     ///   - clock: the time source (inject one in tests).
     ///   - cutThreshold: `deleteSubtree` deletes a subtree of at most this many entries key by
     ///     key and cuts a larger one out whole (tests pass 0 to always cut, `.max` to never).
-    package init(retention: CommitTime = 3_600_000_000, clock: StorageClock = .system, cutThreshold: Int = 64) {
+    ///   - levels: the sizes at which writes are merged down (tests pass tiny ones to merge often).
+    package init(
+        retention: CommitTime = 3_600_000_000, clock: StorageClock = .system, cutThreshold: Int = 64,
+        levels: LevelPolicy = .standard
+    ) {
         self.retention = retention
         self.cutThreshold = cutThreshold
+        self.levels = levels
         self.clock = clock
         self.head = Mutex(EngineState())
     }
@@ -80,7 +87,8 @@ package final class StorageEngine: Sendable {
             let before = head.withLock { $0 }
             let time = max(clock.now(), before.lastCommitTime + 1)
             let horizon = max(before.retainedSince, time - retention)
-            var builder = CommitBuilder(state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold)
+            var builder = CommitBuilder(
+                state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold, levels: levels)
             let value = try body(&builder)
             let (cleared, changes) = builder.finish()
             var after = builder.state
@@ -130,12 +138,11 @@ package final class StorageEngine: Sendable {
             if var space = after.namespaces[namespace] {
                 space.clearRetired(subtree)
                 if subtree.isRoot {
-                    space.tree = VersionedTree()
-                    space.liveCount = 0
+                    space.removeData()
                     for id in space.indexes.keys { space.indexes[id]?.tree = VersionedTree() }
                 } else {
                     after.namespaces[namespace] = nil  // keep `space` uniquely owned while cutting
-                    let removed = space.tree.removeAll(in: .subtree(of: subtree), collect: !space.indexes.isEmpty)
+                    let removed = space.removeAll(in: .subtree(of: subtree), collect: !space.indexes.isEmpty)
                     space.liveCount -= removed.count
                     for id in Array(space.indexes.keys) {
                         for entry in removed.entries {
@@ -213,23 +220,22 @@ package final class StorageEngine: Sendable {
             let log = commitLog.withLock { $0 }
             let reporting = log != nil || !feed.isEmpty
             var changes: [StorageChange] = []
-            if sorted && space.liveCount == 0 && space.tree.root.isEmpty {
-                space.tree = VersionedTree(sorted: entries.lazy.map(versioned))
-                space.liveCount = entries.count
-                for id in Array(space.indexes.keys) { space.indexes[id]?.build(from: space.tree) }
+            if sorted && space.liveCount == 0 && space.isEmpty {
+                space.load(sorted: entries.lazy.map(versioned), count: entries.count)
+                let data = space.headStack
+                for id in Array(space.indexes.keys) { space.indexes[id]?.build(from: data) }
                 if reporting {
                     changes = entries.map { StorageChange(namespace: namespace, key: $0.key, old: nil, new: stored(versioned($0), $0.key)) }
                 }
             } else {
                 for entry in entries {
                     let restored = versioned(entry)
-                    let old = space.tree.update(restored.key, horizon: 0) { slot -> StoredEntry? in
-                        let old = slot.value.map {
-                            StoredEntry(key: entry.key, value: $0, createTime: slot.createTime, updateTime: slot.updateTime)
-                        }
-                        slot = restored
-                        return old
+                    let replaced = space.replace(with: restored)
+                    var old: StoredEntry?
+                    if let replaced, let value = replaced.value {
+                        old = StoredEntry(key: entry.key, value: value, createTime: replaced.createTime, updateTime: replaced.updateTime)
                     }
+                    if space.needsSettling(levels) { space.settle(policy: levels, horizon: 0) }
                     if old == nil { space.liveCount += 1 }
                     for id in Array(space.indexes.keys) { space.indexes[id]?.apply(key: entry.key, old: old?.value, new: entry.value) }
                     if reporting {
@@ -280,7 +286,7 @@ package final class StorageEngine: Sendable {
             var state = head.withLock { $0 }
             guard state.namespaces[namespace]?.indexes[definition.id] == nil else { return }
             var index = SecondaryIndex(definition: definition)
-            index.build(from: state.namespaces[namespace]?.tree ?? VersionedTree())
+            index.build(from: state.namespaces[namespace]?.headStack ?? TreeStack(root: TreeNode()))
             state.namespaces[namespace, default: NamespaceState()].indexes[definition.id] = index
             publish(state)
         }

@@ -12,12 +12,8 @@ package struct EntrySequence: Sequence, Sendable {
         self.reverse = reverse
     }
 
-    init(root: TreeNode, range: StorageKeyRange, readTime: CommitTime, reverse: Bool) {
-        self.init(view: TreeView(root: root), range: range, readTime: readTime, reverse: reverse)
-    }
-
     package struct Iterator: IteratorProtocol {
-        var cursor: TreeCursor
+        var cursor: StackCursor
         /// The part of the range the current tree answers.
         var range: StorageKeyRange
         let readTime: CommitTime
@@ -61,7 +57,7 @@ package struct EntrySequence: Sequence, Sendable {
                 let part = whole.clamped(to: piece.range)
                 guard !part.isEmpty else { continue }
                 range = part
-                cursor = TreeCursor(root: piece.root)
+                cursor = StackCursor(piece.stack)
                 if reverse { cursor.seek(below: part.upper) } else { cursor.seek(atLeast: part.lower) }
                 return true
             }
@@ -73,13 +69,13 @@ package struct EntrySequence: Sequence, Sendable {
         if !view.pieces.isEmpty {
             // Start before the first piece; `next` moves into it.
             var iterator = Iterator(
-                cursor: TreeCursor(root: StorageSnapshot.emptyRoot), range: StorageKeyRange(lower: [], upper: []),
+                cursor: StackCursor(TreeStack(root: StorageSnapshot.emptyRoot)), range: StorageKeyRange(lower: [], upper: []),
                 readTime: readTime, reverse: reverse, whole: range, pieces: view.pieces,
                 nextPiece: reverse ? view.pieces.count - 1 : 0)
             if range.isEmpty { iterator.nextPiece = -1 }
             return iterator
         }
-        var cursor = TreeCursor(root: view.root)
+        var cursor = StackCursor(view.stack)
         if !range.isEmpty {
             if reverse { cursor.seek(below: range.upper) } else { cursor.seek(atLeast: range.lower) }
         } else {

@@ -26,10 +26,11 @@ package struct StorageSnapshot: Sendable {
 
     /// The live entry at `key`, or nil.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
-        guard let tree = state.namespaces[namespace]?.tree(for: key.encoded, at: readTime) else { return nil }
-        let leaf = tree.leaf(for: key.encoded)
-        let (index, found) = leaf.entryIndex(for: key.encoded)
-        guard found else { return nil }
+        guard let space = state.namespaces[namespace] else { return nil }
+        if let stack = space.retiredStack(for: key.encoded, at: readTime) {
+            return StorageSnapshot.visibleEntry(TreeView(stack: stack), key, readTime)
+        }
+        guard let (leaf, index) = space.headSlot(key.encoded) else { return nil }
         let slot = leaf.slots[index]
         if slot.updateTime <= readTime {
             // The common case: the current version, read without materializing the entry.
@@ -71,7 +72,7 @@ package struct StorageSnapshot: Sendable {
             throw StorageError(.indexUnavailable, "no index \(id) in \(namespace)")
         }
         return IndexSequence(entries: EntrySequence(
-            root: index.tree.root, range: range.keyRange, readTime: .max, reverse: reverse))
+            view: TreeView(stack: TreeStack(root: index.tree.root)), range: range.keyRange, readTime: .max, reverse: reverse))
     }
 
     /// True if the namespace has an index with this id.
@@ -80,7 +81,7 @@ package struct StorageSnapshot: Sendable {
     }
 
     private func view(_ namespace: NamespaceID) -> TreeView {
-        state.namespaces[namespace]?.view(at: readTime) ?? TreeView(root: StorageSnapshot.emptyRoot)
+        state.namespaces[namespace]?.view(at: readTime) ?? TreeView(stack: TreeStack(root: StorageSnapshot.emptyRoot))
     }
 
     static let emptyRoot = TreeNode()

@@ -48,9 +48,9 @@ struct SecondaryIndex: Sendable {
         }
     }
 
-    /// Builds the index from the live entries of `data`.
-    mutating func build(from data: VersionedTree) {
-        var cursor = TreeCursor(root: data.root)
+    /// Builds the index from the live entries of `data` (trees newest first).
+    mutating func build(from data: TreeStack) {
+        var cursor = StackCursor(data)
         let range = StorageKeyRange.subtree(of: definition.scope)
         cursor.seek(atLeast: range.lower)
         while let entry = cursor.current, range.contains(entry.key) {

@@ -1,0 +1,111 @@
+/// The trees that answer reads of one stretch of keys, newest first: a key's entry is the one in
+/// the first tree that holds it, and a tombstone there hides whatever older trees hold.
+/// A namespace's head is a stack of its fresh, recent and main trees (`NamespaceState`); a
+/// retired subtree keeps the stack from before its cut.
+struct TreeStack: Sendable {
+    /// Newest first; never empty.
+    let roots: [TreeNode]
+
+    init(_ roots: [TreeNode]) {
+        let kept = roots.filter { !$0.isEmpty }
+        self.roots = kept.isEmpty ? [roots.last ?? TreeNode()] : kept
+    }
+
+    init(root: TreeNode) { roots = [root] }
+
+    /// The entry stored under `key` in the newest tree that holds it, tombstones included.
+    func entry(_ key: [UInt8]) -> VersionedEntry? {
+        for root in roots {
+            if let entry = VersionedTree(root: root).entry(key) { return entry }
+        }
+        return nil
+    }
+
+    /// The same stack with every entry in `range` removed from each tree.
+    func removingAll(in range: StorageKeyRange) -> TreeStack {
+        TreeStack(roots.map { root in
+            var tree = VersionedTree(root: root)
+            _ = tree.removeAll(in: range, collect: false, counting: false)
+            return tree.root
+        })
+    }
+
+    /// The same stack with only the entries in `range` kept.
+    func keepingOnly(_ range: StorageKeyRange) -> TreeStack {
+        var kept = self
+        if !range.lower.isEmpty { kept = kept.removingAll(in: StorageKeyRange(lower: [], upper: range.lower)) }
+        if let upper = range.upper { kept = kept.removingAll(in: StorageKeyRange(lower: upper, upper: nil)) }
+        return kept
+    }
+}
+
+/// A position in a `TreeStack`, moving through the merged entries in one direction: each key
+/// once, with the entry of the newest tree that holds it. `seek(atLeast:)` reads forward
+/// (`next`), `seek(below:)` backward (`previous`).
+struct StackCursor {
+    private var cursors: [TreeCursor]
+    /// Each cursor's current entry (materialized once per move).
+    private var heads: [VersionedEntry?]
+    private var forward = true
+    /// The entry under the cursor, or nil when it has run off the end.
+    private(set) var current: VersionedEntry?
+
+    init(_ stack: TreeStack) {
+        cursors = stack.roots.map { TreeCursor(root: $0) }
+        heads = [VersionedEntry?](repeating: nil, count: cursors.count)
+    }
+
+    /// Moves to the first entry with key ≥ `key`, reading forward from there.
+    mutating func seek(atLeast key: [UInt8]) {
+        forward = true
+        for index in cursors.indices {
+            cursors[index].seek(atLeast: key)
+            heads[index] = cursors[index].current
+        }
+        choose()
+    }
+
+    /// Moves to the last entry with key < `key` (the last entry when `key` is nil), reading backward.
+    mutating func seek(below key: [UInt8]?) {
+        forward = false
+        for index in cursors.indices {
+            cursors[index].seek(below: key)
+            heads[index] = cursors[index].current
+        }
+        choose()
+    }
+
+    /// The next entry after a forward seek.
+    mutating func next() { advance() }
+
+    /// The previous entry after a backward seek.
+    mutating func previous() { advance() }
+
+    private mutating func advance() {
+        if cursors.count == 1 {
+            if forward { cursors[0].next() } else { cursors[0].previous() }
+            current = cursors[0].current
+            return
+        }
+        guard let key = current?.key else { return }
+        for index in cursors.indices where heads[index]?.key == key {
+            if forward { cursors[index].next() } else { cursors[index].previous() }
+            heads[index] = cursors[index].current
+        }
+        choose()
+    }
+
+    /// The smallest (forward) or largest (backward) head; on a tie the newest tree's.
+    private mutating func choose() {
+        var best: VersionedEntry?
+        for head in heads {
+            guard let head else { continue }
+            guard let chosen = best else {
+                best = head
+                continue
+            }
+            if forward ? ByteOrder.less(head.key, chosen.key) : ByteOrder.less(chosen.key, head.key) { best = head }
+        }
+        current = best
+    }
+}
