@@ -87,6 +87,46 @@ func runStorageBenchmark(quick: Bool) {
     subscription.cancel()
 }
 
+/// The bulk insert alone, twice for each engine layout, alternating: the levelled engine (the
+/// default) and a baseline that keeps every write in one tree (the engine before levels: the
+/// pending tree is never sealed). `STORAGE_LEVELS=freshCapacity,freshDivisor,sealSize,recentMinimum,recentDivisor`
+/// runs other level sizes instead of the default (for tuning); `STORAGE_INSERT_ROUNDS` sets the
+/// number of pairs (default 2).
+func runStorageInsertBenchmark(quick: Bool) {
+    let total = quick ? 100_000 : 1_000_000
+    var generator = BenchmarkRandom(seed: 42)
+    let ids = (0..<total).map { _ in generator.autoID() }
+    var values: [[UInt8]] = []
+    for _ in 0..<64 {
+        var value: [UInt8] = []
+        for _ in 0..<80 { value.append(UInt8(truncatingIfNeeded: generator.next())) }
+        values.append(value)
+    }
+    let keys = ids.map { StorageKey("docs").appending($0) }
+    var levels = LevelPolicy.standard
+    if let text = getenv("STORAGE_LEVELS").map({ String(cString: $0) }) {
+        let numbers = text.split(separator: ",").compactMap { Int($0) }
+        if numbers.count == 5 {
+            levels = LevelPolicy(
+                freshCapacity: numbers[0], freshDivisor: numbers[1], sealSize: numbers[2], recentMinimum: numbers[3],
+                recentDivisor: numbers[4])
+        }
+    }
+    let oneTree = LevelPolicy(freshCapacity: .max, sealSize: .max, recentMinimum: .max, recentDivisor: 1)
+    let rounds = getenv("STORAGE_INSERT_ROUNDS").flatMap { Int(String(cString: $0)) } ?? 2
+    print("== storage-insert: \(total) docs of 80 B in 500-doc commits; levels \(levels.freshCapacity),\(levels.freshDivisor),"
+        + "\(levels.sealSize),\(levels.recentMinimum),\(levels.recentDivisor) ==")
+    for _ in 0..<rounds {
+        // STORAGE_INSERT_BASELINE=0 leaves the baseline out (for profiling the levelled engine).
+        let baseline = getenv("STORAGE_INSERT_BASELINE").map { String(cString: $0) } != "0"
+        for (label, policy) in [("levels", levels)] + (baseline ? [("one tree", oneTree)] : []) {
+            let engine = StorageEngine(levels: policy)
+            let figures = bulkInsert(engine, "firestore/bench/(default)", keys, values, batchSize: 500)
+            print(figures.report(label: "bulk insert, \(label)"))
+        }
+    }
+}
+
 /// RSS growth for `docs` documents built on the fly (fresh key and value arrays, as a server
 /// decoding requests would have), measured first so no freed memory is reused.
 private func measureMemory(docs: Int) {

@@ -22,7 +22,7 @@ package struct CommitBuilder {
     /// Set when a key was written twice, so `finish` must merge its log entries.
     var rewrote = false
     let levels: LevelPolicy
-    /// Namespaces this commit wrote to (their levels may need merging when it ends).
+    /// Namespaces this commit wrote to (their pending trees are sealed when it ends).
     var wrote: [NamespaceID] = []
 
     init(
@@ -286,9 +286,7 @@ package struct CommitBuilder {
             }
             state.namespaces[namespace]?.indexes = indexes
         }
-        for namespace in wrote where state.namespaces[namespace]?.needsSettling(levels) == true {
-            state.namespaces[namespace]?.settle(policy: levels, horizon: horizon)
-        }
+        for namespace in wrote { state.namespaces[namespace]?.settle(policy: levels, horizon: horizon) }
         return (cleared, changes)
     }
 }

@@ -1,53 +1,74 @@
-/// How a namespace's writes travel from a small tree to the main one.
+/// How a namespace's writes travel from small trees to the main one.
 ///
-/// A write lands in the namespace's *fresh* tree, which stays small enough to live in cache.
-/// When it holds `freshCapacity` writes it is merged, in key order, into the *recent* tree. When
-/// that holds `max(recentMinimum, live entries ÷ recentDivisor)` entries it becomes the
-/// *draining* tree, which later commits move, in key order and a stretch each, into the *main*
-/// tree (so no commit copies the whole main tree at once). A merge in key order copies each leaf of the target once for
-/// the several entries it receives and walks the tree sequentially, where a random insert into a
-/// large tree copies a cold leaf per key: that is what keeps the cost of an insert from growing
-/// with the data (docs/STORAGE-SCALING.md).
+/// Writes go into a small tree (`pending`), which becomes one of the namespace's *fresh* trees
+/// (sealed: never changed again) at the end of the commit that fills it. When the fresh trees hold `max(freshCapacity, live entries ÷ freshDivisor)` entries
+/// they are merged, in key order, into the *recent* tree. When that holds
+/// `max(recentMinimum, live entries ÷ recentDivisor)` entries it becomes the *draining* tree,
+/// which later commits move, in key order and a stretch each, into the *main* tree (so no
+/// commit copies the whole main tree at once). A merge in key order copies each leaf of its
+/// target once for the several entries it receives and walks the target sequentially, where a
+/// random insert into a large tree copies a cold leaf per key: that is what keeps the cost of
+/// an insert from growing with the data (docs/STORAGE-SCALING.md).
 package struct LevelPolicy: Sendable {
     package var freshCapacity: Int
+    package var freshDivisor: Int
+    /// `pending` is sealed into a fresh tree once it holds this many entries (until then later
+    /// commits keep adding to it, copying its few leaves).
+    package var sealSize: Int
     package var recentMinimum: Int
     package var recentDivisor: Int
 
-    package init(freshCapacity: Int, recentMinimum: Int, recentDivisor: Int) {
+    package init(freshCapacity: Int, freshDivisor: Int = .max, sealSize: Int = 1, recentMinimum: Int, recentDivisor: Int) {
         self.freshCapacity = max(1, freshCapacity)
+        self.sealSize = max(1, sealSize)
+        self.freshDivisor = max(1, freshDivisor)
         self.recentMinimum = max(0, recentMinimum)
         self.recentDivisor = max(1, recentDivisor)
     }
 
-    package static let standard = LevelPolicy(freshCapacity: 4096, recentMinimum: 16384, recentDivisor: 8)
+    package static let standard = LevelPolicy(
+        freshCapacity: 4096, freshDivisor: 64, sealSize: 2048, recentMinimum: 16384, recentDivisor: 8)
 
     /// Every commit's writes go down to the main tree when it ends (for tests of the main tree).
     package static let immediate = LevelPolicy(freshCapacity: 1, recentMinimum: 0, recentDivisor: .max)
+
+    func freshLimit(_ live: Int) -> Int { max(freshCapacity, live / freshDivisor) }
+    func recentLimit(_ live: Int) -> Int { max(recentMinimum, live / recentDivisor) }
 }
 
 /// Everything stored for one namespace: a value, so copying it (into a snapshot) is O(1).
 ///
-/// The data is four copy-on-write trees, newest first: `fresh`, `recent`, `draining` and `tree`
-/// (the main one). Each entry is complete (current version and its retained history), so the newest tree
-/// holding a key answers for it and older trees' entries for that key are superseded.
+/// The data is copy-on-write trees, newest first: `pending` (the newest writes), the
+/// `fresh` trees of earlier commits, `recent`, `draining` and `tree` (the main one). Each entry
+/// is complete (current version and its retained history), so the newest tree holding a key
+/// answers for it and older trees' entries for that key are superseded.
 struct NamespaceState: Sendable {
     /// The main tree.
     var tree = VersionedTree()
+    /// The newest writes (at most about `sealSize` entries between commits).
+    var pending = VersionedTree()
+    /// Earlier commits' own trees, newest first, each with a filter of its keys.
+    var fresh: [(root: TreeNode, filter: KeyFilter)] = []
+    /// Entries in the fresh trees (a key in several counts for each).
+    var freshEntries = 0
+    /// Entries in `pending`.
+    var pendingEntries = 0
     var recent = VersionedTree()
-    var fresh = VersionedTree()
-    /// Writes into `fresh` since it was last emptied (at least its entry count).
-    var freshWrites = 0
     /// Entries in `recent` (more after a cut removed some).
     var recentEntries = 0
-    /// A former `recent` tree being moved into the main tree a stretch per commit; older than
-    /// `recent`, newer than the main tree.
+    /// A former `recent` tree being moved into the main tree a stretch per commit, from its
+    /// first key on (moved entries leave it); older than `recent`, newer than the main tree.
     var draining = VersionedTree()
-    /// Where the next move from `draining` to the main tree starts.
-    var drainCursor: [UInt8] = []
+    /// Entries left in `draining` (more after a cut removed some).
+    var drainingEntries = 0
     /// Supersets of the keys of `recent`, `draining` and `tree`.
     var recentFilter = KeyFilter()
     var drainingFilter = KeyFilter()
     var mainFilter = KeyFilter()
+    /// A larger main filter being filled a stretch per drain (from `nextFilterCursor` on, and
+    /// with every key moved meanwhile), to replace `mainFilter` before it fills up.
+    var nextMainFilter = KeyFilter()
+    var nextFilterCursor: [UInt8] = []
     /// Number of live entries at head.
     var liveCount = 0
     var limits = NamespaceLimits.unlimited
@@ -58,23 +79,30 @@ struct NamespaceState: Sendable {
     var sweepCursor: [UInt8] = []
     var commitsSinceSweep = 0
 
-    /// The head's trees, newest first.
-    var headStack: TreeStack { TreeStack([fresh.root, recent.root, draining.root, tree.root]) }
+    /// The trees above the main one, newest first.
+    var upperRoots: [TreeNode] { [pending.root] + fresh.map(\.root) + [recent.root, draining.root] }
 
-    var isEmpty: Bool { tree.root.isEmpty && draining.root.isEmpty && recent.root.isEmpty && fresh.root.isEmpty }
+    /// The head's trees, newest first.
+    var headStack: TreeStack { TreeStack(upperRoots + [tree.root]) }
+
+    var isEmpty: Bool { tree.root.isEmpty && upperRoots.allSatisfy(\.isEmpty) }
 
     /// Drops every entry of every level (limits and index definitions stay).
     mutating func removeData() {
         tree = VersionedTree()
+        pending = VersionedTree()
+        pendingEntries = 0
+        fresh = []
+        freshEntries = 0
         recent = VersionedTree()
-        fresh = VersionedTree()
-        draining = VersionedTree()
-        freshWrites = 0
         recentEntries = 0
+        draining = VersionedTree()
+        drainingEntries = 0
         recentFilter = KeyFilter()
         drainingFilter = KeyFilter()
         mainFilter = KeyFilter()
-        drainCursor = []
+        nextMainFilter = KeyFilter()
+        nextFilterCursor = []
         liveCount = 0
     }
 
@@ -83,24 +111,21 @@ struct NamespaceState: Sendable {
     /// The leaf and slot of the newest entry for `key` at head (tombstones included), or nil.
     @inline(__always)
     func headSlot(_ key: [UInt8]) -> (leaf: TreeNode, index: Int)? {
-        if !fresh.root.isEmpty {
-            let leaf = fresh.leaf(for: key)
-            let (index, found) = leaf.entryIndex(for: key)
-            if found { return (leaf, index) }
+        if let found = NamespaceState.slot(key, in: pending.root) { return found }
+        let hash = KeyFilter.hash(key)
+        for run in fresh where run.filter.mayContain(hash) {
+            if let found = NamespaceState.slot(key, in: run.root) { return found }
         }
-        let hash = recent.root.isEmpty && draining.root.isEmpty && !mainFilter.isActive ? 0 : KeyFilter.hash(key)
-        if !recent.root.isEmpty && recentFilter.mayContain(hash) {
-            let leaf = recent.leaf(for: key)
-            let (index, found) = leaf.entryIndex(for: key)
-            if found { return (leaf, index) }
-        }
-        if !draining.root.isEmpty && drainingFilter.mayContain(hash) {
-            let leaf = draining.leaf(for: key)
-            let (index, found) = leaf.entryIndex(for: key)
-            if found { return (leaf, index) }
-        }
+        if recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
+        if drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) { return found }
         guard mainFilter.mayContain(hash) else { return nil }
-        let leaf = tree.leaf(for: key)
+        return NamespaceState.slot(key, in: tree.root)
+    }
+
+    @inline(__always)
+    private static func slot(_ key: [UInt8], in root: TreeNode) -> (leaf: TreeNode, index: Int)? {
+        guard !root.isEmpty else { return nil }
+        let leaf = VersionedTree(root: root).leaf(for: key)
         let (index, found) = leaf.entryIndex(for: key)
         return found ? (leaf, index) : nil
     }
@@ -113,38 +138,47 @@ struct NamespaceState: Sendable {
     // MARK: Writing
 
     /// Runs `body` on the head entry for `key` (an absent placeholder if none) and, if it
-    /// changed, stores the result in the fresh tree. Levels are merged only between commits
-    /// (`settle`), so every entry a commit has written is in `fresh` until it ends: a second
-    /// write of a key in one commit finds its first there.
+    /// changed, stores the result in `pending`. `pending` is sealed only between commits
+    /// (`settle`), so a second write of a key in one commit finds its first there.
     mutating func update<R>(_ key: [UInt8], _ body: (inout VersionedEntry) -> R) -> R {
-        freshWrites += 1
-        // Fresh leaves are not pruned: a tombstone there must outlive its history, to hide older levels.
-        if fresh.contains(key) { return fresh.update(key, horizon: 0, body) }
+        // Upper trees are not pruned: a tombstone there must outlive its history, to hide older levels.
+        if pending.contains(key) { return pending.update(key, horizon: 0, body) }
         var entry = headEntry(key) ?? VersionedEntry(absent: key)
         let before = entry.updateTime
         let result = body(&entry)
         // A write that changed anything stamped the commit time, later than any older level's.
-        if entry.updateTime != before { fresh.update(key, horizon: 0) { $0 = entry } }
+        if entry.updateTime != before {
+            pending.update(key, horizon: 0) { $0 = entry }
+            pendingEntries += 1
+        }
         return result
     }
 
     /// Stores `entry` (live) in place of whatever the head holds for its key; returns that.
+    /// (A restore settles whenever `pending` has `sealSize` entries.)
     mutating func replace(with entry: VersionedEntry) -> VersionedEntry? {
         let old = headEntry(entry.key)
-        freshWrites += 1
-        fresh.update(entry.key, horizon: 0) { $0 = entry }
+        if !pending.contains(entry.key) { pendingEntries += 1 }
+        pending.update(entry.key, horizon: 0) { $0 = entry }
         return old
     }
 
-    func needsSettling(_ policy: LevelPolicy) -> Bool { freshWrites >= policy.freshCapacity }
-
-    /// Merges `fresh` into `recent`, moves the next stretch of `draining` into the main tree, and
-    /// when `recent` has reached its target size, makes it the tree being drained.
+    /// Ends a commit's (or a stretch of a restore's) writes: `pending` becomes a fresh tree when
+    /// it holds `sealSize` entries; the fresh trees are merged into `recent` when they hold
+    /// enough; the next stretch of `draining` moves into the main tree; and `recent` becomes
+    /// `draining` when it is full.
     mutating func settle(policy: LevelPolicy, horizon: CommitTime) {
-        var merged = 0
-        if !fresh.root.isEmpty {
-            if !recentFilter.isActive { recentFilter = KeyFilter(capacity: max(policy.recentMinimum, freshWrites) * 2) }
-            var cursor = TreeCursor(root: fresh.root)
+        var sealed = 0
+        if pendingEntries >= policy.sealSize {
+            sealed = pendingEntries
+            fresh.insert((pending.root, KeyFilter(keysOf: pending, minimumCapacity: 0)), at: 0)
+            freshEntries += sealed
+            pending = VersionedTree()
+            pendingEntries = 0
+        }
+        if freshEntries >= policy.freshLimit(liveCount) {
+            if !recentFilter.isActive { recentFilter = KeyFilter(capacity: max(policy.recentLimit(liveCount), freshEntries) * 2) }
+            var cursor = StackCursor(TreeStack(fresh.map(\.root)))
             cursor.seek(atLeast: [])
             while let entry = cursor.current {
                 let added = recent.update(entry.key, horizon: 0) { old -> Bool in
@@ -156,40 +190,45 @@ struct NamespaceState: Sendable {
                     recentFilter.insert(KeyFilter.hash(entry.key))
                     recentEntries += 1
                 }
-                merged += 1
                 cursor.next()
             }
-            fresh = VersionedTree()
+            fresh = []
+            freshEntries = 0
             if recentFilter.isOverfull { recentFilter = KeyFilter(keysOf: recent, minimumCapacity: policy.recentMinimum) }
         }
-        freshWrites = 0
-        // Twice the inflow, so `draining` is gone before `recent` fills up again.
-        let stretch = max(2 * merged, policy.freshCapacity / 4, 1)
-        if !draining.root.isEmpty { drain(stretch, horizon: horizon) }
-        guard recentEntries >= max(policy.recentMinimum, liveCount / policy.recentDivisor) else { return }
+        let limit = policy.recentLimit(liveCount)
+        if !draining.root.isEmpty && sealed > 0 {
+            // Spread what is left over the inflow still to come before `recent` is full, so the
+            // work per commit stays even and `draining` is gone in time.
+            let inflowLeft = max(limit - recentEntries - freshEntries, sealed)
+            drain(max(1, (drainingEntries * sealed + inflowLeft - 1) / inflowLeft), horizon: horizon)
+        }
+        guard recentEntries >= limit else { return }
         if !draining.root.isEmpty { drain(.max, horizon: horizon) }
         draining = recent
+        drainingEntries = recentEntries
         drainingFilter = recentFilter
         recent = VersionedTree()
         recentEntries = 0
         recentFilter = KeyFilter()
-        drain(stretch, horizon: horizon)
+        if limit == 0 { drain(.max, horizon: horizon) }
     }
 
-    /// Moves up to `count` entries of `draining` (from `drainCursor` on) into the main tree; drops
-    /// `draining` when its last entry has moved. Entries already moved stay readable in
-    /// `draining`: the main tree holds the same versions of them.
+    /// Moves the first `count` entries of `draining` into the main tree and cuts them out of
+    /// `draining`; drops `draining` when its last entry has moved.
     private mutating func drain(_ count: Int, horizon: CommitTime) {
         if !mainFilter.isActive { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: liveCount * 2) }
         var cursor = TreeCursor(root: draining.root)
-        cursor.seek(atLeast: drainCursor)
+        cursor.seek(atLeast: [])
         var moved = 0
         var last: [UInt8]?
         while moved < count, var entry = cursor.current {
             // Versions no read can see any more go now; an entry left with nothing leaves the main tree.
             if horizon > 0 && !entry.prune(horizon: horizon) { entry = VersionedEntry(absent: entry.key) }
             tree.update(entry.key, horizon: horizon) { $0 = entry }
-            mainFilter.insert(KeyFilter.hash(entry.key))
+            let hash = KeyFilter.hash(entry.key)
+            mainFilter.insert(hash)
+            nextMainFilter.insert(hash)
             last = entry.key
             moved += 1
             cursor.next()
@@ -197,11 +236,39 @@ struct NamespaceState: Sendable {
         if cursor.current == nil {
             draining = VersionedTree()
             drainingFilter = KeyFilter()
-            drainCursor = []
+            drainingEntries = 0
         } else if let last {
-            drainCursor = last + [0]  // the smallest key after `last`
+            // Up to the smallest key after `last`: exactly the entries just moved.
+            _ = draining.removeAll(in: StorageKeyRange(lower: [], upper: last + [0]), collect: false, counting: false)
+            drainingEntries = max(0, drainingEntries - moved)
         }
-        if mainFilter.isOverfull { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: 0) }
+        growMainFilter(scanning: 4 * max(moved, 1024))
+    }
+
+    /// Once the main filter is three quarters full, fills a filter twice the size from the
+    /// main tree's keys, `keys` of them per call, and swaps it in when it has them all: the
+    /// cost of growing the filter is spread over the drains instead of landing on one commit.
+    private mutating func growMainFilter(scanning keys: Int) {
+        if !nextMainFilter.isActive {
+            guard mainFilter.added * 4 > mainFilter.capacity * 3 else { return }
+            nextMainFilter = KeyFilter(capacity: max(mainFilter.capacity, liveCount) * 2)
+            nextFilterCursor = []
+        }
+        var cursor = TreeCursor(root: tree.root)
+        cursor.seek(atLeast: nextFilterCursor)
+        var scanned = 0
+        while scanned < keys, let hash = cursor.withCurrentKey({ KeyFilter.hash($0) }) {
+            nextMainFilter.insert(hash)
+            scanned += 1
+            cursor.next()
+        }
+        if let position = cursor.withCurrentKey({ Array($0) }) {
+            nextFilterCursor = position
+        } else {
+            mainFilter = nextMainFilter
+            nextMainFilter = KeyFilter()
+            nextFilterCursor = []
+        }
     }
 
     /// Puts `entries` (keys strictly ascending) in place of an empty namespace's data, built
@@ -218,12 +285,11 @@ struct NamespaceState: Sendable {
     /// Removes every entry in `range` from every level (tombstones and history included);
     /// returns the entries that were live at head (all of them when `collect`, else only the count).
     mutating func removeAll(in range: StorageKeyRange, collect: Bool) -> RemovedEntries {
-        if fresh.root.isEmpty && recent.root.isEmpty && draining.root.isEmpty {
-            return tree.removeAll(in: range, collect: collect)
-        }
+        let roots = upperRoots.filter { !$0.isEmpty }
+        if roots.isEmpty { return tree.removeAll(in: range, collect: collect) }
         // The newest upper-level entry of each key in range, and whether the main tree has the key live.
         var upper: [(entry: VersionedEntry, mainLive: Bool)] = []
-        var cursor = StackCursor(TreeStack([fresh.root, recent.root, draining.root]))
+        var cursor = StackCursor(TreeStack(roots))
         cursor.seek(atLeast: range.lower)
         while let entry = cursor.current, range.contains(entry.key) {
             let hash = KeyFilter.hash(entry.key)
@@ -232,7 +298,12 @@ struct NamespaceState: Sendable {
             cursor.next()
         }
         var removed = tree.removeAll(in: range, collect: collect)
-        _ = fresh.removeAll(in: range, collect: false, counting: false)
+        _ = pending.removeAll(in: range, collect: false, counting: false)
+        for index in fresh.indices {
+            var run = VersionedTree(root: fresh[index].root)
+            _ = run.removeAll(in: range, collect: false, counting: false)
+            fresh[index].root = run.root
+        }
         _ = recent.removeAll(in: range, collect: false, counting: false)
         _ = draining.removeAll(in: range, collect: false, counting: false)
         for (entry, mainLive) in upper {

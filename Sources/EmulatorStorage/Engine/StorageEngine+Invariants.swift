@@ -11,10 +11,12 @@ extension EngineState {
         var problems: [String] = []
         for (namespace, space) in namespaces {
             var entryProblems: [String] = []
-            let levels: [(name: String, tree: VersionedTree, filter: KeyFilter?)] = [
-                ("fresh", space.fresh, nil), ("recent", space.recent, space.recentFilter),
-                ("draining", space.draining, space.drainingFilter), ("main", space.tree, space.mainFilter),
-            ]
+            let levels: [(name: String, tree: VersionedTree, filter: KeyFilter?)] = [("pending", space.pending, nil)]
+                + space.fresh.enumerated().map { ("fresh \($0.offset)", VersionedTree(root: $0.element.root), $0.element.filter) }
+                + [
+                    ("recent", space.recent, space.recentFilter), ("draining", space.draining, space.drainingFilter),
+                    ("main", space.tree, space.mainFilter),
+                ]
             for level in levels {
                 var previous: [UInt8]?
                 var leafDepth: Int?

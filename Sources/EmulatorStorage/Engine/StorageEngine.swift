@@ -235,7 +235,7 @@ package final class StorageEngine: Sendable {
                     if let replaced, let value = replaced.value {
                         old = StoredEntry(key: entry.key, value: value, createTime: replaced.createTime, updateTime: replaced.updateTime)
                     }
-                    if space.needsSettling(levels) { space.settle(policy: levels, horizon: 0) }
+                    if space.pendingEntries >= levels.sealSize { space.settle(policy: levels, horizon: 0) }
                     if old == nil { space.liveCount += 1 }
                     for id in Array(space.indexes.keys) { space.indexes[id]?.apply(key: entry.key, old: old?.value, new: entry.value) }
                     if reporting {
@@ -243,6 +243,7 @@ package final class StorageEngine: Sendable {
                     }
                 }
             }
+            space.settle(policy: levels, horizon: 0)
             var after = before
             after.namespaces[namespace] = space
             after.lastCommitTime = latest

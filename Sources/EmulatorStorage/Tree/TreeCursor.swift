@@ -13,6 +13,15 @@ struct TreeCursor {
         return leaf.entry(at: position)
     }
 
+    /// Calls `body` with the bytes of the current key (nil when the cursor has run off either end).
+    func withCurrentKey<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let leaf else { return nil }
+        let slot = leaf.slots[position]
+        return leaf.arena.withUnsafeBufferPointer { arena in
+            body(UnsafeBufferPointer(rebasing: arena[Int(slot.keyStart)..<Int(slot.keyStart) + Int(slot.keyCount)]))
+        }
+    }
+
     /// Moves to the first entry with key ≥ `key`.
     mutating func seek(atLeast key: [UInt8]) {
         path.removeAll(keepingCapacity: true)

@@ -1,0 +1,93 @@
+import Testing
+@testable import EmulatorStorage
+
+/// The levels a namespace's writes pass through (pending → fresh trees → recent → draining →
+/// main; see `LevelPolicy`), with sizes small enough that every few commits seal, merge and
+/// drain: whatever level holds a key, reads, scans, counts and held snapshots must agree with a
+/// plain dictionary of what was written.
+@Suite struct LevelTests {
+    static let small = LevelPolicy(freshCapacity: 64, freshDivisor: 16, sealSize: 16, recentMinimum: 128, recentDivisor: 4)
+
+    /// 60 commits of 50 writes over 1,500 keys (puts, overwrites, deletes), checked against a
+    /// dictionary after every commit; snapshots taken along the way still read what they read.
+    @Test func readsAgreeWithTheWritesWhileLevelsMergeAndDrain() throws {
+        let engine = StorageEngine(levels: LevelTests.small)
+        var rng = SeededGenerator(seed: 21)
+        var model: [StorageKey: [UInt8]] = [:]
+        var held: [(StorageSnapshot, [StorageKey: [UInt8]])] = []
+        for round in 0..<60 {
+            try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+                for _ in 0..<50 {
+                    let target = key("c/d\(Int.random(in: 0..<1_500, using: &rng))")
+                    if Int.random(in: 0..<5, using: &rng) == 0 {
+                        try txn.delete(testNamespace, target)
+                        model[target] = nil
+                    } else {
+                        let value = [UInt8(round), UInt8.random(in: 0...255, using: &rng)]
+                        try txn.put(testNamespace, target, value)
+                        model[target] = value
+                    }
+                }
+            }
+            let snapshot = try engine.snapshot()
+            let scanned = snapshot.scan(testNamespace).map { ($0.key, $0.value) }
+            let expected = model.sorted { $0.key < $1.key }
+            #expect(scanned.map(\.0) == expected.map(\.key), "round \(round): keys")
+            #expect(scanned.map(\.1) == expected.map(\.value), "round \(round): values")
+            #expect(snapshot.count(testNamespace) == model.count, "round \(round): count")
+            for probe in 0..<20 {
+                let target = key("c/d\(probe * 73)")
+                #expect(snapshot.get(testNamespace, target)?.value == model[target], "round \(round): get \(target)")
+            }
+            #expect(engine.invariantViolations() == [], "round \(round)")
+            if round % 7 == 0 { held.append((snapshot, model)) }
+        }
+        for (snapshot, state) in held {
+            #expect(snapshot.scan(testNamespace).map(\.key) == state.keys.sorted())
+            #expect(snapshot.scan(testNamespace, reverse: true).map(\.value) == state.sorted { $0.key > $1.key }.map(\.value))
+        }
+        // The levels did their work: most entries reached the main tree.
+        let space = try #require(try engine.snapshot().state.namespaces[testNamespace])
+        var inMain = 0
+        space.tree.root.forEachKey { _ in inMain += 1 }
+        #expect(inMain > model.count / 2)
+    }
+
+    /// A key written in several levels (an old version in main, newer ones above) counts once
+    /// when its subtree is cleared or cut, and a tombstone above hides a live entry below.
+    @Test func clearsCountEachKeyOnceWhateverLevelsHoldIt() throws {
+        let engine = StorageEngine(levels: LevelTests.small)
+        for round in 0..<12 {
+            try engine.put((0..<40).map { ("s/k\($0)", "v\(round)") } + (0..<40).map { ("t/k\(round)-\($0)", "x") })
+        }
+        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            for index in 0..<10 { try txn.delete(testNamespace, key("s/k\(index)")) }
+        }
+        try engine.put([("s/k0", "back")])
+        #expect(try engine.snapshot().count(testNamespace) == 31 + 480)
+        engine.clear(testNamespace, subtree: key("s"))
+        #expect(try engine.snapshot().count(testNamespace) == 480)
+        #expect(try engine.snapshot().scan(testNamespace, .subtree(of: key("s"))).map(\.key) == [])
+        #expect(engine.invariantViolations() == [])
+        let cut = try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            txn.deleteSubtree(testNamespace, key("t"))
+        }
+        #expect(cut.value == 480)
+        #expect(try engine.snapshot().count(testNamespace) == 0)
+        #expect(engine.invariantViolations() == [])
+    }
+
+    /// An import into a namespace that already holds data goes through the levels like writes.
+    @Test func aRestoreIntoDataGoesThroughTheLevels() throws {
+        let engine = StorageEngine(clock: ManualClock(9_000_000).storageClock, levels: LevelTests.small)
+        try engine.put((0..<300).map { ("r/\($0)", "old") })
+        let entries = (0..<1_000).reversed().map {
+            StoredEntry(key: key("r/\($0)"), value: bytes("new"), createTime: 5_000_000, updateTime: 6_000_000)
+        }
+        try engine.restore(testNamespace, entries)
+        let snapshot = try engine.snapshot()
+        #expect(snapshot.count(testNamespace) == 1_000)
+        #expect(snapshot.scan(testNamespace).allSatisfy { $0.value == bytes("new") && $0.updateTime == 6_000_000 })
+        #expect(engine.invariantViolations() == [])
+    }
+}
