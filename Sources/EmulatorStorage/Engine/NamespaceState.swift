@@ -27,7 +27,7 @@ package struct LevelPolicy: Sendable {
     }
 
     package static let standard = LevelPolicy(
-        freshCapacity: 4096, freshDivisor: 64, sealSize: 2048, recentMinimum: 16384, recentDivisor: 8)
+        freshCapacity: 8192, freshDivisor: 32, sealSize: 4096, recentMinimum: 16384, recentDivisor: 4)
 
     /// Every commit's writes go down to the main tree when it ends (for tests of the main tree).
     package static let immediate = LevelPolicy(freshCapacity: 1, recentMinimum: 0, recentDivisor: .max)
@@ -287,15 +287,24 @@ struct NamespaceState: Sendable {
     mutating func removeAll(in range: StorageKeyRange, collect: Bool) -> RemovedEntries {
         let roots = upperRoots.filter { !$0.isEmpty }
         if roots.isEmpty { return tree.removeAll(in: range, collect: collect) }
-        // The newest upper-level entry of each key in range, and whether the main tree has the key live.
+        // Each key in range the upper trees hold counts as its newest entry says, instead of as
+        // the main tree's entry for it (if any) says.
+        var adjustment = 0
         var upper: [(entry: VersionedEntry, mainLive: Bool)] = []
-        var cursor = StackCursor(TreeStack(roots))
-        cursor.seek(atLeast: range.lower)
-        while let entry = cursor.current, range.contains(entry.key) {
-            let hash = KeyFilter.hash(entry.key)
-            let mainLive = mainFilter.mayContain(hash) && tree.entry(entry.key)?.isLive == true
-            upper.append((entry, mainLive))
-            cursor.next()
+        if collect {
+            var cursor = StackCursor(TreeStack(roots))
+            cursor.seek(atLeast: range.lower)
+            while let entry = cursor.current, range.contains(entry.key) {
+                let mainLive = mainHoldsLive(entry.key)
+                upper.append((entry, mainLive))
+                adjustment += (entry.isLive ? 1 : 0) - (mainLive ? 1 : 0)
+                cursor.next()
+            }
+        } else {
+            var keys = KeyMerge(roots, from: range.lower)
+            while let live = keys.next(), range.contains(keys.key) {
+                adjustment += (live ? 1 : 0) - (mainHoldsLive(keys.key) ? 1 : 0)
+            }
         }
         var removed = tree.removeAll(in: range, collect: collect)
         _ = pending.removeAll(in: range, collect: false, counting: false)
@@ -306,9 +315,7 @@ struct NamespaceState: Sendable {
         }
         _ = recent.removeAll(in: range, collect: false, counting: false)
         _ = draining.removeAll(in: range, collect: false, counting: false)
-        for (entry, mainLive) in upper {
-            removed.count += (entry.isLive ? 1 : 0) - (mainLive ? 1 : 0)
-        }
+        removed.count += adjustment
         if collect {
             // Main entries an upper level superseded are replaced by the upper ones.
             let superseded = Set(upper.lazy.filter(\.mainLive).map(\.entry.key))
@@ -316,6 +323,14 @@ struct NamespaceState: Sendable {
             removed.entries.append(contentsOf: upper.lazy.filter(\.entry.isLive).map(\.entry))
         }
         return removed
+    }
+
+    /// True if the main tree holds a live entry for `key`.
+    private func mainHoldsLive(_ key: [UInt8]) -> Bool {
+        guard mainFilter.mayContain(KeyFilter.hash(key)), let (leaf, index) = NamespaceState.slot(key, in: tree.root) else {
+            return false
+        }
+        return leaf.slots[index].valueKind != LeafSlot.tombstone
     }
 
     // MARK: History sweep
@@ -369,5 +384,45 @@ struct EngineState: Sendable {
         }
         earliestRetired = earliest
         return dropped
+    }
+}
+
+/// The distinct keys of several trees (newest first) in ascending order, each with whether its
+/// newest entry is live, read without copying entries out of the leaves.
+private struct KeyMerge {
+    private var cursors: [TreeCursor]
+    private var keys: [[UInt8]]
+    /// The current key (valid after `next` returned non-nil).
+    private(set) var key: [UInt8] = []
+
+    init(_ roots: [TreeNode], from lower: [UInt8]) {
+        cursors = roots.map { TreeCursor(root: $0) }
+        keys = Array(repeating: [], count: cursors.count)
+        for index in cursors.indices {
+            cursors[index].seek(atLeast: lower)
+            load(index)
+        }
+    }
+
+    private mutating func load(_ index: Int) {
+        keys[index].removeAll(keepingCapacity: true)
+        _ = cursors[index].withCurrentKey { keys[index].append(contentsOf: $0) }
+    }
+
+    /// Moves to the next key; returns whether its newest entry is live, or nil at the end.
+    mutating func next() -> Bool? {
+        var best = -1
+        for index in cursors.indices where cursors[index].currentIsLive != nil {
+            if best < 0 || ByteOrder.less(keys[index], keys[best]) { best = index }
+        }
+        guard best >= 0, let live = cursors[best].currentIsLive else { return nil }
+        swap(&key, &keys[best])  // reuses the buffers instead of copying the key
+        cursors[best].next()
+        load(best)
+        for index in cursors.indices where index != best && cursors[index].currentIsLive != nil && keys[index] == key {
+            cursors[index].next()
+            load(index)
+        }
+        return live
     }
 }

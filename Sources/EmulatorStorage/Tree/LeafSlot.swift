@@ -54,6 +54,13 @@ extension TreeNode {
 
     func insert(_ entry: VersionedEntry, at index: Int) {
         admitHint(for: entry.key)
+        if slots.count == slots.capacity {
+            // Grow by a few slots, not by doubling: a leaf that takes several entries in one
+            // commit (a merge in key order) would otherwise keep twice the room it needs.
+            slots.reserveCapacity(slots.count + 8)
+            hints.reserveCapacity(slots.count + 8)
+        }
+        reserveArena(entry.key.count + (entry.value.map { $0.count <= TreeNode.inlineValueLimit ? $0.count : 0 } ?? 0))
         slots.insert(makeSlot(entry), at: index)
         hints.insert(TreeNode.hint(entry.key, hintOffset), at: index)
     }
@@ -132,6 +139,7 @@ extension TreeNode {
             return
         }
         if value.count <= TreeNode.inlineValueLimit {
+            reserveArena(value.count)
             slot.valueKind = LeafSlot.inline
             slot.valueStart = UInt32(arena.count)
             slot.valueCount = UInt32(value.count)
@@ -142,6 +150,12 @@ extension TreeNode {
             slot.valueCount = UInt32(value.count)
             externals.append(value)
         }
+    }
+
+    /// Makes room for `bytes` more arena bytes, growing by a little (see `insert`).
+    @inline(__always)
+    private func reserveArena(_ bytes: Int) {
+        if arena.capacity - arena.count < bytes { arena.reserveCapacity(arena.count + bytes + 512) }
     }
 
     /// Accounts for the bytes a slot no longer uses (and drops its external value).

@@ -13,6 +13,12 @@ struct TreeCursor {
         return leaf.entry(at: position)
     }
 
+    /// Whether the current entry is live (nil when the cursor has run off either end).
+    var currentIsLive: Bool? {
+        guard let leaf else { return nil }
+        return leaf.slots[position].valueKind != LeafSlot.tombstone
+    }
+
     /// Calls `body` with the bytes of the current key (nil when the cursor has run off either end).
     func withCurrentKey<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         guard let leaf else { return nil }

@@ -46,6 +46,8 @@ struct StackCursor {
     private var cursors: [TreeCursor]
     /// Each cursor's current entry (materialized once per move).
     private var heads: [VersionedEntry?]
+    /// The cursors whose current key is the current entry's key (the newest first).
+    private var chosen: [Int] = []
     private var forward = true
     /// The entry under the cursor, or nil when it has run off the end.
     private(set) var current: VersionedEntry?
@@ -53,6 +55,7 @@ struct StackCursor {
     init(_ stack: TreeStack) {
         cursors = stack.roots.map { TreeCursor(root: $0) }
         heads = [VersionedEntry?](repeating: nil, count: cursors.count)
+        chosen.reserveCapacity(cursors.count)
     }
 
     /// Moves to the first entry with key ≥ `key`, reading forward from there.
@@ -87,24 +90,33 @@ struct StackCursor {
             current = cursors[0].current
             return
         }
-        guard let key = current?.key else { return }
-        for index in cursors.indices where heads[index]?.key == key {
+        for index in chosen {
             if forward { cursors[index].next() } else { cursors[index].previous() }
             heads[index] = cursors[index].current
         }
         choose()
     }
 
-    /// The smallest (forward) or largest (backward) head; on a tie the newest tree's.
+    /// The smallest (forward) or largest (backward) head; on a tie the newest tree's. Notes
+    /// every cursor standing on that key, so the next move steps past it in all of them.
     private mutating func choose() {
+        chosen.removeAll(keepingCapacity: true)
         var best: VersionedEntry?
-        for head in heads {
-            guard let head else { continue }
-            guard let chosen = best else {
+        for index in heads.indices {
+            guard let head = heads[index] else { continue }
+            guard let leader = best else {
                 best = head
+                chosen.append(index)
                 continue
             }
-            if forward ? ByteOrder.less(head.key, chosen.key) : ByteOrder.less(chosen.key, head.key) { best = head }
+            let order = ByteOrder.compare(head.key, leader.key)
+            if order == 0 {
+                chosen.append(index)
+            } else if forward ? order < 0 : order > 0 {
+                best = head
+                chosen.removeAll(keepingCapacity: true)
+                chosen.append(index)
+            }
         }
         current = best
     }
