@@ -102,7 +102,9 @@ func runStorageInsertBenchmark(quick: Bool) {
         for _ in 0..<80 { value.append(UInt8(truncatingIfNeeded: generator.next())) }
         values.append(value)
     }
-    let keys = ids.map { StorageKey("docs").appending($0) }
+    // STORAGE_INSERT_KEYS=sorted writes the same ids in ascending order (push ids, counters).
+    let sorted = getenv("STORAGE_INSERT_KEYS").map { String(cString: $0) } == "sorted"
+    let keys = (sorted ? ids.sorted() : ids).map { StorageKey("docs").appending($0) }
     var levels = LevelPolicy.standard
     if let text = getenv("STORAGE_LEVELS").map({ String(cString: $0) }) {
         let numbers = text.split(separator: ",").compactMap { Int($0) }

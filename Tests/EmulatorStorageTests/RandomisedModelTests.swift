@@ -30,8 +30,9 @@ import Testing
     /// so reads at old times are answered from retired trees.
     ///
     /// Seeds 10...19 and 110...119 run with tiny level sizes, so writes are merged from the fresh
-    /// tree to the recent one and on to the main one every few commits: reads, scans, cuts and
-    /// history then cross levels all the time.
+    /// trees to the recent one and on to the main one every few commits: reads, scans, cuts and
+    /// history then cross levels all the time (odd seeds also let bunched writes go straight to
+    /// the main tree).
     @Test(arguments: [
         (1, 3_600_000_000, false), (2, 3_600_000_000, false), (3, 40, false), (4, 40, false), (5, 200, false),
         (100, 3_600_000_000, false), (101, 300, false),
@@ -48,7 +49,8 @@ import Testing
         let tiny = seed % 100 >= 10
         let engine = StorageEngine(
             retention: retention, clock: clock.storageClock, cutThreshold: cuts ? 0 : .max,
-            levels: tiny ? LevelPolicy(freshCapacity: 3, recentMinimum: 5, recentDivisor: 2) : .standard)
+            levels: tiny
+                ? LevelPolicy(freshCapacity: 3, recentMinimum: 5, recentDivisor: 2, directClusters: seed % 2 == 1) : .standard)
         let indexScope = key("a")
         var model = ReferenceModel()
         // An index the invariant checker verifies against the data after every step.

@@ -204,7 +204,8 @@ package struct CommitBuilder {
         var change: StorageChange?
         var rewrite = false
         if wrote.last != namespace && !wrote.contains(namespace) { wrote.append(namespace) }
-        let times = state.namespaces[namespace, default: NamespaceState()].update(key.encoded) { entry -> WriteTimes in
+        let times = state.namespaces[namespace, default: NamespaceState()].update(key.encoded, horizon: horizon) {
+            entry -> WriteTimes in
             do throws(StorageError) {
                 try CommitBuilder.check(precondition, entry.isLive ? entry : nil, key)
             } catch {

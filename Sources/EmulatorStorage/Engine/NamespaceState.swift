@@ -15,10 +15,17 @@ package struct LevelPolicy: Sendable {
     /// `pending` is sealed into a fresh tree once it holds this many entries (until then later
     /// commits keep adding to it, copying its few leaves).
     package var sealSize: Int
+    /// A full `pending` whose keys fall into few main leaves (keys in order, or bunched) goes
+    /// straight into the main tree (tests turn this off to keep every level busy).
+    package var directClusters: Bool
     package var recentMinimum: Int
     package var recentDivisor: Int
 
-    package init(freshCapacity: Int, freshDivisor: Int = .max, sealSize: Int = 1, recentMinimum: Int, recentDivisor: Int) {
+    package init(
+        freshCapacity: Int, freshDivisor: Int = .max, sealSize: Int = 1, recentMinimum: Int, recentDivisor: Int,
+        directClusters: Bool = true
+    ) {
+        self.directClusters = directClusters
         self.freshCapacity = max(1, freshCapacity)
         self.sealSize = max(1, sealSize)
         self.freshDivisor = max(1, freshDivisor)
@@ -53,6 +60,12 @@ struct NamespaceState: Sendable {
     var freshEntries = 0
     /// Entries in `pending`.
     var pendingEntries = 0
+    /// Direct mode: writes go straight into the main tree (see `settle`), entered when a full
+    /// `pending` turned out bunched, left when the direct writes copy too many main nodes.
+    var direct = false
+    /// Direct writes since the last check, and the main tree's copy count then.
+    var directWrites = 0
+    var directCopiesBefore = 0
     var recent = VersionedTree()
     /// Entries in `recent` (more after a cut removed some).
     var recentEntries = 0
@@ -92,6 +105,9 @@ struct NamespaceState: Sendable {
         tree = VersionedTree()
         pending = VersionedTree()
         pendingEntries = 0
+        direct = false
+        directWrites = 0
+        directCopiesBefore = 0
         fresh = []
         freshEntries = 0
         recent = VersionedTree()
@@ -130,6 +146,17 @@ struct NamespaceState: Sendable {
         return found ? (leaf, index) : nil
     }
 
+    /// True if a tree above the main one holds an entry for `key`.
+    private func upperHolds(_ key: [UInt8]) -> Bool {
+        if pending.contains(key) { return true }
+        let hash = KeyFilter.hash(key)
+        for run in fresh where run.filter.mayContain(hash) {
+            if VersionedTree(root: run.root).contains(key) { return true }
+        }
+        if recentFilter.mayContain(hash) && recent.contains(key) { return true }
+        return drainingFilter.mayContain(hash) && draining.contains(key)
+    }
+
     /// The newest entry for `key` at head, tombstones included.
     func headEntry(_ key: [UInt8]) -> VersionedEntry? {
         headSlot(key).map { $0.leaf.entry(at: $0.index) }
@@ -138,11 +165,19 @@ struct NamespaceState: Sendable {
     // MARK: Writing
 
     /// Runs `body` on the head entry for `key` (an absent placeholder if none) and, if it
-    /// changed, stores the result in `pending`. `pending` is sealed only between commits
-    /// (`settle`), so a second write of a key in one commit finds its first there.
-    mutating func update<R>(_ key: [UInt8], _ body: (inout VersionedEntry) -> R) -> R {
+    /// changed, stores the result in `pending` (or, in direct mode, in the main tree when no
+    /// upper tree holds the key). `pending` is sealed only between commits (`settle`), so a
+    /// second write of a key in one commit finds its first there (or in the main tree).
+    mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
         // Upper trees are not pruned: a tombstone there must outlive its history, to hide older levels.
         if pending.contains(key) { return pending.update(key, horizon: 0, body) }
+        if direct && !upperHolds(key) {
+            directWrites += 1
+            let hash = KeyFilter.hash(key)
+            mainFilter.insert(hash)
+            nextMainFilter.insert(hash)
+            return tree.update(key, horizon: horizon, body)
+        }
         var entry = headEntry(key) ?? VersionedEntry(absent: key)
         let before = entry.updateTime
         let result = body(&entry)
@@ -168,11 +203,28 @@ struct NamespaceState: Sendable {
     /// enough; the next stretch of `draining` moves into the main tree; and `recent` becomes
     /// `draining` when it is full.
     mutating func settle(policy: LevelPolicy, horizon: CommitTime) {
+        if direct && directWrites >= policy.sealSize {
+            // More than one node copied per 8 writes: the writes are scattered after all.
+            if (tree.copiedNodes - directCopiesBefore) * 8 > directWrites { direct = false }
+            growMainFilter(scanning: 4 * directWrites)
+            directWrites = 0
+            directCopiesBefore = tree.copiedNodes
+        }
         var sealed = 0
         if pendingEntries >= policy.sealSize {
             sealed = pendingEntries
-            fresh.insert((pending.root, KeyFilter(keysOf: pending, minimumCapacity: 0)), at: 0)
-            freshEntries += sealed
+            if policy.directClusters && pendingIsClustered() {
+                // Keys in order (push ids, counters) or bunched: they land in a few leaves of the
+                // main tree, so they go there at once instead of through the levels, and so do
+                // later writes while they stay bunched.
+                moveToMain(pending, horizon: horizon)
+                direct = true
+                directWrites = 0
+                directCopiesBefore = tree.copiedNodes
+            } else {
+                fresh.insert((pending.root, KeyFilter(keysOf: pending, minimumCapacity: 0)), at: 0)
+                freshEntries += sealed
+            }
             pending = VersionedTree()
             pendingEntries = 0
         }
@@ -212,6 +264,57 @@ struct NamespaceState: Sendable {
         recentEntries = 0
         recentFilter = KeyFilter()
         if limit == 0 { drain(.max, horizon: horizon) }
+    }
+
+    /// True if `pending` can go straight into the main tree cheaply and correctly: no upper tree
+    /// may hold any of its keys (their entries are older and would hide the moved ones), and a
+    /// sample of its keys (every 4th) must fall into at most a quarter as many main leaves, so
+    /// each leaf the move copies takes about 16 keys or more. Scattered keys are recognised
+    /// after 32 samples.
+    private func pendingIsClustered() -> Bool {
+        var upperFilters = fresh.map(\.filter)
+        if !recent.root.isEmpty { upperFilters.append(recentFilter) }
+        if !draining.root.isEmpty { upperFilters.append(drainingFilter) }
+        var lastLeaf: ObjectIdentifier?
+        var leaves = 0
+        var samples = 0
+        var cursor = TreeCursor(root: pending.root)
+        cursor.seek(atLeast: [])
+        var position = 0
+        while let hash = cursor.withCurrentKey({ KeyFilter.hash($0) }) {
+            if upperFilters.contains(where: { $0.mayContain(hash) }) { return false }
+            if position % 4 == 0, let key = cursor.withCurrentKey({ Array($0) }) {
+                samples += 1
+                // Keys come in order, so a leaf seen again is always the last one seen.
+                let leaf = ObjectIdentifier(tree.leaf(for: key))
+                if leaf != lastLeaf {
+                    leaves += 1
+                    lastLeaf = leaf
+                }
+                if samples >= 32 && leaves * 4 > samples * 3 { return false }
+            }
+            position += 1
+            cursor.next()
+        }
+        return leaves * 4 <= max(samples, 4)
+    }
+
+    /// Puts every entry of `source` (which no upper tree's entries may hide) into the main tree.
+    private mutating func moveToMain(_ source: VersionedTree, horizon: CommitTime) {
+        if !mainFilter.isActive { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: max(liveCount, 1024) * 2) }
+        var cursor = TreeCursor(root: source.root)
+        cursor.seek(atLeast: [])
+        var moved = 0
+        while var entry = cursor.current {
+            if horizon > 0 && !entry.prune(horizon: horizon) { entry = VersionedEntry(absent: entry.key) }
+            tree.update(entry.key, horizon: horizon) { $0 = entry }
+            let hash = KeyFilter.hash(entry.key)
+            mainFilter.insert(hash)
+            nextMainFilter.insert(hash)
+            moved += 1
+            cursor.next()
+        }
+        growMainFilter(scanning: 4 * max(moved, 1024))
     }
 
     /// Moves the first `count` entries of `draining` into the main tree and cuts them out of

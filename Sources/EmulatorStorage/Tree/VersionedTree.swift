@@ -4,6 +4,8 @@
 /// number of readers can keep an old root while a commit builds the next one.
 struct VersionedTree: Sendable {
     var root: TreeNode
+    /// Nodes `update` has copied so far (a statistic: how scattered a run of writes is).
+    var copiedNodes = 0
 
     init() { root = TreeNode() }
 
@@ -34,9 +36,12 @@ struct VersionedTree: Sendable {
     /// an entry that ends up neither live nor carrying history is removed.
     /// Leaves copied on the way drop versions older than `horizon`.
     mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
-        if !isKnownUniquelyReferenced(&root) { root = root.copy(horizon: horizon) }
+        if !isKnownUniquelyReferenced(&root) {
+            root = root.copy(horizon: horizon)
+            copiedNodes += 1
+        }
         var result: R?
-        if let split = VersionedTree.update(root, key, horizon, &result, body) {
+        if let split = VersionedTree.update(root, key, horizon, &result, &copiedNodes, body) {
             root = TreeNode(children: [root, split.right], separators: [split.separator])
         }
         normalizeRoot()
@@ -52,7 +57,7 @@ struct VersionedTree: Sendable {
 
     /// `node` is uniquely owned by this tree.
     private static func update<R>(
-        _ node: TreeNode, _ key: [UInt8], _ horizon: CommitTime, _ result: inout R?,
+        _ node: TreeNode, _ key: [UInt8], _ horizon: CommitTime, _ result: inout R?, _ copies: inout Int,
         _ body: (inout VersionedEntry) -> R
     ) -> (separator: [UInt8], right: TreeNode)? {
         if node.isLeaf {
@@ -76,9 +81,10 @@ struct VersionedTree: Sendable {
         let index = node.childIndex(for: key)
         if !isKnownUniquelyReferenced(&node.children[index]) {
             node.children[index] = node.children[index].copy(horizon: horizon)
+            copies += 1
         }
         let child = node.children[index]
-        if let split = update(child, key, horizon, &result, body) {
+        if let split = update(child, key, horizon, &result, &copies, body) {
             node.insertSeparator(split.separator, at: index)
             node.children.insert(split.right, at: index + 1)
         } else if child.isEmpty {
