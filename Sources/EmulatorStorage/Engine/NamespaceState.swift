@@ -125,8 +125,10 @@ struct NamespaceState: Sendable {
     // MARK: Head lookups
 
     /// The leaf and slot of the newest entry for `key` at head (tombstones included), or nil.
+    /// `probingMain` asks the main tree's filter first: worth it where most keys are new (writes),
+    /// a wasted cache miss where most keys exist (reads).
     @inline(__always)
-    func headSlot(_ key: [UInt8]) -> (leaf: TreeNode, index: Int)? {
+    func headSlot(_ key: [UInt8], probingMain: Bool = true) -> (leaf: TreeNode, index: Int)? {
         if let found = NamespaceState.slot(key, in: pending.root) { return found }
         let hash = KeyFilter.hash(key)
         for run in fresh where run.filter.mayContain(hash) {
@@ -134,7 +136,7 @@ struct NamespaceState: Sendable {
         }
         if recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
         if drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) { return found }
-        guard mainFilter.mayContain(hash) else { return nil }
+        guard !probingMain || mainFilter.mayContain(hash) else { return nil }
         return NamespaceState.slot(key, in: tree.root)
     }
 

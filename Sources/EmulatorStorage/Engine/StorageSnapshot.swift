@@ -30,7 +30,7 @@ package struct StorageSnapshot: Sendable {
         if let stack = space.retiredStack(for: key.encoded, at: readTime) {
             return StorageSnapshot.visibleEntry(TreeView(stack: stack), key, readTime)
         }
-        guard let (leaf, index) = space.headSlot(key.encoded) else { return nil }
+        guard let (leaf, index) = space.headSlot(key.encoded, probingMain: false) else { return nil }
         let slot = leaf.slots[index]
         if slot.updateTime <= readTime {
             // The common case: the current version, read without materializing the entry.
