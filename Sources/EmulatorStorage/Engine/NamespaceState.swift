@@ -58,8 +58,9 @@ struct NamespaceState: Sendable {
     var fresh: [(root: TreeNode, filter: KeyFilter)] = []
     /// Entries in the fresh trees (a key in several counts for each).
     var freshEntries = 0
-    /// Entries in `pending`.
+    /// Entries in `pending`, and a superset of its keys.
     var pendingEntries = 0
+    var pendingFilter = KeyFilter()
     /// Direct mode: writes go straight into the main tree (see `settle`), entered when a full
     /// `pending` turned out bunched, left when the direct writes copy too many main nodes.
     var direct = false
@@ -105,6 +106,7 @@ struct NamespaceState: Sendable {
         tree = VersionedTree()
         pending = VersionedTree()
         pendingEntries = 0
+        pendingFilter = KeyFilter()
         direct = false
         directWrites = 0
         directCopiesBefore = 0
@@ -129,8 +131,12 @@ struct NamespaceState: Sendable {
     /// a wasted cache miss where most keys exist (reads).
     @inline(__always)
     func headSlot(_ key: [UInt8], probingMain: Bool = true) -> (leaf: TreeNode, index: Int)? {
-        if let found = NamespaceState.slot(key, in: pending.root) { return found }
-        let hash = KeyFilter.hash(key)
+        headSlot(key, hash: KeyFilter.hash(key), probingMain: probingMain)
+    }
+
+    @inline(__always)
+    func headSlot(_ key: [UInt8], hash: UInt64, probingMain: Bool = true) -> (leaf: TreeNode, index: Int)? {
+        if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) { return found }
         for run in fresh where run.filter.mayContain(hash) {
             if let found = NamespaceState.slot(key, in: run.root) { return found }
         }
@@ -148,10 +154,15 @@ struct NamespaceState: Sendable {
         return found ? (leaf, index) : nil
     }
 
+    /// True if `pending` holds an entry for `key` (whose hash is `hash`).
+    @inline(__always)
+    private func pendingHolds(_ key: [UInt8], _ hash: UInt64) -> Bool {
+        pendingFilter.mayContain(hash) && pending.contains(key)
+    }
+
     /// True if a tree above the main one holds an entry for `key`.
-    private func upperHolds(_ key: [UInt8]) -> Bool {
-        if pending.contains(key) { return true }
-        let hash = KeyFilter.hash(key)
+    private func upperHolds(_ key: [UInt8], _ hash: UInt64) -> Bool {
+        if pendingHolds(key, hash) { return true }
         for run in fresh where run.filter.mayContain(hash) {
             if VersionedTree(root: run.root).contains(key) { return true }
         }
@@ -164,6 +175,10 @@ struct NamespaceState: Sendable {
         headSlot(key).map { $0.leaf.entry(at: $0.index) }
     }
 
+    private func headEntry(_ key: [UInt8], hash: UInt64) -> VersionedEntry? {
+        headSlot(key, hash: hash).map { $0.leaf.entry(at: $0.index) }
+    }
+
     // MARK: Writing
 
     /// Runs `body` on the head entry for `key` (an absent placeholder if none) and, if it
@@ -172,32 +187,42 @@ struct NamespaceState: Sendable {
     /// second write of a key in one commit finds its first there (or in the main tree).
     mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
         // Upper trees are not pruned: a tombstone there must outlive its history, to hide older levels.
-        if pending.contains(key) { return pending.update(key, horizon: 0, body) }
-        if direct && !upperHolds(key) {
+        let hash = KeyFilter.hash(key)
+        if pendingHolds(key, hash) { return pending.update(key, horizon: 0, body) }
+        if direct && !upperHolds(key, hash) {
             directWrites += 1
-            let hash = KeyFilter.hash(key)
             mainFilter.insert(hash)
             nextMainFilter.insert(hash)
             return tree.update(key, horizon: horizon, body)
         }
-        var entry = headEntry(key) ?? VersionedEntry(absent: key)
+        var entry = headEntry(key, hash: hash) ?? VersionedEntry(absent: key)
         let before = entry.updateTime
         let result = body(&entry)
         // A write that changed anything stamped the commit time, later than any older level's.
-        if entry.updateTime != before {
-            pending.update(key, horizon: 0) { $0 = entry }
-            pendingEntries += 1
-        }
+        if entry.updateTime != before { addToPending(entry, hash) }
         return result
     }
 
     /// Stores `entry` (live) in place of whatever the head holds for its key; returns that.
     /// (A restore settles whenever `pending` has `sealSize` entries.)
     mutating func replace(with entry: VersionedEntry) -> VersionedEntry? {
-        let old = headEntry(entry.key)
-        if !pending.contains(entry.key) { pendingEntries += 1 }
-        pending.update(entry.key, horizon: 0) { $0 = entry }
+        let hash = KeyFilter.hash(entry.key)
+        let old = headEntry(entry.key, hash: hash)
+        if pendingHolds(entry.key, hash) {
+            pending.update(entry.key, horizon: 0) { $0 = entry }
+        } else {
+            addToPending(entry, hash)
+        }
         return old
+    }
+
+    /// Adds `entry` for a key `pending` does not hold.
+    private mutating func addToPending(_ entry: VersionedEntry, _ hash: UInt64) {
+        pending.update(entry.key, horizon: 0) { $0 = entry }
+        pendingEntries += 1
+        if !pendingFilter.isActive { pendingFilter = KeyFilter(capacity: 256) }
+        pendingFilter.insert(hash)
+        if pendingFilter.isOverfull { pendingFilter = KeyFilter(keysOf: pending, minimumCapacity: 256) }
     }
 
     /// Ends a commit's (or a stretch of a restore's) writes: `pending` becomes a fresh tree when
@@ -224,11 +249,12 @@ struct NamespaceState: Sendable {
                 directWrites = 0
                 directCopiesBefore = tree.copiedNodes
             } else {
-                fresh.insert((pending.root, KeyFilter(keysOf: pending, minimumCapacity: 0)), at: 0)
+                fresh.insert((pending.root, pendingFilter), at: 0)
                 freshEntries += sealed
             }
             pending = VersionedTree()
             pendingEntries = 0
+            pendingFilter = KeyFilter()
         }
         if freshEntries >= policy.freshLimit(liveCount) {
             if !recentFilter.isActive { recentFilter = KeyFilter(capacity: max(policy.recentLimit(liveCount), freshEntries) * 2) }

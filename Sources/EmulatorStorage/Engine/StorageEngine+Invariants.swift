@@ -11,7 +11,7 @@ extension EngineState {
         var problems: [String] = []
         for (namespace, space) in namespaces {
             var entryProblems: [String] = []
-            let levels: [(name: String, tree: VersionedTree, filter: KeyFilter?)] = [("pending", space.pending, nil)]
+            let levels: [(name: String, tree: VersionedTree, filter: KeyFilter?)] = [("pending", space.pending, space.pendingFilter)]
                 + space.fresh.enumerated().map { ("fresh \($0.offset)", VersionedTree(root: $0.element.root), $0.element.filter) }
                 + [
                     ("recent", space.recent, space.recentFilter), ("draining", space.draining, space.drainingFilter),

@@ -48,6 +48,9 @@ struct StackCursor {
     private var heads: [VersionedEntry?]
     /// The cursors whose current key is the current entry's key (the newest first).
     private var chosen: [Int] = []
+    /// The cursor with the next different key after the current one (nil when none): while a
+    /// lone chosen cursor stays ahead of it, a move costs one comparison.
+    private var runnerUp: Int?
     private var forward = true
     /// The entry under the cursor, or nil when it has run off the end.
     private(set) var current: VersionedEntry?
@@ -90,6 +93,23 @@ struct StackCursor {
             current = cursors[0].current
             return
         }
+        if chosen.count == 1, let only = chosen.first {
+            if forward { cursors[only].next() } else { cursors[only].previous() }
+            heads[only] = cursors[only].current
+            if let head = heads[only] {
+                guard let runnerUp, let next = heads[runnerUp] else {
+                    current = head  // every other cursor has run off the end
+                    return
+                }
+                let order = ByteOrder.compare(head.key, next.key)
+                if forward ? order < 0 : order > 0 {
+                    current = head
+                    return
+                }
+            }
+            choose()
+            return
+        }
         for index in chosen {
             if forward { cursors[index].next() } else { cursors[index].previous() }
             heads[index] = cursors[index].current
@@ -101,11 +121,14 @@ struct StackCursor {
     /// every cursor standing on that key, so the next move steps past it in all of them.
     private mutating func choose() {
         chosen.removeAll(keepingCapacity: true)
+        runnerUp = nil
         var best: VersionedEntry?
+        var bestIndex = 0
         for index in heads.indices {
             guard let head = heads[index] else { continue }
             guard let leader = best else {
                 best = head
+                bestIndex = index
                 chosen.append(index)
                 continue
             }
@@ -113,9 +136,16 @@ struct StackCursor {
             if order == 0 {
                 chosen.append(index)
             } else if forward ? order < 0 : order > 0 {
+                runnerUp = bestIndex  // the old leader is the closest of the rest
                 best = head
+                bestIndex = index
                 chosen.removeAll(keepingCapacity: true)
                 chosen.append(index)
+            } else if let second = runnerUp, let secondHead = heads[second] {
+                let against = ByteOrder.compare(head.key, secondHead.key)
+                if forward ? against < 0 : against > 0 { runnerUp = index }
+            } else {
+                runnerUp = index
             }
         }
         current = best
