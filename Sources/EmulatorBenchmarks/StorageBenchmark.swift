@@ -12,13 +12,7 @@ func runStorageBenchmark(quick: Bool) {
     measureIndexedQuery(docs: 100_000)
 
     var generator = BenchmarkRandom(seed: 42)
-    let ids = (0..<total).map { _ in generator.autoID() }
-    var values: [[UInt8]] = []
-    for _ in 0..<64 {
-        var value: [UInt8] = []
-        for _ in 0..<80 { value.append(UInt8(truncatingIfNeeded: generator.next())) }
-        values.append(value)
-    }
+    let (ids, values) = bulkInput(total, &generator)
     let namespace: NamespaceID = "firestore/bench/(default)"
     let collection = StorageKey("docs")
     let keys = ids.map { collection.appending($0) }
@@ -95,13 +89,7 @@ func runStorageBenchmark(quick: Bool) {
 func runStorageInsertBenchmark(quick: Bool) {
     let total = quick ? 100_000 : 1_000_000
     var generator = BenchmarkRandom(seed: 42)
-    let ids = (0..<total).map { _ in generator.autoID() }
-    var values: [[UInt8]] = []
-    for _ in 0..<64 {
-        var value: [UInt8] = []
-        for _ in 0..<80 { value.append(UInt8(truncatingIfNeeded: generator.next())) }
-        values.append(value)
-    }
+    let (ids, values) = bulkInput(total, &generator)
     // STORAGE_INSERT_KEYS=sorted writes the same ids in ascending order (push ids, counters).
     let sorted = getenv("STORAGE_INSERT_KEYS").map { String(cString: $0) } == "sorted"
     let keys = (sorted ? ids.sorted() : ids).map { StorageKey("docs").appending($0) }
@@ -127,6 +115,18 @@ func runStorageInsertBenchmark(quick: Bool) {
             print(figures.report(label: "bulk insert, \(label)"))
         }
     }
+}
+
+/// `total` auto-ids and 64 values of 80 random bytes (documents cycle through them).
+private func bulkInput(_ total: Int, _ generator: inout BenchmarkRandom) -> (ids: [String], values: [[UInt8]]) {
+    let ids = (0..<total).map { _ in generator.autoID() }
+    var values: [[UInt8]] = []
+    for _ in 0..<64 {
+        var value: [UInt8] = []
+        for _ in 0..<80 { value.append(UInt8(truncatingIfNeeded: generator.next())) }
+        values.append(value)
+    }
+    return (ids, values)
 }
 
 /// RSS growth for `docs` documents built on the fly (fresh key and value arrays, as a server

@@ -122,32 +122,35 @@ struct StackCursor {
     private mutating func choose() {
         chosen.removeAll(keepingCapacity: true)
         runnerUp = nil
-        var best: VersionedEntry?
-        var bestIndex = 0
-        for index in heads.indices {
-            guard let head = heads[index] else { continue }
-            guard let leader = best else {
-                best = head
-                bestIndex = index
-                chosen.append(index)
-                continue
+        let forward = forward
+        var best = -1
+        var second = -1
+        // Compares keys in place: copying a head out would retain and release its arrays.
+        heads.withUnsafeBufferPointer { heads in
+            func order(_ lhs: Int, _ rhs: Int) -> Int {
+                let result = ByteOrder.compare(heads[lhs].unsafelyUnwrapped.key, heads[rhs].unsafelyUnwrapped.key)
+                return forward ? result : -result
             }
-            let order = ByteOrder.compare(head.key, leader.key)
-            if order == 0 {
-                chosen.append(index)
-            } else if forward ? order < 0 : order > 0 {
-                runnerUp = bestIndex  // the old leader is the closest of the rest
-                best = head
-                bestIndex = index
-                chosen.removeAll(keepingCapacity: true)
-                chosen.append(index)
-            } else if let second = runnerUp, let secondHead = heads[second] {
-                let against = ByteOrder.compare(head.key, secondHead.key)
-                if forward ? against < 0 : against > 0 { runnerUp = index }
-            } else {
-                runnerUp = index
+            for index in heads.indices where heads[index] != nil {
+                guard best >= 0 else {
+                    best = index
+                    chosen.append(index)
+                    continue
+                }
+                let against = order(index, best)
+                if against == 0 {
+                    chosen.append(index)
+                } else if against < 0 {
+                    second = best  // the old leader is the closest of the rest
+                    best = index
+                    chosen.removeAll(keepingCapacity: true)
+                    chosen.append(index)
+                } else if second < 0 || order(index, second) < 0 {
+                    second = index
+                }
             }
         }
-        current = best
+        runnerUp = second >= 0 ? second : nil
+        current = best >= 0 ? heads[best] : nil
     }
 }
