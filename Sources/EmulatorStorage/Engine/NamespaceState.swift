@@ -1,14 +1,16 @@
 /// How a namespace's writes travel from small trees to the main one.
 ///
 /// Writes go into a small tree (`pending`), which becomes one of the namespace's *fresh* trees
-/// (sealed: never changed again) at the end of the commit that fills it. When the fresh trees hold `max(freshCapacity, live entries ÷ freshDivisor)` entries
-/// they are merged, in key order, into the *recent* tree. When that holds
+/// (sealed: never changed again) at the end of the commit that fills it. When the fresh trees
+/// hold `max(freshCapacity, live entries ÷ freshDivisor)` entries they are merged, in key order,
+/// into the *recent* tree. When that holds
 /// `max(recentMinimum, live entries ÷ recentDivisor)` entries it becomes the *draining* tree,
 /// which later commits move, in key order and a stretch each, into the *main* tree (so no
 /// commit copies the whole main tree at once). A merge in key order copies each leaf of its
 /// target once for the several entries it receives and walks the target sequentially, where a
 /// random insert into a large tree copies a cold leaf per key: that is what keeps the cost of
-/// an insert from growing with the data (docs/STORAGE-SCALING.md).
+/// an insert from growing with the data (docs/STORAGE-SCALING.md). Bunched writes skip the
+/// levels (`directClusters`).
 package struct LevelPolicy: Sendable {
     package var freshCapacity: Int
     package var freshDivisor: Int
@@ -45,8 +47,8 @@ package struct LevelPolicy: Sendable {
 
 /// Everything stored for one namespace: a value, so copying it (into a snapshot) is O(1).
 ///
-/// The data is copy-on-write trees, newest first: `pending` (the newest writes), the
-/// `fresh` trees of earlier commits, `recent`, `draining` and `tree` (the main one). Each entry
+/// The data is copy-on-write trees, newest first: `pending` (the newest writes), the sealed
+/// `fresh` trees, `recent`, `draining` and `tree` (the main one). Each entry
 /// is complete (current version and its retained history), so the newest tree holding a key
 /// answers for it and older trees' entries for that key are superseded.
 struct NamespaceState: Sendable {
@@ -54,7 +56,7 @@ struct NamespaceState: Sendable {
     var tree = VersionedTree()
     /// The newest writes (at most about `sealSize` entries between commits).
     var pending = VersionedTree()
-    /// Earlier commits' own trees, newest first, each with a filter of its keys.
+    /// Sealed pending trees, newest first, each with a filter of its keys.
     var fresh: [(root: TreeNode, filter: KeyFilter)] = []
     /// Entries in the fresh trees (a key in several counts for each).
     var freshEntries = 0
