@@ -117,6 +117,24 @@ import Testing
         #expect(engine.invariantViolations() == [])
     }
 
+    /// A key written again and again stays in `pending`; its versions older than the retained
+    /// history still go (before, a hot key kept every version it ever had), while reads inside
+    /// the history see each version.
+    @Test func aHotKeyKeepsOnlyTheRetainedHistory() throws {
+        let clock = ManualClock()
+        let engine = StorageEngine(retention: 1_000, clock: clock.storageClock)
+        var times: [(CommitTime, String)] = []
+        for round in 0..<300 {
+            clock.advance(by: 100)
+            times.append((try engine.put([("counter", "\(round)")]), "\(round)"))
+        }
+        let space = try #require(try engine.snapshot().state.namespaces[testNamespace])
+        let entry = try #require(space.headEntry(key("counter").encoded))
+        #expect(entry.history.count <= 12)
+        for (time, value) in times.suffix(9) { #expect(try engine.value("counter", at: time) == value) }
+        #expect(engine.invariantViolations() == [])
+    }
+
     /// "p/00042": ids whose byte order is their numeric order.
     static func padded(_ number: Int) -> String {
         let digits = String(number)

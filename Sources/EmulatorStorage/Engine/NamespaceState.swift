@@ -190,7 +190,13 @@ struct NamespaceState: Sendable {
     mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
         // Upper trees are not pruned: a tombstone there must outlive its history, to hide older levels.
         let hash = KeyFilter.hash(key)
-        if pendingHolds(key, hash) { return pending.update(key, horizon: 0, body) }
+        if pendingHolds(key, hash) {
+            return pending.update(key, horizon: 0) { entry in
+                let result = body(&entry)
+                NamespaceState.pruneLive(&entry, horizon)
+                return result
+            }
+        }
         if direct && !upperHolds(key, hash) {
             directWrites += 1
             mainFilter.insert(hash)
@@ -201,8 +207,20 @@ struct NamespaceState: Sendable {
         let before = entry.updateTime
         let result = body(&entry)
         // A write that changed anything stamped the commit time, later than any older level's.
-        if entry.updateTime != before { addToPending(entry, hash) }
+        if entry.updateTime != before {
+            NamespaceState.pruneLive(&entry, horizon)
+            addToPending(entry, hash)
+        }
         return result
+    }
+
+    /// Drops the versions of a live entry no read can see any more. Upper trees are pruned only
+    /// here, at writes: a key written again and again stays in `pending` and would otherwise keep
+    /// every version. A tombstone keeps its history (dropping it all would let an older tree's
+    /// entry for the key show through).
+    @inline(__always)
+    private static func pruneLive(_ entry: inout VersionedEntry, _ horizon: CommitTime) {
+        if horizon > 0 && entry.value != nil && !entry.history.isEmpty { _ = entry.prune(horizon: horizon) }
     }
 
     /// Stores `entry` (live) in place of whatever the head holds for its key; returns that.
