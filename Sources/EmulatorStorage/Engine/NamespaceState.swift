@@ -162,9 +162,8 @@ struct NamespaceState: Sendable {
         pendingFilter.mayContain(hash) && pending.contains(key)
     }
 
-    /// True if a tree above the main one holds an entry for `key`.
-    private func upperHolds(_ key: [UInt8], _ hash: UInt64) -> Bool {
-        if pendingHolds(key, hash) { return true }
+    /// True if a tree between `pending` and the main one holds an entry for `key`.
+    private func freshOrRecentHolds(_ key: [UInt8], _ hash: UInt64) -> Bool {
         for run in fresh where run.filter.mayContain(hash) {
             if VersionedTree(root: run.root).contains(key) { return true }
         }
@@ -188,7 +187,8 @@ struct NamespaceState: Sendable {
     /// upper tree holds the key). `pending` is sealed only between commits (`settle`), so a
     /// second write of a key in one commit finds its first there (or in the main tree).
     mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
-        // Upper trees are not pruned: a tombstone there must outlive its history, to hide older levels.
+        // Upper trees are copied unpruned (horizon 0): a tombstone there must outlive its history,
+        // to hide older levels; live entries are pruned here (`pruneLive`).
         let hash = KeyFilter.hash(key)
         if pendingHolds(key, hash) {
             return pending.update(key, horizon: 0) { entry in
@@ -197,7 +197,7 @@ struct NamespaceState: Sendable {
                 return result
             }
         }
-        if direct && !upperHolds(key, hash) {
+        if direct && !freshOrRecentHolds(key, hash) {
             directWrites += 1
             mainFilter.insert(hash)
             nextMainFilter.insert(hash)
@@ -349,32 +349,36 @@ struct NamespaceState: Sendable {
 
     /// Puts every entry of `source` (which no upper tree's entries may hide) into the main tree.
     private mutating func moveToMain(_ source: VersionedTree, horizon: CommitTime) {
-        if !mainFilter.isActive { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: max(liveCount, 1024) * 2) }
-        var cursor = TreeCursor(root: source.root)
-        cursor.seek(atLeast: [])
-        var moved = 0
-        while var entry = cursor.current {
-            if horizon > 0 && !entry.prune(horizon: horizon) { entry = VersionedEntry(absent: entry.key) }
-            tree.update(entry.key, horizon: horizon) { $0 = entry }
-            let hash = KeyFilter.hash(entry.key)
-            mainFilter.insert(hash)
-            nextMainFilter.insert(hash)
-            moved += 1
-            cursor.next()
-        }
-        growMainFilter(scanning: 4 * max(moved, 1024))
+        _ = moveToMain(first: .max, of: source, horizon: horizon)
     }
 
     /// Moves the first `count` entries of `draining` into the main tree and cuts them out of
     /// `draining`; drops `draining` when its last entry has moved.
     private mutating func drain(_ count: Int, horizon: CommitTime) {
-        if !mainFilter.isActive { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: liveCount * 2) }
-        var cursor = TreeCursor(root: draining.root)
+        let (moved, last, exhausted) = moveToMain(first: count, of: draining, horizon: horizon)
+        if exhausted {
+            draining = VersionedTree()
+            drainingFilter = KeyFilter()
+            drainingEntries = 0
+        } else if let last {
+            // Up to the smallest key after `last`: exactly the entries just moved.
+            _ = draining.removeAll(in: StorageKeyRange(lower: [], upper: last + [0]), collect: false, counting: false)
+            drainingEntries = max(0, drainingEntries - moved)
+        }
+    }
+
+    /// Copies the first `count` entries of `source` into the main tree (and its filters), pruning
+    /// versions no read can see any more; an entry left with nothing leaves the main tree.
+    /// Returns how many moved, the last key moved, and whether `source` has no more entries.
+    private mutating func moveToMain(
+        first count: Int, of source: VersionedTree, horizon: CommitTime
+    ) -> (moved: Int, last: [UInt8]?, exhausted: Bool) {
+        if !mainFilter.isActive { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: max(liveCount, 1024) * 2) }
+        var cursor = TreeCursor(root: source.root)
         cursor.seek(atLeast: [])
         var moved = 0
         var last: [UInt8]?
         while moved < count, var entry = cursor.current {
-            // Versions no read can see any more go now; an entry left with nothing leaves the main tree.
             if horizon > 0 && !entry.prune(horizon: horizon) { entry = VersionedEntry(absent: entry.key) }
             tree.update(entry.key, horizon: horizon) { $0 = entry }
             let hash = KeyFilter.hash(entry.key)
@@ -384,16 +388,8 @@ struct NamespaceState: Sendable {
             moved += 1
             cursor.next()
         }
-        if cursor.current == nil {
-            draining = VersionedTree()
-            drainingFilter = KeyFilter()
-            drainingEntries = 0
-        } else if let last {
-            // Up to the smallest key after `last`: exactly the entries just moved.
-            _ = draining.removeAll(in: StorageKeyRange(lower: [], upper: last + [0]), collect: false, counting: false)
-            drainingEntries = max(0, drainingEntries - moved)
-        }
         growMainFilter(scanning: 4 * max(moved, 1024))
+        return (moved, last, cursor.current == nil)
     }
 
     /// Once the main filter is three quarters full, fills a filter twice the size from the
@@ -459,11 +455,7 @@ struct NamespaceState: Sendable {
         }
         var removed = tree.removeAll(in: range, collect: collect)
         _ = pending.removeAll(in: range, collect: false, counting: false)
-        for index in fresh.indices {
-            var run = VersionedTree(root: fresh[index].root)
-            _ = run.removeAll(in: range, collect: false, counting: false)
-            fresh[index].root = run.root
-        }
+        for index in fresh.indices { fresh[index].root = fresh[index].root.removingAll(in: range) }
         _ = recent.removeAll(in: range, collect: false, counting: false)
         _ = draining.removeAll(in: range, collect: false, counting: false)
         removed.count += adjustment

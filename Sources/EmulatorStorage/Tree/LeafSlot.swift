@@ -60,7 +60,7 @@ extension TreeNode {
             slots.reserveCapacity(slots.count + 8)
             hints.reserveCapacity(slots.count + 8)
         }
-        reserveArena(entry.key.count + (entry.value.map { $0.count <= TreeNode.inlineValueLimit ? $0.count : 0 } ?? 0))
+        reserveArena(entry.key.count)  // `storeValue` makes room for an inline value
         slots.insert(makeSlot(entry), at: index)
         hints.insert(TreeNode.hint(entry.key, hintOffset), at: index)
     }

@@ -23,11 +23,7 @@ struct TreeStack: Sendable {
 
     /// The same stack with every entry in `range` removed from each tree.
     func removingAll(in range: StorageKeyRange) -> TreeStack {
-        TreeStack(roots.map { root in
-            var tree = VersionedTree(root: root)
-            _ = tree.removeAll(in: range, collect: false, counting: false)
-            return tree.root
-        })
+        TreeStack(roots.map { $0.removingAll(in: range) })
     }
 
     /// The same stack with only the entries in `range` kept.
@@ -152,5 +148,14 @@ struct StackCursor {
         }
         runnerUp = second >= 0 ? second : nil
         current = best >= 0 ? heads[best] : nil
+    }
+}
+
+extension TreeNode {
+    /// The root of this tree with every entry in `range` removed (this tree is not changed).
+    func removingAll(in range: StorageKeyRange) -> TreeNode {
+        var tree = VersionedTree(root: self)
+        _ = tree.removeAll(in: range, collect: false, counting: false)
+        return tree.root
     }
 }
