@@ -9,22 +9,9 @@ import EmulatorStorage
 @Suite struct DataDirectoryInterruptedStartTests {
     let ns: NamespaceID = "firestore/demo/(default)"
 
-    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws {
-        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
-            _ = try txn.put(ns, StorageKey(key), Array(value.utf8))
-        }
-    }
+    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws { try engine.put(ns, key, value) }
 
-    func contents(_ engine: StorageEngine) throws -> [String: String] {
-        var result: [String: String] = [:]
-        let snapshot = try engine.snapshot()
-        for namespace in snapshot.namespaces {
-            for entry in snapshot.scan(namespace) {
-                result[entry.key.description] = String(decoding: entry.value, as: UTF8.self)
-            }
-        }
-        return result
-    }
+    func contents(_ engine: StorageEngine) throws -> [String: String] { try engine.contents(namespaced: false) }
 
     func journals(_ dir: TestDirectory) throws -> [String] {
         try SnapshotFileSystem().list(dir.path + "/live").filter { $0.hasPrefix("journal-") }.sorted()

@@ -6,11 +6,7 @@ import EmulatorStorage
 @Suite struct DataDirectoryPreallocationTests {
     let ns: NamespaceID = "firestore/demo/(default)"
 
-    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws {
-        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
-            _ = try txn.put(ns, StorageKey(key), Array(value.utf8))
-        }
-    }
+    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws { try engine.put(ns, key, value) }
 
     func keys(_ engine: StorageEngine) throws -> [String] {
         let snapshot = try engine.snapshot()

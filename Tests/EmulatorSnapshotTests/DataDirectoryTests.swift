@@ -7,21 +7,10 @@ import EmulatorStorage
     let rtdb: NamespaceID = "database/demo-default-rtdb"
 
     func put(_ engine: StorageEngine, _ ns: NamespaceID, _ key: String, _ value: String) throws {
-        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
-            _ = try txn.put(ns, StorageKey(key), Array(value.utf8))
-        }
+        try engine.put(ns, key, value)
     }
 
-    func contents(_ engine: StorageEngine) throws -> [String: String] {
-        var result: [String: String] = [:]
-        let snapshot = try engine.snapshot()
-        for namespace in snapshot.namespaces {
-            for entry in snapshot.scan(namespace) {
-                result[namespace.name + entry.key.description] = String(decoding: entry.value, as: UTF8.self)
-            }
-        }
-        return result
-    }
+    func contents(_ engine: StorageEngine) throws -> [String: String] { try engine.contents(namespaced: true) }
 
     @Test func everyAcknowledgedWriteSurvivesWithoutAClose() throws {
         let dir = TestDirectory()

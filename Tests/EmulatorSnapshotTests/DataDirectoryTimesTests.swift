@@ -8,11 +8,7 @@ import EmulatorStorage
 @Suite struct DataDirectoryTimesTests {
     let ns: NamespaceID = "firestore/demo/(default)"
 
-    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws {
-        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
-            _ = try txn.put(ns, StorageKey(key), Array(value.utf8))
-        }
-    }
+    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws { try engine.put(ns, key, value) }
 
     func times(_ engine: StorageEngine) throws -> [String: [CommitTime]] {
         var result: [String: [CommitTime]] = [:]

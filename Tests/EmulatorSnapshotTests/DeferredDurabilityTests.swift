@@ -9,11 +9,7 @@ import Testing
 @Suite struct DeferredDurabilityTests {
     let rtdb: NamespaceID = "database/demo-default-rtdb"
 
-    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws {
-        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
-            _ = try txn.put(rtdb, StorageKey(key), Array(value.utf8))
-        }
-    }
+    func put(_ engine: StorageEngine, _ key: String, _ value: String) throws { try engine.put(rtdb, key, value) }
 
     final class Flag: Sendable {
         private let value = Atomic(false)

@@ -8,11 +8,7 @@ import EmulatorStorage
 @Suite struct WriteModeSyncTests {
     let ns: NamespaceID = "rtdb/demo"
 
-    func put(_ engine: StorageEngine, _ key: String) throws {
-        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
-            _ = try txn.put(ns, StorageKey(key), Array("value".utf8))
-        }
-    }
+    func put(_ engine: StorageEngine, _ key: String) throws { try engine.put(ns, key, "value") }
 
     /// Waits up to two seconds for the journal to have nothing unsynced.
     func waitUntilSynced(_ journal: Journal) -> Bool {
