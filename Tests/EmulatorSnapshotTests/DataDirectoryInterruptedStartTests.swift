@@ -94,17 +94,9 @@ import EmulatorStorage
         ])
         try dir.write("live/" + later, record + [UInt8](repeating: 0, count: 1024))
         for _ in 0..<2 {  // and refused again: nothing was changed by the first refusal
-            let restarted = StorageEngine()
-            do {
-                try DataDirectory.open(dir.path + "/live", engine: restarted).close()
-                Issue.record("expected a refusal")
-            } catch {
-                #expect(error.code == .corrupted)
-                #expect(error.file == dir.path + "/live/" + first.name)
-                #expect(error.offset == first.end)
-                #expect(error.message.contains(later))
-            }
-            #expect(try contents(restarted).isEmpty)
+            let error = try expectRefusal(dir, file: first.name, code: .corrupted)
+            #expect(error?.offset == first.end)
+            #expect(error?.message.contains(later) == true)
         }
     }
 
@@ -142,16 +134,22 @@ import EmulatorStorage
         try expectRestartsKeepWorking(dir)
     }
 
-    func expectRefusal(_ dir: TestDirectory, file: String) throws {
+    /// Opens the directory with a fresh engine and expects a refusal with `code` naming `file`,
+    /// with nothing loaded; returns the error (nil if the open succeeded) for further checks.
+    @discardableResult
+    func expectRefusal(_ dir: TestDirectory, file: String, code: SnapshotError.Code = .notFound) throws -> SnapshotError? {
         let restarted = StorageEngine()
+        var refusal: SnapshotError?
         do {
             try DataDirectory.open(dir.path + "/live", engine: restarted).close()
             Issue.record("expected a refusal")
         } catch {
-            #expect(error.code == .notFound)
+            #expect(error.code == code)
             #expect(error.file == dir.path + "/live/" + file)
+            refusal = error
         }
         #expect(try contents(restarted).isEmpty)
+        return refusal
     }
 
     @Test func aMissingJournalIsRefusedNamingIt() throws {
