@@ -278,20 +278,17 @@ struct NamespaceState: Sendable {
         }
         if freshEntries >= policy.freshLimit(liveCount) {
             if !recentFilter.isActive { recentFilter = KeyFilter(capacity: max(policy.recentLimit(liveCount), freshEntries) * 2) }
-            var cursor = StackCursor(TreeStack(fresh.map(\.root)))
-            cursor.seek(atLeast: [])
-            while let entry = cursor.current {
-                let added = recent.update(entry.key, horizon: 0) { old -> Bool in
-                    let added = !old.isRetained
-                    old = entry
-                    return added
-                }
-                if added {
-                    recentFilter.insert(KeyFilter.hash(entry.key))
-                    recentEntries += 1
-                }
-                cursor.next()
+            var source = SlotMerge(fresh.map(\.root))
+            var filter = KeyFilter()
+            swap(&filter, &recentFilter)
+            var added = 0
+            recent.merge(&source, horizon: 0) { leaf, index, replaced in
+                guard !replaced else { return }
+                filter.insert(leaf.withKey(at: index) { KeyFilter.hash($0) })
+                added += 1
             }
+            swap(&filter, &recentFilter)
+            recentEntries += added
             fresh = []
             freshEntries = 0
             if recentFilter.isOverfull { recentFilter = KeyFilter(keysOf: recent, minimumCapacity: policy.recentMinimum) }
@@ -376,20 +373,23 @@ struct NamespaceState: Sendable {
         if !mainFilter.isActive { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: max(liveCount, 1024) * 2) }
         var cursor = TreeCursor(root: source.root)
         cursor.seek(atLeast: [])
-        var moved = 0
-        var last: [UInt8]?
-        while moved < count, var entry = cursor.current {
-            if horizon > 0 && !entry.prune(horizon: horizon) { entry = VersionedEntry(absent: entry.key) }
-            tree.update(entry.key, horizon: horizon) { $0 = entry }
-            let hash = KeyFilter.hash(entry.key)
-            mainFilter.insert(hash)
-            nextMainFilter.insert(hash)
-            last = entry.key
-            moved += 1
-            cursor.next()
+        var filter = KeyFilter()
+        var nextFilter = KeyFilter()
+        swap(&filter, &mainFilter)
+        swap(&nextFilter, &nextMainFilter)
+        var lastSlot: (leaf: Unmanaged<TreeNode>, index: Int)?
+        let moved = tree.merge(&cursor, limit: count, horizon: horizon) { leaf, index, _ in
+            let hash = leaf.withKey(at: index) { KeyFilter.hash($0) }
+            filter.insert(hash)
+            nextFilter.insert(hash)
+            lastSlot = (Unmanaged.passUnretained(leaf), index)
         }
+        swap(&filter, &mainFilter)
+        swap(&nextFilter, &nextMainFilter)
+        // `source` still holds the leaf.
+        let last = lastSlot.map { slot in slot.leaf._withUnsafeGuaranteedRef { $0.key(at: slot.index) } }
         growMainFilter(scanning: 4 * max(moved, 1024))
-        return (moved, last, cursor.current == nil)
+        return (moved, last, cursor.currentSlot == nil)
     }
 
     /// Once the main filter is three quarters full, fills a filter twice the size from the

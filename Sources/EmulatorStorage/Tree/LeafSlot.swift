@@ -111,7 +111,7 @@ extension TreeNode {
         return right
     }
 
-    private func makeSlot(_ entry: VersionedEntry) -> LeafSlot {
+    func makeSlot(_ entry: VersionedEntry) -> LeafSlot {
         var slot = LeafSlot(
             keyStart: UInt32(arena.count), keyCount: UInt32(entry.key.count), valueStart: 0, valueCount: 0,
             valueKind: LeafSlot.tombstone, history: -1, createTime: entry.createTime, updateTime: entry.updateTime)

@@ -13,6 +13,13 @@ struct TreeCursor {
         return leaf.entry(at: position)
     }
 
+    /// The leaf and slot of the current entry, read in place (nil when the cursor has run off
+    /// either end). The leaf stays alive while the cursor's root does.
+    var currentSlot: (leaf: Unmanaged<TreeNode>, index: Int)? {
+        guard let leaf else { return nil }
+        return (Unmanaged.passUnretained(leaf), position)
+    }
+
     /// Whether the current entry is live (nil when the cursor has run off either end).
     var currentIsLive: Bool? {
         guard let leaf else { return nil }

@@ -1,0 +1,337 @@
+/// Entries in ascending key order, read in place from the leaves of other trees: what
+/// `VersionedTree.merge` takes in.
+protocol SlotSource {
+    /// The leaf and slot of the current entry, or nil at the end. The leaf stays alive as long
+    /// as the trees the source reads do.
+    var currentSlot: (leaf: Unmanaged<TreeNode>, index: Int)? { get }
+    mutating func next()
+}
+
+extension TreeCursor: SlotSource {}
+
+/// The entries of several trees (newest first) in ascending key order, each key once, from the
+/// newest tree that holds it.
+struct SlotMerge: SlotSource {
+    private var cursors: [TreeCursor]
+    private var best = -1
+
+    init(_ roots: [TreeNode]) {
+        cursors = roots.map { root in
+            var cursor = TreeCursor(root: root)
+            cursor.seek(atLeast: [])
+            return cursor
+        }
+        choose()
+    }
+
+    var currentSlot: (leaf: Unmanaged<TreeNode>, index: Int)? { best >= 0 ? cursors[best].currentSlot : nil }
+
+    mutating func next() {
+        guard best >= 0, let (leaf, index) = cursors[best].currentSlot else { return }
+        // Older trees' entries for the same key are superseded: step past them too.
+        for other in cursors.indices where other != best {
+            if let (otherLeaf, otherIndex) = cursors[other].currentSlot,
+               TreeNode.compareKeys(otherLeaf, otherIndex, leaf, index) == 0 {
+                cursors[other].next()
+            }
+        }
+        cursors[best].next()
+        choose()
+    }
+
+    /// The cursor with the smallest key; on a tie the newest tree's.
+    private mutating func choose() {
+        best = -1
+        var bestSlot: (leaf: Unmanaged<TreeNode>, index: Int)?
+        for index in cursors.indices {
+            guard let slot = cursors[index].currentSlot else { continue }
+            if let current = bestSlot, TreeNode.compareKeys(slot.leaf, slot.index, current.leaf, current.index) >= 0 {
+                continue
+            }
+            best = index
+            bestSlot = slot
+        }
+    }
+}
+
+extension VersionedTree {
+    /// Merges up to `limit` entries of `source` into the tree; each replaces the tree's entry
+    /// for its key. Works leaf by leaf: every leaf that takes entries is rebuilt once, its old
+    /// slots and the new ones copied in key order as raw bytes (no entry is taken apart), where
+    /// inserting them one by one would descend, shift slots and copy the leaf per entry.
+    /// Leaves built here drop versions older than `horizon` (from both sides); an entry left
+    /// with nothing leaves the tree. `note` is told of each entry taken (its leaf and slot in
+    /// the source) and whether the tree held its key. Returns the number taken.
+    @discardableResult
+    mutating func merge<Source: SlotSource>(
+        _ source: inout Source, limit: Int = .max, horizon: CommitTime,
+        _ note: (_ leaf: TreeNode, _ index: Int, _ replaced: Bool) -> Void
+    ) -> Int {
+        var taken = 0
+        while taken < limit, source.currentSlot != nil {
+            if root.isLeaf {
+                let leaves = VersionedTree.mergeLeaf(root, upper: nil, &source, limit - taken, horizon, &taken, note)
+                copiedNodes += leaves.count
+                switch leaves.count {
+                case 0: root = TreeNode()
+                case 1: root = leaves[0]
+                default: root = TreeNode(children: leaves, separators: leaves.dropFirst().map { $0.key(at: 0) })
+                }
+                continue
+            }
+            if !isKnownUniquelyReferenced(&root) {
+                root = root.copy(horizon: horizon)
+                copiedNodes += 1
+            }
+            if let split = VersionedTree.merge(root, upper: nil, &source, limit - taken, horizon, &taken, &copiedNodes, note) {
+                root = TreeNode(children: [root, split.right], separators: [split.separator])
+            }
+            while !root.isLeaf && root.children.count <= 1 {
+                root = root.children.first ?? TreeNode()
+            }
+        }
+        return taken
+    }
+
+    /// One descent from `node` (internal, uniquely owned) to the leaf for the source's current
+    /// key, which is rebuilt with the source entries below its upper bound.
+    private static func merge<Source: SlotSource>(
+        _ node: TreeNode, upper: [UInt8]?, _ source: inout Source, _ budget: Int, _ horizon: CommitTime,
+        _ taken: inout Int, _ copies: inout Int, _ note: (TreeNode, Int, Bool) -> Void
+    ) -> (separator: [UInt8], right: TreeNode)? {
+        guard let (leaf, slot) = source.currentSlot else { return nil }
+        let index = leaf._withUnsafeGuaranteedRef { $0.withKey(at: slot) { node.childIndex(for: $0) } }
+        let childUpper = index < node.separatorCount ? node.separator(at: index) : upper
+        if node.children[index].isLeaf {
+            let leaves = mergeLeaf(node.children[index], upper: childUpper, &source, budget, horizon, &taken, note)
+            copies += leaves.count
+            if let first = leaves.first {
+                node.children[index] = first
+                for (offset, extra) in leaves.dropFirst().enumerated() {
+                    node.insertSeparator(extra.key(at: 0), at: index + offset)
+                    node.children.insert(extra, at: index + offset + 1)
+                }
+            } else {
+                node.removeChild(at: index)
+            }
+        } else {
+            if !isKnownUniquelyReferenced(&node.children[index]) {
+                node.children[index] = node.children[index].copy(horizon: horizon)
+                copies += 1
+            }
+            let child = node.children[index]
+            if let split = merge(child, upper: childUpper, &source, budget, horizon, &taken, &copies, note) {
+                node.insertSeparator(split.separator, at: index)
+                node.children.insert(split.right, at: index + 1)
+            } else if child.isEmpty {
+                node.removeChild(at: index)
+            }
+        }
+        return node.children.count > TreeNode.maxChildren ? node.splitInternal() : nil
+    }
+
+    /// The leaves that replace `old`: its entries and the source's entries below `upper` (at
+    /// most `budget`, and at most twice a full leaf's worth per call), in key order, spread
+    /// evenly over as many leaves as they need (none if nothing is left).
+    private static func mergeLeaf<Source: SlotSource>(
+        _ old: TreeNode, upper: [UInt8]?, _ source: inout Source, _ budget: Int, _ horizon: CommitTime,
+        _ taken: inout Int, _ note: (TreeNode, Int, Bool) -> Void
+    ) -> [TreeNode] {
+        var picked = LeafPicks(horizon: horizon)
+        picked.refs.reserveCapacity(old.count + 16)
+        let oldLeaf = Unmanaged.passUnretained(old)
+        let oldCount = old.count
+        let most = min(budget, 2 * TreeNode.maxLeafEntries)
+        var next = 0
+        var took = 0
+        while took < most, let (leaf, slot) = source.currentSlot {
+            if let upper, leaf._withUnsafeGuaranteedRef({ $0.withKey(at: slot) { key in
+                upper.withUnsafeBufferPointer { ByteOrder.compare(key, 0, key.count, $0) >= 0 }
+            } }) {
+                break
+            }
+            var replaced = false
+            while next < oldCount {
+                let order = TreeNode.compareKeys(oldLeaf, next, leaf, slot)
+                if order > 0 { break }
+                if order == 0 {
+                    replaced = true
+                    next += 1
+                    break
+                }
+                picked.add(oldLeaf, next)
+                next += 1
+            }
+            leaf._withUnsafeGuaranteedRef { note($0, slot, replaced) }
+            picked.add(leaf, slot)
+            took += 1
+            source.next()
+        }
+        while next < oldCount {
+            picked.add(oldLeaf, next)
+            next += 1
+        }
+        taken += took
+        return picked.leaves()
+    }
+}
+
+/// The entries a rebuilt leaf keeps, in order: slots of existing leaves, copied as raw bytes,
+/// or entries that had to be taken apart to drop expired versions.
+private struct LeafPicks {
+    let horizon: CommitTime
+    /// A slot of a leaf, or (leaf nil) an index into `pruned`.
+    var refs: [(leaf: Unmanaged<TreeNode>?, index: Int)] = []
+    var pruned: [VersionedEntry] = []
+
+    init(horizon: CommitTime) { self.horizon = horizon }
+
+    mutating func add(_ leaf: Unmanaged<TreeNode>, _ index: Int) {
+        let needsPruning = leaf._withUnsafeGuaranteedRef { node in
+            horizon > 0 && (node.slots[index].history >= 0 || node.slots[index].valueKind == LeafSlot.tombstone)
+        }
+        guard needsPruning else {
+            refs.append((leaf, index))
+            return
+        }
+        var entry = leaf._withUnsafeGuaranteedRef { $0.entry(at: index) }
+        guard entry.prune(horizon: horizon) else { return }
+        refs.append((nil, pruned.count))
+        pruned.append(entry)
+    }
+
+    /// The picked entries in leaves of at most `maxLeafEntries` (about 48 each when more than
+    /// one is needed), each allocated to its exact size.
+    func leaves() -> [TreeNode] {
+        let count = refs.count
+        guard count > 0 else { return [] }
+        let parts = count <= TreeNode.maxLeafEntries ? 1 : (count + 47) / 48
+        var leaves: [TreeNode] = []
+        leaves.reserveCapacity(parts)
+        for part in 0..<parts {
+            let range = (count * part / parts)..<(count * (part + 1) / parts)
+            var bytes = 0
+            for index in range {
+                let (leaf, slot) = refs[index]
+                if let leaf {
+                    bytes += leaf._withUnsafeGuaranteedRef { $0.arenaBytes(of: slot) }
+                } else {
+                    let entry = pruned[slot]
+                    bytes += entry.key.count + (entry.value.map { $0.count <= TreeNode.inlineValueLimit ? $0.count : 0 } ?? 0)
+                }
+            }
+            let built = TreeNode()
+            built.slots.reserveCapacity(range.count)
+            built.hints.reserveCapacity(range.count)
+            built.arena.reserveCapacity(bytes)
+            for index in range {
+                let (leaf, slot) = refs[index]
+                if let leaf {
+                    leaf._withUnsafeGuaranteedRef { built.appendCopy(of: slot, in: $0) }
+                } else {
+                    let made = built.makeSlot(pruned[slot])
+                    built.slots.append(made)
+                }
+            }
+            built.rebuildLeafHints()
+            leaves.append(built)
+        }
+        return leaves
+    }
+}
+
+extension TreeNode {
+    /// Calls `body` with the bytes of the key of slot `index`, in place.
+    @inline(__always)
+    func withKey<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let slot = slots[index]
+        return arena.withUnsafeBufferPointer { arena in
+            body(UnsafeBufferPointer(rebasing: arena[Int(slot.keyStart)..<Int(slot.keyStart) + Int(slot.keyCount)]))
+        }
+    }
+
+    /// Index of the child that may hold `key`.
+    @inline(__always)
+    func childIndex(for key: UnsafeBufferPointer<UInt8>) -> Int {
+        separatorEnds.withUnsafeBufferPointer { ends in
+            hints.withUnsafeBufferPointer { hints in
+                arena.withUnsafeBufferPointer { arena in TreeNode.childSearch(ends, hints, hintOffset, arena, key) }
+            }
+        }
+    }
+
+    /// Orders the key of slot `lhsIndex` of `lhs` against the key of slot `rhsIndex` of `rhs`.
+    @inline(__always)
+    static func compareKeys(
+        _ lhs: Unmanaged<TreeNode>, _ lhsIndex: Int, _ rhs: Unmanaged<TreeNode>, _ rhsIndex: Int
+    ) -> Int {
+        lhs._withUnsafeGuaranteedRef { left in
+            rhs._withUnsafeGuaranteedRef { right in
+                left.withKey(at: lhsIndex) { leftKey in
+                    right.withKey(at: rhsIndex) { ByteOrder.compare(leftKey, 0, leftKey.count, $0) }
+                }
+            }
+        }
+    }
+
+    /// Arena bytes slot `index` uses (its key, and its value when inline).
+    @inline(__always)
+    func arenaBytes(of index: Int) -> Int {
+        let slot = slots[index]
+        return Int(slot.keyCount) + (slot.valueKind == LeafSlot.inline ? Int(slot.valueCount) : 0)
+    }
+
+    /// Appends a copy of slot `index` of `source` (keys must arrive in order; hints are left to
+    /// `rebuildLeafHints`). Key and inline value bytes are copied, side arrays shared.
+    func appendCopy(of index: Int, in source: TreeNode) {
+        var slot = source.slots[index]
+        let keyStart = Int(slot.keyStart)
+        let keyCount = Int(slot.keyCount)
+        source.arena.withUnsafeBufferPointer { bytes in
+            slot.keyStart = UInt32(arena.count)
+            if slot.valueKind == LeafSlot.inline && Int(slot.valueStart) == keyStart + keyCount {
+                // Key and value side by side (as `makeSlot` stores them): one copy.
+                arena.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keyStart..<keyStart + keyCount + Int(slot.valueCount)]))
+                slot.valueStart = slot.keyStart + UInt32(keyCount)
+                return
+            }
+            arena.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keyStart..<keyStart + keyCount]))
+            switch slot.valueKind {
+            case LeafSlot.inline:
+                let valueStart = Int(slot.valueStart)
+                slot.valueStart = UInt32(arena.count)
+                arena.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueStart + Int(slot.valueCount)]))
+            case LeafSlot.external:
+                let value = source.externals[Int(slot.valueStart)]
+                slot.valueStart = UInt32(externals.count)
+                externals.append(value)
+            default:
+                break
+            }
+        }
+        if slot.history >= 0 {
+            let history = source.histories[Int(slot.history)]
+            slot.history = Int32(histories.count)
+            histories.append(history)
+        }
+        slots.append(slot)
+    }
+
+    /// Sets `hintOffset` to the prefix all keys share and recomputes every slot's hint (for a
+    /// leaf built by appending).
+    func rebuildLeafHints() {
+        hints.removeAll(keepingCapacity: true)
+        guard let first = slots.first, let last = slots.last else {
+            hintOffset = 0
+            return
+        }
+        arena.withUnsafeBufferPointer { arena in
+            // Keys are sorted, so the first and last share what all of them share.
+            let limit = Swift.min(Int(first.keyCount), Int(last.keyCount))
+            var shared = 0
+            while shared < limit && arena[Int(first.keyStart) + shared] == arena[Int(last.keyStart) + shared] { shared += 1 }
+            hintOffset = shared
+            for slot in slots { hints.append(TreeNode.hint(arena, Int(slot.keyStart), Int(slot.keyCount), shared)) }
+        }
+    }
+}
