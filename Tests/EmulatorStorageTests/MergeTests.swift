@@ -82,7 +82,7 @@ import Testing
         while done < ordered.count {
             let stretch = Int.random(in: 1...max(1, ordered.count / 3), using: &rng)
             let taken = tree.merge(&cursor, limit: stretch, horizon: 0) { leaf, index, replaced in
-                notes.append((leaf.key(at: index), replaced))
+                notes.append((leaf.key(at: index), replaced != nil))
             }
             #expect(taken == min(stretch, ordered.count - done))
             for entry in ordered[done..<done + taken] { expected[entry.key] = entry }

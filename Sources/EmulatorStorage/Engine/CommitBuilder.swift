@@ -57,13 +57,13 @@ package struct CommitBuilder {
 
     /// Throws unless `precondition` holds for `key` now.
     package func check(_ namespace: NamespaceID, _ key: StorageKey, _ precondition: Precondition) throws(StorageError) {
-        let entry = state.namespaces[namespace]?.headEntry(key.encoded)
+        let entry = state.withNamespace(namespace) { $0.headEntry(key.encoded) } ?? nil
         try CommitBuilder.check(precondition, entry, key)
     }
 
     /// The limits of a namespace.
     package func limits(_ namespace: NamespaceID) -> NamespaceLimits {
-        state.namespaces[namespace]?.limits ?? .unlimited
+        state.withNamespace(namespace) { $0.limits } ?? .unlimited
     }
 
     private var view: StorageSnapshot { StorageSnapshot(state: state, readTime: .max, isHead: false) }
@@ -77,7 +77,7 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, _ value: [UInt8], precondition: Precondition = .none
     ) throws(StorageError) -> WriteTimes {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
-        if let limits = state.namespaces[namespace]?.limits {
+        if let limits = state.withNamespace(namespace, { $0.limits }) {
             try limits.check(key, valueCount: value.count)
         }
         return try write(namespace, key, value, precondition)
@@ -89,7 +89,7 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, precondition: Precondition = .none
     ) throws(StorageError) -> Bool {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot delete the root; use deleteSubtree") }
-        if state.namespaces[namespace] == nil {
+        if state.namespaces.index(forKey: namespace) == nil {
             try CommitBuilder.check(precondition, nil, key)
             return false
         }
@@ -151,6 +151,11 @@ package struct CommitBuilder {
 
     private mutating func cut(_ namespace: NamespaceID, _ key: StorageKey, _ range: StorageKeyRange) -> Int {
         let time = commitTime
+        // The namespace's live count now: `liveCount` plus this commit's changes so far (counted in at `finish`).
+        var unfinished = 0
+        for change in log where change.namespace == namespace {
+            unfinished += (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
+        }
         // Earlier changes of this commit under the subtree are void; their effect on the live
         // count is what the cut's count below already includes.
         var voided = 0
@@ -177,7 +182,7 @@ package struct CommitBuilder {
                 removed = space.liveCount + voided
                 space.removeData()
             } else {
-                removed = space.removeAll(in: range, collect: false).count
+                removed = space.removeAll(in: range, collect: false, liveNow: space.liveCount + unfinished).count
                 space.liveCount += voided - removed
             }
             for (id, index) in space.indexes where key.contains(index.definition.scope) {

@@ -85,8 +85,10 @@ struct NamespaceState: Sendable {
     /// with every key moved meanwhile), to replace `mainFilter` before it fills up.
     var nextMainFilter = KeyFilter()
     var nextFilterCursor: [UInt8] = []
-    /// Number of live entries at head.
+    /// Number of live entries at head (between commits; a commit adds its changes at the end).
     var liveCount = 0
+    /// Number of live entries in the main tree (superseded or not by upper trees).
+    var mainLive = 0
     var limits = NamespaceLimits.unlimited
     var indexes: [String: SecondaryIndex] = [:]
     /// Subtrees cut by commits whose time is still inside the retained history, oldest first.
@@ -124,6 +126,7 @@ struct NamespaceState: Sendable {
         nextMainFilter = KeyFilter()
         nextFilterCursor = []
         liveCount = 0
+        mainLive = 0
     }
 
     // MARK: Head lookups
@@ -201,7 +204,15 @@ struct NamespaceState: Sendable {
             directWrites += 1
             mainFilter.insert(hash)
             nextMainFilter.insert(hash)
-            return tree.update(key, horizon: horizon, body)
+            var change = 0
+            let result = tree.update(key, horizon: horizon) { entry in
+                let wasLive = entry.isLive
+                let result = body(&entry)
+                change = (entry.isLive ? 1 : 0) - (wasLive ? 1 : 0)
+                return result
+            }
+            mainLive += change
+            return result
         }
         var entry = headEntry(key, hash: hash) ?? VersionedEntry(absent: key)
         let before = entry.updateTime
@@ -283,7 +294,7 @@ struct NamespaceState: Sendable {
             swap(&filter, &recentFilter)
             var added = 0
             recent.merge(&source, horizon: 0) { leaf, index, replaced in
-                guard !replaced else { return }
+                guard replaced == nil else { return }
                 filter.insert(leaf.withKey(at: index) { KeyFilter.hash($0) })
                 added += 1
             }
@@ -378,7 +389,11 @@ struct NamespaceState: Sendable {
         swap(&filter, &mainFilter)
         swap(&nextFilter, &nextMainFilter)
         var lastSlot: (leaf: Unmanaged<TreeNode>, index: Int)?
-        let moved = tree.merge(&cursor, limit: count, horizon: horizon) { leaf, index, _ in
+        var liveChange = 0
+        let moved = tree.merge(&cursor, limit: count, horizon: horizon) { leaf, index, replaced in
+            let live = leaf.slots[index].valueKind != LeafSlot.tombstone
+            let wasLive = replaced.map { $0.valueKind != LeafSlot.tombstone } ?? false
+            liveChange += (live ? 1 : 0) - (wasLive ? 1 : 0)
             let hash = leaf.withKey(at: index) { KeyFilter.hash($0) }
             filter.insert(hash)
             nextFilter.insert(hash)
@@ -386,6 +401,7 @@ struct NamespaceState: Sendable {
         }
         swap(&filter, &mainFilter)
         swap(&nextFilter, &nextMainFilter)
+        mainLive += liveChange
         // `source` still holds the leaf.
         let last = lastSlot.map { slot in slot.leaf._withUnsafeGuaranteedRef { $0.key(at: slot.index) } }
         growMainFilter(scanning: 4 * max(moved, 1024))
@@ -425,15 +441,22 @@ struct NamespaceState: Sendable {
         tree = VersionedTree(sorted: entries)
         mainFilter = KeyFilter(keysOf: tree, minimumCapacity: 0)
         liveCount = count
+        mainLive = count
     }
 
     // MARK: Removing
 
     /// Removes every entry in `range` from every level (tombstones and history included);
-    /// returns the entries that were live at head (all of them when `collect`, else only the count).
-    mutating func removeAll(in range: StorageKeyRange, collect: Bool) -> RemovedEntries {
+    /// returns the entries that were live at head (all of them when `collect`, else only the
+    /// count). `liveNow` is the namespace's live count including changes a commit in progress has
+    /// made but not yet counted (`liveCount` between commits).
+    mutating func removeAll(in range: StorageKeyRange, collect: Bool, liveNow: Int) -> RemovedEntries {
         let roots = upperRoots.filter { !$0.isEmpty }
-        if roots.isEmpty { return tree.removeAll(in: range, collect: collect) }
+        if roots.isEmpty {
+            let removed = tree.removeAll(in: range, collect: collect)
+            mainLive -= removed.count
+            return removed
+        }
         // Each key in range the upper trees hold counts as its newest entry says, instead of as
         // the main tree's entry for it (if any) says.
         var adjustment = 0
@@ -448,12 +471,10 @@ struct NamespaceState: Sendable {
                 cursor.next()
             }
         } else {
-            var keys = KeyMerge(roots, from: range.lower)
-            while let live = keys.next(), range.contains(keys.key) {
-                adjustment += (live ? 1 : 0) - (mainHoldsLive(keys.key) ? 1 : 0)
-            }
+            adjustment = upperAdjustment(in: range, roots: roots, liveNow: liveNow)
         }
         var removed = tree.removeAll(in: range, collect: collect)
+        mainLive -= removed.count
         _ = pending.removeAll(in: range, collect: false, counting: false)
         for index in fresh.indices { fresh[index].root = fresh[index].root.removingAll(in: range) }
         _ = recent.removeAll(in: range, collect: false, counting: false)
@@ -468,8 +489,26 @@ struct NamespaceState: Sendable {
         return removed
     }
 
+    /// The sum, over the distinct keys in `range` that the upper trees hold, of (newest entry
+    /// live) − (main entry live): what the upper trees change about the range's live count.
+    /// Over every key the sum is `liveNow − mainLive`, so it is counted on whichever side of the
+    /// range holds fewer upper keys: both sides are walked in turn, a stretch at a time, and the
+    /// first to finish answers (a clear of nearly everything costs no more than one of nearly
+    /// nothing).
+    private func upperAdjustment(in range: StorageKeyRange, roots: [TreeNode], liveNow: Int) -> Int {
+        var outsideRanges: [StorageKeyRange] = []
+        if !range.lower.isEmpty { outsideRanges.append(StorageKeyRange(lower: [], upper: range.lower)) }
+        if let upper = range.upper { outsideRanges.append(StorageKeyRange(lower: upper, upper: nil)) }
+        var inside = AdjustmentWalk(roots, [range])
+        var outside = AdjustmentWalk(roots, outsideRanges)
+        while true {
+            if outside.step(256, self) { return liveNow - mainLive - outside.total }
+            if inside.step(256, self) { return inside.total }
+        }
+    }
+
     /// True if the main tree holds a live entry for `key`.
-    private func mainHoldsLive(_ key: [UInt8]) -> Bool {
+    func mainHoldsLive(_ key: [UInt8]) -> Bool {
         guard mainFilter.mayContain(KeyFilter.hash(key)), let (leaf, index) = NamespaceState.slot(key, in: tree.root) else {
             return false
         }
@@ -516,6 +555,15 @@ struct EngineState: Sendable {
     /// commit knows without looking at every namespace whether one has expired.
     var earliestRetired: CommitTime = .max
 
+    /// Runs `body` on the state of namespace `id` in place (nil if there is none). Reading it
+    /// through `namespaces[id]` would copy the whole state (a retain and release per tree and
+    /// filter) on every lookup, which point reads and writes do once each.
+    @inline(__always)
+    func withNamespace<R>(_ id: NamespaceID, _ body: (borrowing NamespaceState) -> R) -> R? {
+        guard let index = namespaces.index(forKey: id) else { return nil }
+        return body(namespaces.values[index])
+    }
+
     /// Drops the retired subtrees the history horizon has passed; returns them.
     mutating func dropRetired(through horizon: CommitTime) -> [RetiredSubtree] {
         guard earliestRetired <= horizon else { return [] }
@@ -527,6 +575,37 @@ struct EngineState: Sendable {
         }
         earliestRetired = earliest
         return dropped
+    }
+}
+
+/// `NamespaceState.upperAdjustment` for the keys of some ranges (ascending, disjoint), a stretch
+/// at a time.
+private struct AdjustmentWalk {
+    private let roots: [TreeNode]
+    private var ranges: ArraySlice<StorageKeyRange>
+    private var keys: KeyMerge?
+    private(set) var total = 0
+
+    init(_ roots: [TreeNode], _ ranges: [StorageKeyRange]) {
+        self.roots = roots
+        self.ranges = ranges[...]
+        keys = ranges.first.map { KeyMerge(roots, from: $0.lower) }
+    }
+
+    /// Takes up to `count` more keys; returns true when every range is done.
+    mutating func step(_ count: Int, _ space: NamespaceState) -> Bool {
+        var taken = 0
+        while taken < count, let range = ranges.first {
+            guard let live = keys?.next(), let key = keys?.key, range.contains(key) else {
+                // Past this range: on to the next one (which seeks to its own start).
+                ranges = ranges.dropFirst()
+                keys = ranges.first.map { KeyMerge(roots, from: $0.lower) }
+                continue
+            }
+            total += (live ? 1 : 0) - (space.mainHoldsLive(key) ? 1 : 0)
+            taken += 1
+        }
+        return ranges.isEmpty
     }
 }
 

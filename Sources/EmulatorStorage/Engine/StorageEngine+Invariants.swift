@@ -41,6 +41,11 @@ extension EngineState {
                 if entry.isLive { live += 1 }
                 cursor.next()
             }
+            var mainLive = 0
+            space.tree.root.forEachLiveSlot { mainLive += 1 }
+            if mainLive != space.mainLive {
+                problems.append("\(namespace): mainLive \(space.mainLive) but \(mainLive) live entries in the main tree")
+            }
             if live != space.liveCount {
                 problems.append("\(namespace): liveCount \(space.liveCount) but \(live) live entries")
             }
@@ -109,6 +114,14 @@ extension VersionedEntry {
 }
 
 extension TreeNode {
+    func forEachLiveSlot(_ body: () -> Void) {
+        guard isLeaf else {
+            for child in children { child.forEachLiveSlot(body) }
+            return
+        }
+        for slot in slots where slot.valueKind != LeafSlot.tombstone { body() }
+    }
+
     func check(
         depth: Int, lower: [UInt8]?, upper: [UInt8]?, isRoot: Bool, leafDepth: inout Int?,
         problems: inout [String], visit: (VersionedEntry) -> Void

@@ -142,7 +142,7 @@ package final class StorageEngine: Sendable {
                     for id in space.indexes.keys { space.indexes[id]?.tree = VersionedTree() }
                 } else {
                     after.namespaces[namespace] = nil  // keep `space` uniquely owned while cutting
-                    let removed = space.removeAll(in: .subtree(of: subtree), collect: !space.indexes.isEmpty)
+                    let removed = space.removeAll(in: .subtree(of: subtree), collect: !space.indexes.isEmpty, liveNow: space.liveCount)
                     space.liveCount -= removed.count
                     for id in Array(space.indexes.keys) {
                         for entry in removed.entries {

@@ -61,11 +61,11 @@ extension VersionedTree {
     /// inserting them one by one would descend, shift slots and copy the leaf per entry.
     /// Leaves built here drop versions older than `horizon` (from both sides); an entry left
     /// with nothing leaves the tree. `note` is told of each entry taken (its leaf and slot in
-    /// the source) and whether the tree held its key. Returns the number taken.
+    /// the source) and of the slot it replaced, if the tree held its key. Returns the number taken.
     @discardableResult
     mutating func merge<Source: SlotSource>(
         _ source: inout Source, limit: Int = .max, horizon: CommitTime,
-        _ note: (_ leaf: TreeNode, _ index: Int, _ replaced: Bool) -> Void
+        _ note: (_ leaf: TreeNode, _ index: Int, _ replaced: LeafSlot?) -> Void
     ) -> Int {
         var taken = 0
         while taken < limit, source.currentSlot != nil {
@@ -97,7 +97,7 @@ extension VersionedTree {
     /// key, which is rebuilt with the source entries below its upper bound.
     private static func merge<Source: SlotSource>(
         _ node: TreeNode, upper: [UInt8]?, _ source: inout Source, _ budget: Int, _ horizon: CommitTime,
-        _ taken: inout Int, _ copies: inout Int, _ note: (TreeNode, Int, Bool) -> Void
+        _ taken: inout Int, _ copies: inout Int, _ note: (TreeNode, Int, LeafSlot?) -> Void
     ) -> (separator: [UInt8], right: TreeNode)? {
         guard let (leaf, slot) = source.currentSlot else { return nil }
         let index = leaf._withUnsafeGuaranteedRef { $0.withKey(at: slot) { node.childIndex(for: $0) } }
@@ -135,7 +135,7 @@ extension VersionedTree {
     /// evenly over as many leaves as they need (none if nothing is left).
     private static func mergeLeaf<Source: SlotSource>(
         _ old: TreeNode, upper: [UInt8]?, _ source: inout Source, _ budget: Int, _ horizon: CommitTime,
-        _ taken: inout Int, _ note: (TreeNode, Int, Bool) -> Void
+        _ taken: inout Int, _ note: (TreeNode, Int, LeafSlot?) -> Void
     ) -> [TreeNode] {
         var picked = LeafPicks(horizon: horizon)
         picked.refs.reserveCapacity(old.count + 16)
@@ -150,12 +150,12 @@ extension VersionedTree {
             } }) {
                 break
             }
-            var replaced = false
+            var replaced: LeafSlot?
             while next < oldCount {
                 let order = TreeNode.compareKeys(oldLeaf, next, leaf, slot)
                 if order > 0 { break }
                 if order == 0 {
-                    replaced = true
+                    replaced = old.slots[next]
                     next += 1
                     break
                 }
