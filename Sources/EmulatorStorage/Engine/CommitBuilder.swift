@@ -57,13 +57,13 @@ package struct CommitBuilder {
 
     /// Throws unless `precondition` holds for `key` now.
     package func check(_ namespace: NamespaceID, _ key: StorageKey, _ precondition: Precondition) throws(StorageError) {
-        let entry = state.withNamespace(namespace) { $0.headEntry(key.encoded) } ?? nil
+        let entry = state.namespaces[namespace]?.headEntry(key.encoded)
         try CommitBuilder.check(precondition, entry, key)
     }
 
     /// The limits of a namespace.
     package func limits(_ namespace: NamespaceID) -> NamespaceLimits {
-        state.withNamespace(namespace) { $0.limits } ?? .unlimited
+        state.namespaces[namespace]?.limits ?? .unlimited
     }
 
     private var view: StorageSnapshot { StorageSnapshot(state: state, readTime: .max, isHead: false) }
@@ -77,7 +77,7 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, _ value: [UInt8], precondition: Precondition = .none
     ) throws(StorageError) -> WriteTimes {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
-        if let limits = state.withNamespace(namespace, { $0.limits }) {
+        if let limits = state.namespaces[namespace]?.limits {
             try limits.check(key, valueCount: value.count)
         }
         return try write(namespace, key, value, precondition)
@@ -89,7 +89,7 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, precondition: Precondition = .none
     ) throws(StorageError) -> Bool {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot delete the root; use deleteSubtree") }
-        if state.namespaces.index(forKey: namespace) == nil {
+        if state.namespaces[namespace] == nil {
             try CommitBuilder.check(precondition, nil, key)
             return false
         }

@@ -555,15 +555,6 @@ struct EngineState: Sendable {
     /// commit knows without looking at every namespace whether one has expired.
     var earliestRetired: CommitTime = .max
 
-    /// Runs `body` on the state of namespace `id` in place (nil if there is none). Reading it
-    /// through `namespaces[id]` would copy the whole state (a retain and release per tree and
-    /// filter) on every lookup, which point reads and writes do once each.
-    @inline(__always)
-    func withNamespace<R>(_ id: NamespaceID, _ body: (borrowing NamespaceState) -> R) -> R? {
-        guard let index = namespaces.index(forKey: id) else { return nil }
-        return body(namespaces.values[index])
-    }
-
     /// Drops the retired subtrees the history horizon has passed; returns them.
     mutating func dropRetired(through horizon: CommitTime) -> [RetiredSubtree] {
         guard earliestRetired <= horizon else { return [] }

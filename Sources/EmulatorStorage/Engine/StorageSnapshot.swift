@@ -26,21 +26,19 @@ package struct StorageSnapshot: Sendable {
 
     /// The live entry at `key`, or nil.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
-        let readTime = readTime
-        return state.withNamespace(namespace) { space -> StoredEntry? in
-            if let stack = space.retiredStack(for: key.encoded, at: readTime) {
-                return StorageSnapshot.visibleEntry(TreeView(stack: stack), key, readTime)
-            }
-            guard let (leaf, index) = space.headSlot(key.encoded, probingMain: false) else { return nil }
-            let slot = leaf.slots[index]
-            if slot.updateTime <= readTime {
-                // The common case: the current version, read without materializing the entry.
-                guard let value = leaf.value(at: index) else { return nil }
-                return StoredEntry(key: key, value: value, createTime: slot.createTime, updateTime: slot.updateTime)
-            }
-            guard let visible = leaf.entry(at: index).visible(at: readTime) else { return nil }
-            return StoredEntry(key: key, value: visible.value, createTime: visible.createTime, updateTime: visible.updateTime)
-        } ?? nil
+        guard let space = state.namespaces[namespace] else { return nil }
+        if let stack = space.retiredStack(for: key.encoded, at: readTime) {
+            return StorageSnapshot.visibleEntry(TreeView(stack: stack), key, readTime)
+        }
+        guard let (leaf, index) = space.headSlot(key.encoded, probingMain: false) else { return nil }
+        let slot = leaf.slots[index]
+        if slot.updateTime <= readTime {
+            // The common case: the current version, read without materializing the entry.
+            guard let value = leaf.value(at: index) else { return nil }
+            return StoredEntry(key: key, value: value, createTime: slot.createTime, updateTime: slot.updateTime)
+        }
+        guard let visible = leaf.entry(at: index).visible(at: readTime) else { return nil }
+        return StoredEntry(key: key, value: visible.value, createTime: visible.createTime, updateTime: visible.updateTime)
     }
 
     /// Live entries in `range`, in key order (or reverse), lazily.
