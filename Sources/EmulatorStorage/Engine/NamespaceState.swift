@@ -132,15 +132,16 @@ struct NamespaceState: Sendable {
     // MARK: Head lookups
 
     /// The leaf and slot of the newest entry for `key` at head (tombstones included), or nil.
+    /// The leaf is not retained: it is valid while this state is held.
     /// `probingMain` asks the main tree's filter first: worth it where most keys are new (writes),
     /// a wasted cache miss where most keys exist (reads).
     @inline(__always)
-    func headSlot(_ key: [UInt8], probingMain: Bool = true) -> (leaf: TreeNode, index: Int)? {
+    func headSlot(_ key: [UInt8], probingMain: Bool = true) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
         headSlot(key, hash: KeyFilter.hash(key), probingMain: probingMain)
     }
 
     @inline(__always)
-    func headSlot(_ key: [UInt8], hash: UInt64, probingMain: Bool = true) -> (leaf: TreeNode, index: Int)? {
+    func headSlot(_ key: [UInt8], hash: UInt64, probingMain: Bool = true) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
         if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) { return found }
         for run in fresh where run.filter.mayContain(hash) {
             if let found = NamespaceState.slot(key, in: run.root) { return found }
@@ -152,10 +153,10 @@ struct NamespaceState: Sendable {
     }
 
     @inline(__always)
-    private static func slot(_ key: [UInt8], in root: TreeNode) -> (leaf: TreeNode, index: Int)? {
+    private static func slot(_ key: [UInt8], in root: TreeNode) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
         guard !root.isEmpty else { return nil }
-        let leaf = VersionedTree(root: root).leaf(for: key)
-        let (index, found) = leaf.entryIndex(for: key)
+        let leaf = VersionedTree(root: root).unretainedLeaf(for: key)
+        let (index, found) = leaf._withUnsafeGuaranteedRef { $0.entryIndex(for: key) }
         return found ? (leaf, index) : nil
     }
 
@@ -176,11 +177,11 @@ struct NamespaceState: Sendable {
 
     /// The newest entry for `key` at head, tombstones included.
     func headEntry(_ key: [UInt8]) -> VersionedEntry? {
-        headSlot(key).map { $0.leaf.entry(at: $0.index) }
+        headSlot(key).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) } }
     }
 
     private func headEntry(_ key: [UInt8], hash: UInt64) -> VersionedEntry? {
-        headSlot(key, hash: hash).map { $0.leaf.entry(at: $0.index) }
+        headSlot(key, hash: hash).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) } }
     }
 
     // MARK: Writing
@@ -512,7 +513,7 @@ struct NamespaceState: Sendable {
         guard mainFilter.mayContain(KeyFilter.hash(key)), let (leaf, index) = NamespaceState.slot(key, in: tree.root) else {
             return false
         }
-        return leaf.slots[index].valueKind != LeafSlot.tombstone
+        return leaf._withUnsafeGuaranteedRef { $0.slots[index].valueKind != LeafSlot.tombstone }
     }
 
     // MARK: History sweep

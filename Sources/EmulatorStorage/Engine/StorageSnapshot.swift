@@ -31,14 +31,17 @@ package struct StorageSnapshot: Sendable {
             return StorageSnapshot.visibleEntry(TreeView(stack: stack), key, readTime)
         }
         guard let (leaf, index) = space.headSlot(key.encoded, probingMain: false) else { return nil }
-        let slot = leaf.slots[index]
-        if slot.updateTime <= readTime {
-            // The common case: the current version, read without materializing the entry.
-            guard let value = leaf.value(at: index) else { return nil }
-            return StoredEntry(key: key, value: value, createTime: slot.createTime, updateTime: slot.updateTime)
+        // `space` holds the leaf for the rest of this call.
+        return leaf._withUnsafeGuaranteedRef { leaf -> StoredEntry? in
+            let slot = leaf.slots[index]
+            if slot.updateTime <= readTime {
+                // The common case: the current version, read without materializing the entry.
+                guard let value = leaf.value(at: index) else { return nil }
+                return StoredEntry(key: key, value: value, createTime: slot.createTime, updateTime: slot.updateTime)
+            }
+            guard let visible = leaf.entry(at: index).visible(at: readTime) else { return nil }
+            return StoredEntry(key: key, value: visible.value, createTime: visible.createTime, updateTime: visible.updateTime)
         }
-        guard let visible = leaf.entry(at: index).visible(at: readTime) else { return nil }
-        return StoredEntry(key: key, value: visible.value, createTime: visible.createTime, updateTime: visible.updateTime)
     }
 
     /// Live entries in `range`, in key order (or reverse), lazily.

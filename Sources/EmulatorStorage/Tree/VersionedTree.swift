@@ -21,6 +21,12 @@ struct VersionedTree: Sendable {
     /// The leaf that holds or would hold `key`.
     @inline(__always)
     func leaf(for key: [UInt8]) -> TreeNode {
+        unretainedLeaf(for: key).takeUnretainedValue()
+    }
+
+    /// `leaf(for:)` without a retain: valid while the tree's root is held.
+    @inline(__always)
+    func unretainedLeaf(for key: [UInt8]) -> Unmanaged<TreeNode> {
         // `self` holds the root for the whole descent and nodes below a held root are never
         // mutated or freed (commits copy them), so the descent need not retain each node.
         var node = Unmanaged.passUnretained(root)
@@ -29,7 +35,7 @@ struct VersionedTree: Sendable {
         }) {
             node = child
         }
-        return node.takeUnretainedValue()
+        return node
     }
 
     /// Runs `body` on the entry for `key` (an absent placeholder if none) and stores the result:
