@@ -24,6 +24,10 @@ package struct CommitBuilder {
     let levels: LevelPolicy
     /// Namespaces this commit wrote to (their pending trees are sealed when it ends).
     var wrote: [NamespaceID] = []
+    /// The limits of the namespace the last put went to (nil: no such namespace, so none): a
+    /// lookup in `state.namespaces` copies the whole namespace state, and a commit's puts mostly
+    /// go to one namespace. Limits change only outside commits.
+    private var lastLimits: (namespace: NamespaceID, limits: NamespaceLimits?)?
 
     init(
         state: EngineState, commitTime: CommitTime, horizon: CommitTime, cutThreshold: Int = 64,
@@ -77,7 +81,8 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, _ value: [UInt8], precondition: Precondition = .none
     ) throws(StorageError) -> WriteTimes {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
-        if let limits = state.namespaces[namespace]?.limits {
+        if lastLimits?.namespace != namespace { lastLimits = (namespace, state.namespaces[namespace]?.limits) }
+        if let limits = lastLimits?.limits {
             try limits.check(key, valueCount: value.count)
         }
         return try write(namespace, key, value, precondition)
@@ -274,11 +279,23 @@ package struct CommitBuilder {
             }
             changes = merged.filter { $0.old != $0.new }
         }
+        // Live counts change once per namespace: each `state.namespaces[...]?` access copies
+        // the namespace's state in and out.
         var touched: [NamespaceID] = []
+        var deltas: [Int] = []
         for change in changes {
-            if touched.last != change.namespace && !touched.contains(change.namespace) { touched.append(change.namespace) }
-            let delta = (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
-            if delta != 0 { state.namespaces[change.namespace]?.liveCount += delta }
+            var slot = touched.count - 1
+            if touched.last != change.namespace {
+                slot = touched.firstIndex(of: change.namespace) ?? touched.count
+                if slot == touched.count {
+                    touched.append(change.namespace)
+                    deltas.append(0)
+                }
+            }
+            deltas[slot] += (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
+        }
+        for (namespace, delta) in zip(touched, deltas) where delta != 0 {
+            state.namespaces[namespace]?.liveCount += delta
         }
         for namespace in touched {
             state.namespaces[namespace]?.sweepStep(horizon: horizon)

@@ -55,10 +55,11 @@ extension TreeNode {
     func insert(_ entry: VersionedEntry, at index: Int) {
         admitHint(for: entry.key)
         if slots.count == slots.capacity {
-            // Grow by a few slots, not by doubling: a leaf that takes several entries in one
-            // commit (a merge in key order) would otherwise keep twice the room it needs.
-            slots.reserveCapacity(slots.count + 8)
-            hints.reserveCapacity(slots.count + 8)
+            // Grow by half (at least 8 slots), not by doubling: less room left unused in leaves
+            // that stop growing, and still a bounded number of copies while a leaf fills.
+            let room = slots.count + Swift.max(8, slots.count / 2)
+            slots.reserveCapacity(room)
+            hints.reserveCapacity(room)
         }
         reserveArena(entry.key.count)  // `storeValue` makes room for an inline value
         slots.insert(makeSlot(entry), at: index)
@@ -97,15 +98,19 @@ extension TreeNode {
         slots[index] = slot
     }
 
-    /// Moves slots `from...` into a new right sibling.
+    /// Moves slots `from...` into a new right sibling (their bytes copied as they are).
     func splitLeaf(at from: Int) -> TreeNode {
         let right = TreeNode()
         right.slots.reserveCapacity(slots.count - from + 8)
         right.hints.reserveCapacity(slots.count - from + 8)
+        var bytes = 0
+        for index in from..<slots.count { bytes += arenaBytes(of: index) }
+        right.arena.reserveCapacity(bytes + 512)
         for index in from..<slots.count {
-            right.append(entry(at: index))
+            right.appendCopy(of: index, in: self)
             release(slots[index], keepingKey: false)
         }
+        right.rebuildLeafHints()
         slots.removeSubrange(from...)
         hints.removeSubrange(from...)
         return right
@@ -152,10 +157,10 @@ extension TreeNode {
         }
     }
 
-    /// Makes room for `bytes` more arena bytes, growing by a little (see `insert`).
+    /// Makes room for `bytes` more arena bytes, growing by half (see `insert`).
     @inline(__always)
     private func reserveArena(_ bytes: Int) {
-        if arena.capacity - arena.count < bytes { arena.reserveCapacity(arena.count + bytes + 512) }
+        if arena.capacity - arena.count < bytes { arena.reserveCapacity(arena.count + bytes + Swift.max(512, arena.count / 2)) }
     }
 
     /// Accounts for the bytes a slot no longer uses (and drops its external value).

@@ -54,21 +54,23 @@ extension TreeNode {
     @inline(__always)
     static func search(
         _ slots: UnsafeBufferPointer<LeafSlot>, _ hints: UnsafeBufferPointer<UInt64>, _ offset: Int,
-        _ arena: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>
+        _ arena: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>, from start: Int = 0
     ) -> (index: Int, found: Bool) {
-        guard let first = slots.first, let arenaBase = arena.baseAddress else { return (0, false) }
+        guard start < slots.count, let first = slots.first, let arenaBase = arena.baseAddress else {
+            return (Swift.min(start, slots.count), false)
+        }
         // Every key here starts with the same `offset` bytes; a key that does not is below or above all.
         let shared = Swift.min(offset, key.count)
         if shared > 0, let keyBase = key.baseAddress {
             let order = memcmp(arenaBase + Int(first.keyStart), keyBase, shared)
-            if order > 0 { return (0, false) }
+            if order > 0 { return (start, false) }
             if order < 0 { return (slots.count, false) }
         }
-        if key.count < offset { return (0, false) }  // a proper prefix of every key here
+        if key.count < offset { return (start, false) }  // a proper prefix of every key here
         let target = hint(key, 0, key.count, offset)
         // A linear scan: the hint array is at most 512 bytes, and independent sequential loads
         // overlap their cache misses where a binary search would wait for each probe in turn.
-        var index = 0
+        var index = start
         while index < hints.count && hints[index] < target { index += 1 }
         while index < hints.count && hints[index] == target {
             let slot = slots[index]
