@@ -14,6 +14,8 @@ extension TreeCursor: SlotSource {}
 /// newer tree first on a tie), so a step costs about 2 log₂(trees) key comparisons.
 struct SlotMerge: SlotSource {
     private var cursors: [TreeCursor]
+    /// Each cursor's current slot, kept beside it so heap comparisons need not touch the cursors.
+    private var heads: [(leaf: Unmanaged<TreeNode>, index: Int)?]
     private var heap: [Int] = []
 
     init(_ roots: [TreeNode]) {
@@ -22,7 +24,8 @@ struct SlotMerge: SlotSource {
             cursor.seek(atLeast: [])
             return cursor
         }
-        for index in cursors.indices where cursors[index].currentSlot != nil {
+        heads = cursors.map(\.currentSlot)
+        for index in cursors.indices where heads[index] != nil {
             heap.append(index)
             siftUp(heap.count - 1)
         }
@@ -30,16 +33,15 @@ struct SlotMerge: SlotSource {
 
     var currentSlot: (leaf: Unmanaged<TreeNode>, index: Int)? {
         guard let top = heap.first else { return nil }
-        return cursors[top].currentSlot
+        return heads[top]
     }
 
     mutating func next() {
-        guard let top = heap.first, let (leaf, index) = cursors[top].currentSlot else { return }
+        guard let top = heap.first, let (leaf, index) = heads[top] else { return }
         // Step every cursor standing on this key (older trees' entries for it are superseded);
         // each comes to the top of the heap in turn.
         stepTop()
-        while let first = heap.first, let slot = cursors[first].currentSlot,
-              TreeNode.compareKeys(slot.leaf, slot.index, leaf, index) == 0 {
+        while let first = heap.first, let slot = heads[first], TreeNode.compareKeys(slot.leaf, slot.index, leaf, index) == 0 {
             stepTop()
         }
     }
@@ -48,7 +50,8 @@ struct SlotMerge: SlotSource {
     private mutating func stepTop() {
         guard let first = heap.first else { return }
         cursors[first].next()
-        if cursors[first].currentSlot == nil {
+        heads[first] = cursors[first].currentSlot
+        if heads[first] == nil {
             heap.swapAt(0, heap.count - 1)
             heap.removeLast()
         }
@@ -56,8 +59,9 @@ struct SlotMerge: SlotSource {
     }
 
     /// True if cursor `lhs` comes before cursor `rhs` (both have a current entry).
+    @inline(__always)
     private func precedes(_ lhs: Int, _ rhs: Int) -> Bool {
-        guard let left = cursors[lhs].currentSlot, let right = cursors[rhs].currentSlot else { return false }
+        guard let left = heads[lhs], let right = heads[rhs] else { return false }
         let order = TreeNode.compareKeys(left.leaf, left.index, right.leaf, right.index)
         return order < 0 || (order == 0 && lhs < rhs)
     }
