@@ -50,4 +50,27 @@ import Testing
             #expect(node.entryIndex(for: node.key(at: index)) == (index, true))
         }
     }
+
+    /// Internal nodes route by separator hints and, when the separators share at most 8 bytes, by
+    /// a copy of that prefix instead of the arena: the child chosen must be the one a bytewise
+    /// count of separators ≤ key gives, for heads shorter and longer than 8 bytes.
+    @Test(arguments: 1...30)
+    func childSearchAgreesWithBytewiseCount(seed: Int) {
+        var rng = SeededGenerator(seed: UInt64(seed) * 131)
+        let heads: [[UInt8]] = [[], Array("do".utf8), Array("docs\u{0}x".utf8), Array("collection\u{0}sub\u{0}".utf8)]
+        let head = heads[seed % heads.count]
+        var separators = Set<[UInt8]>()
+        while separators.count < Int.random(in: 1...TreeNode.maxChildren - 1, using: &rng) {
+            separators.insert(LeafSearchTests.trickyKey(&rng, head: head.count >= 2 ? head : head + [0, 1]))
+        }
+        let sorted = separators.sorted { ByteOrder.less($0, $1) }
+        let node = TreeNode(children: (0...sorted.count).map { _ in TreeNode() }, separators: sorted)
+        var probes = sorted
+        for _ in 0..<300 { probes.append(LeafSearchTests.trickyKey(&rng, head: head.count >= 2 ? head : head + [0, 1])) }
+        probes += [[], Array(head.prefix(3)), head, [255, 255], sorted[0] + [0], Array(sorted[0].dropLast())]
+        for probe in probes {
+            let want = sorted.filter { !ByteOrder.less(probe, $0) }.count
+            #expect(node.childIndex(for: probe) == want, "probe \(probe) among \(sorted.count) separators")
+        }
+    }
 }

@@ -150,6 +150,9 @@ extension TreeNode {
             || zip(separators, hints).contains(where: { !$0.0.starts(with: separators[0].prefix(hintOffset)) || $0.0.count < hintOffset || TreeNode.hint($0.0, hintOffset) != $0.1 }) {
             problems.append("separator hints out of step")
         }
+        if let first = separators.first, separatorPrefix != TreeNode.hint(Array(first.prefix(Swift.min(hintOffset, 8))), 0) {
+            problems.append("separator prefix out of step")
+        }
         if children.count < (isRoot ? 2 : 1) { problems.append("internal node with \(children.count) children") }
         if children.count > TreeNode.maxChildren { problems.append("overfull internal node") }
         for (index, child) in children.enumerated() {

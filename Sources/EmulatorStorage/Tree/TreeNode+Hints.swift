@@ -86,6 +86,7 @@ extension TreeNode {
     func rebuildSeparatorHints() {
         hints.removeAll(keepingCapacity: true)
         hintOffset = 0
+        separatorPrefix = 0
         let count = separatorEnds.count
         guard count > 0 else { return }
         separatorEnds.withUnsafeBufferPointer { ends in
@@ -96,6 +97,7 @@ extension TreeNode {
                 var shared = 0
                 while shared < limit && arena[shared] == arena[lastStart + shared] { shared += 1 }
                 hintOffset = shared
+                separatorPrefix = TreeNode.hint(arena, 0, Swift.min(shared, 8), 0)  // separator 0 starts at 0
                 for index in 0..<count {
                     let start = index == 0 ? 0 : Int(ends[index - 1])
                     hints.append(TreeNode.hint(arena, start, Int(ends[index]) - start, shared))

@@ -26,6 +26,9 @@ final class TreeNode: @unchecked Sendable {
     @exclusivity(unchecked) var hints: [UInt64]
     /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
     @exclusivity(unchecked) var hintOffset: Int
+    /// Internal nodes: the first (up to 8) bytes of the prefix all separators share, as a hint,
+    /// so a descent checks a key against that prefix without reading the arena.
+    @exclusivity(unchecked) var separatorPrefix: UInt64 = 0
     @exclusivity(unchecked) var slots: [LeafSlot]
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
     @exclusivity(unchecked) var externals: [[UInt8]]
@@ -68,10 +71,13 @@ final class TreeNode: @unchecked Sendable {
         rebuildSeparatorHints()
     }
 
-    private init(children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int) {
+    private init(
+        children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int, separatorPrefix: UInt64
+    ) {
         self.slots = []
         self.hints = hints
         self.hintOffset = hintOffset
+        self.separatorPrefix = separatorPrefix
         self.arena = arena
         self.externals = []
         self.histories = []
@@ -95,7 +101,7 @@ final class TreeNode: @unchecked Sendable {
             copiedChildren.append(contentsOf: children)
             return TreeNode(
                 children: copiedChildren, arena: arena, separatorEnds: separatorEnds, hints: hints,
-                hintOffset: hintOffset)
+                hintOffset: hintOffset, separatorPrefix: separatorPrefix)
         }
         var needsRewrite = garbage > 256 && garbage * 2 > arena.count
         if horizon > 0 && !needsRewrite {
@@ -139,12 +145,46 @@ final class TreeNode: @unchecked Sendable {
     /// Index of the child that may hold `key`.
     @inline(__always)
     func childIndex(for key: [UInt8]) -> Int {
-        separatorEnds.withUnsafeBufferPointer { ends in
-            hints.withUnsafeBufferPointer { hints in
+        key.withUnsafeBufferPointer { childIndex(for: $0) }
+    }
+
+    /// Index of the child that may hold `key`. Reads only the hints unless the key ties with a
+    /// separator's hint or the separators share more than 8 bytes (each array read is another
+    /// cache line on a descent).
+    @inline(__always)
+    func childIndex(for key: UnsafeBufferPointer<UInt8>) -> Int {
+        let offset = hintOffset
+        guard offset <= 8 else {
+            return separatorEnds.withUnsafeBufferPointer { ends in
+                hints.withUnsafeBufferPointer { hints in
+                    arena.withUnsafeBufferPointer { arena in TreeNode.childSearch(ends, hints, offset, arena, key) }
+                }
+            }
+        }
+        return hints.withUnsafeBufferPointer { hints in
+            guard !hints.isEmpty else { return 0 }
+            let shared = Swift.min(offset, key.count)
+            if shared > 0 {
+                // Big-endian, zero-padded words order as the bytes do. (A key shorter than the
+                // prefix that matches it as far as it goes compares below or equal: either way
+                // it belongs before every separator.)
+                let theirs = TreeNode.hint(key, 0, shared, 0)
+                if separatorPrefix > theirs { return 0 }
+                if separatorPrefix < theirs { return hints.count }
+            }
+            if key.count < offset { return 0 }  // a proper prefix of every separator
+            let target = TreeNode.hint(key, 0, key.count, offset)
+            var index = 0
+            while index < hints.count && hints[index] < target { index += 1 }
+            guard index < hints.count && hints[index] == target else { return index }
+            return separatorEnds.withUnsafeBufferPointer { ends in
                 arena.withUnsafeBufferPointer { arena in
-                    key.withUnsafeBufferPointer { key in
-                        TreeNode.childSearch(ends, hints, hintOffset, arena, key)
+                    while index < hints.count && hints[index] == target {
+                        let start = index == 0 ? 0 : Int(ends[index - 1])
+                        if ByteOrder.compare(arena, start, Int(ends[index]) - start, key) > 0 { break }
+                        index += 1
                     }
+                    return index
                 }
             }
         }

@@ -296,16 +296,6 @@ extension TreeNode {
         }
     }
 
-    /// Index of the child that may hold `key`.
-    @inline(__always)
-    func childIndex(for key: UnsafeBufferPointer<UInt8>) -> Int {
-        separatorEnds.withUnsafeBufferPointer { ends in
-            hints.withUnsafeBufferPointer { hints in
-                arena.withUnsafeBufferPointer { arena in TreeNode.childSearch(ends, hints, hintOffset, arena, key) }
-            }
-        }
-    }
-
     /// Orders the key of slot `lhsIndex` of `lhs` against the key of slot `rhsIndex` of `rhs`.
     @inline(__always)
     static func compareKeys(
