@@ -510,10 +510,16 @@ struct NamespaceState: Sendable {
 
     /// True if the main tree holds a live entry for `key`.
     func mainHoldsLive(_ key: [UInt8]) -> Bool {
-        guard mainFilter.mayContain(KeyFilter.hash(key)), let (leaf, index) = NamespaceState.slot(key, in: tree.root) else {
-            return false
+        key.withUnsafeBufferPointer { mainHoldsLive($0) }
+    }
+
+    func mainHoldsLive(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard mainFilter.mayContain(KeyFilter.hash(key)), !tree.root.isEmpty else { return false }
+        let leaf = tree.unretainedLeaf(for: key)
+        return leaf._withUnsafeGuaranteedRef { leaf in
+            let (index, found) = leaf.entryIndex(for: key, from: 0)
+            return found && leaf.slots[index].valueKind != LeafSlot.tombstone
         }
-        return leaf._withUnsafeGuaranteedRef { $0.slots[index].valueKind != LeafSlot.tombstone }
     }
 
     // MARK: History sweep
@@ -575,68 +581,41 @@ struct EngineState: Sendable {
 private struct AdjustmentWalk {
     private let roots: [TreeNode]
     private var ranges: ArraySlice<StorageKeyRange>
-    private var keys: KeyMerge?
+    private var keys: SlotMerge?
     private(set) var total = 0
 
     init(_ roots: [TreeNode], _ ranges: [StorageKeyRange]) {
         self.roots = roots
         self.ranges = ranges[...]
-        keys = ranges.first.map { KeyMerge(roots, from: $0.lower) }
+        keys = ranges.first.map { SlotMerge(roots, from: $0.lower) }
     }
 
     /// Takes up to `count` more keys; returns true when every range is done.
     mutating func step(_ count: Int, _ space: NamespaceState) -> Bool {
         var taken = 0
         while taken < count, let range = ranges.first {
-            guard let live = keys?.next(), let key = keys?.key, range.contains(key) else {
+            // `roots` hold the leaf.
+            guard let (leaf, index) = keys?.currentSlot,
+                  let change = leaf._withUnsafeGuaranteedRef({ leaf in
+                      leaf.withKey(at: index) { key -> Int? in
+                          if let upper = range.upper,
+                             !upper.withUnsafeBufferPointer({ ByteOrder.compare(key, 0, key.count, $0) < 0 }) {
+                              return nil
+                          }
+                          let live = leaf.slots[index].valueKind != LeafSlot.tombstone
+                          return (live ? 1 : 0) - (space.mainHoldsLive(key) ? 1 : 0)
+                      }
+                  })
+            else {
                 // Past this range: on to the next one (which seeks to its own start).
                 ranges = ranges.dropFirst()
-                keys = ranges.first.map { KeyMerge(roots, from: $0.lower) }
+                keys = ranges.first.map { SlotMerge(roots, from: $0.lower) }
                 continue
             }
-            total += (live ? 1 : 0) - (space.mainHoldsLive(key) ? 1 : 0)
+            total += change
+            keys?.next()
             taken += 1
         }
         return ranges.isEmpty
-    }
-}
-
-/// The distinct keys of several trees (newest first) in ascending order, each with whether its
-/// newest entry is live, read without copying entries out of the leaves.
-private struct KeyMerge {
-    private var cursors: [TreeCursor]
-    private var keys: [[UInt8]]
-    /// The current key (valid after `next` returned non-nil).
-    private(set) var key: [UInt8] = []
-
-    init(_ roots: [TreeNode], from lower: [UInt8]) {
-        cursors = roots.map { TreeCursor(root: $0) }
-        keys = Array(repeating: [], count: cursors.count)
-        for index in cursors.indices {
-            cursors[index].seek(atLeast: lower)
-            load(index)
-        }
-    }
-
-    private mutating func load(_ index: Int) {
-        keys[index].removeAll(keepingCapacity: true)
-        _ = cursors[index].withCurrentKey { keys[index].append(contentsOf: $0) }
-    }
-
-    /// Moves to the next key; returns whether its newest entry is live, or nil at the end.
-    mutating func next() -> Bool? {
-        var best = -1
-        for index in cursors.indices where cursors[index].currentIsLive != nil {
-            if best < 0 || ByteOrder.less(keys[index], keys[best]) { best = index }
-        }
-        guard best >= 0, let live = cursors[best].currentIsLive else { return nil }
-        swap(&key, &keys[best])  // reuses the buffers instead of copying the key
-        cursors[best].next()
-        load(best)
-        for index in cursors.indices where index != best && cursors[index].currentIsLive != nil && keys[index] == key {
-            cursors[index].next()
-            load(index)
-        }
-        return live
     }
 }

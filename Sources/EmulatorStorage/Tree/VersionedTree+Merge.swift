@@ -9,19 +9,19 @@ protocol SlotSource {
 
 extension TreeCursor: SlotSource {}
 
-/// The entries of several trees (newest first) in ascending key order, each key once, from the
-/// newest tree that holds it. The cursors sit in a binary heap ordered by current key (the
-/// newer tree first on a tie), so a step costs about 2 log₂(trees) key comparisons.
+/// The entries of several trees (newest first) in ascending key order from `lower` on, each key
+/// once, from the newest tree that holds it. The cursors sit in a binary heap ordered by current
+/// key (the newer tree first on a tie), so a step costs about 2 log₂(trees) key comparisons.
 struct SlotMerge: SlotSource {
     private var cursors: [TreeCursor]
     /// Each cursor's current slot, kept beside it so heap comparisons need not touch the cursors.
     private var heads: [(leaf: Unmanaged<TreeNode>, index: Int)?]
     private var heap: [Int] = []
 
-    init(_ roots: [TreeNode]) {
+    init(_ roots: [TreeNode], from lower: [UInt8] = []) {
         cursors = roots.map { root in
             var cursor = TreeCursor(root: root)
-            cursor.seek(atLeast: [])
+            cursor.seek(atLeast: lower)
             return cursor
         }
         heads = cursors.map(\.currentSlot)

@@ -27,6 +27,11 @@ struct VersionedTree: Sendable {
     /// `leaf(for:)` without a retain: valid while the tree's root is held.
     @inline(__always)
     func unretainedLeaf(for key: [UInt8]) -> Unmanaged<TreeNode> {
+        key.withUnsafeBufferPointer { unretainedLeaf(for: $0) }
+    }
+
+    @inline(__always)
+    func unretainedLeaf(for key: UnsafeBufferPointer<UInt8>) -> Unmanaged<TreeNode> {
         // `self` holds the root for the whole descent and nodes below a held root are never
         // mutated or freed (commits copy them), so the descent need not retain each node.
         var node = Unmanaged.passUnretained(root)
