@@ -154,10 +154,12 @@ struct NamespaceState: Sendable {
 
     @inline(__always)
     private static func slot(_ key: [UInt8], in root: TreeNode) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
-        guard !root.isEmpty else { return nil }
-        let leaf = VersionedTree(root: root).unretainedLeaf(for: key)
-        let (index, found) = leaf._withUnsafeGuaranteedRef { $0.entryIndex(for: key) }
-        return found ? (leaf, index) : nil
+        // An empty tree is an empty leaf: the search finds nothing in it.
+        key.withUnsafeBufferPointer { key in
+            let leaf = VersionedTree.leaf(for: key, below: Unmanaged.passUnretained(root))
+            let (index, found) = leaf._withUnsafeGuaranteedRef { $0.entryIndex(for: key, from: 0) }
+            return found ? (leaf, index) : nil
+        }
     }
 
     /// True if `pending` holds an entry for `key` (whose hash is `hash`).

@@ -32,11 +32,21 @@ struct VersionedTree: Sendable {
 
     @inline(__always)
     func unretainedLeaf(for key: UnsafeBufferPointer<UInt8>) -> Unmanaged<TreeNode> {
-        // `self` holds the root for the whole descent and nodes below a held root are never
+        VersionedTree.leaf(for: key, below: Unmanaged.passUnretained(root))
+    }
+
+    /// The leaf under `root` that holds or would hold `key`, not retained: the caller holds `root`
+    /// for as long as it uses the leaf.
+    @inline(__always)
+    static func leaf(for key: UnsafeBufferPointer<UInt8>, below root: Unmanaged<TreeNode>) -> Unmanaged<TreeNode> {
+        // The caller holds the root for the whole descent and nodes below a held root are never
         // mutated or freed (commits copy them), so the descent need not retain each node.
-        var node = Unmanaged.passUnretained(root)
+        var node = root
         while let child = node._withUnsafeGuaranteedRef({ node in
-            node.isLeaf ? nil : node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[node.childIndex(for: key)]) }
+            // (An internal node without children, which no tree keeps, ends the descent too.)
+            node.isLeaf ? nil : node.children.withUnsafeBufferPointer { children in
+                children.isEmpty ? nil : Unmanaged.passUnretained(children[node.childIndex(for: key)])
+            }
         }) {
             node = child
         }
