@@ -147,6 +147,32 @@ import Testing
         try engine.put([("a/b/c", String(repeating: "v", count: 100)), (String(repeating: "s", count: 20), "x")])
     }
 
+    /// A commit looks each namespace's limits up once (`CommitBuilder.lastLimits`): writes that
+    /// alternate between an unlimited namespace and a limited one still get each one's limits.
+    @Test func limitsFollowTheNamespaceWithinOneCommit() throws {
+        let engine = StorageEngine()
+        let limited: NamespaceID = "test/limited"
+        engine.configure(limited, limits: NamespaceLimits(maxValueBytes: 4))
+        let big = bytes(String(repeating: "v", count: 10))
+        do {
+            try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+                try txn.put(testNamespace, key("a"), big)
+                try txn.put(limited, key("a"), bytes("ok"))
+                try txn.put(testNamespace, key("b"), big)
+                try txn.put(limited, key("b"), big)
+            }
+            Issue.record("expected valueTooLarge")
+        } catch {
+            #expect(error.code == .valueTooLarge)
+        }
+        try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+            try txn.put(limited, key("c"), bytes("ok"))
+            try txn.put(testNamespace, key("c"), big)
+        }
+        #expect(try engine.value("c") == String(repeating: "v", count: 10))
+        #expect(try engine.value("a", in: limited) == nil)
+    }
+
     @Test func theRootCannotHoldAValue() {
         let engine = StorageEngine()
         #expect(throws: StorageError.self) {
