@@ -284,15 +284,14 @@ package struct CommitBuilder {
         var touched: [NamespaceID] = []
         var deltas: [Int] = []
         for change in changes {
-            var slot = touched.count - 1
-            if touched.last != change.namespace {
-                slot = touched.firstIndex(of: change.namespace) ?? touched.count
-                if slot == touched.count {
-                    touched.append(change.namespace)
-                    deltas.append(0)
-                }
+            let delta = (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
+            // Searched from the end: a commit's changes mostly go to the namespace of the one before.
+            if let slot = touched.lastIndex(of: change.namespace) {
+                deltas[slot] += delta
+            } else {
+                touched.append(change.namespace)
+                deltas.append(delta)
             }
-            deltas[slot] += (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
         }
         for (namespace, delta) in zip(touched, deltas) where delta != 0 {
             state.namespaces[namespace]?.liveCount += delta

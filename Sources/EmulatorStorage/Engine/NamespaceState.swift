@@ -154,12 +154,15 @@ struct NamespaceState: Sendable {
 
     @inline(__always)
     private static func slot(_ key: [UInt8], in root: TreeNode) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
+        key.withUnsafeBufferPointer { slot($0, in: root) }
+    }
+
+    @inline(__always)
+    private static func slot(_ key: UnsafeBufferPointer<UInt8>, in root: TreeNode) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
         // An empty tree is an empty leaf: the search finds nothing in it.
-        key.withUnsafeBufferPointer { key in
-            let leaf = VersionedTree.leaf(for: key, below: Unmanaged.passUnretained(root))
-            let (index, found) = leaf._withUnsafeGuaranteedRef { $0.entryIndex(for: key, from: 0) }
-            return found ? (leaf, index) : nil
-        }
+        let leaf = VersionedTree.leaf(for: key, below: Unmanaged.passUnretained(root))
+        let (index, found) = leaf._withUnsafeGuaranteedRef { $0.entryIndex(for: key, from: 0) }
+        return found ? (leaf, index) : nil
     }
 
     /// True if `pending` holds an entry for `key` (whose hash is `hash`).
@@ -179,7 +182,7 @@ struct NamespaceState: Sendable {
 
     /// The newest entry for `key` at head, tombstones included.
     func headEntry(_ key: [UInt8]) -> VersionedEntry? {
-        headSlot(key).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) } }
+        headEntry(key, hash: KeyFilter.hash(key))
     }
 
     private func headEntry(_ key: [UInt8], hash: UInt64) -> VersionedEntry? {
@@ -516,12 +519,10 @@ struct NamespaceState: Sendable {
     }
 
     func mainHoldsLive(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard mainFilter.mayContain(KeyFilter.hash(key)), !tree.root.isEmpty else { return false }
-        let leaf = tree.unretainedLeaf(for: key)
-        return leaf._withUnsafeGuaranteedRef { leaf in
-            let (index, found) = leaf.entryIndex(for: key, from: 0)
-            return found && leaf.slots[index].valueKind != LeafSlot.tombstone
+        guard mainFilter.mayContain(KeyFilter.hash(key)), let (leaf, index) = NamespaceState.slot(key, in: tree.root) else {
+            return false
         }
+        return leaf._withUnsafeGuaranteedRef { $0.slots[index].valueKind != LeafSlot.tombstone }
     }
 
     // MARK: History sweep

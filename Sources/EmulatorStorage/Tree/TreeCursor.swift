@@ -20,19 +20,10 @@ struct TreeCursor {
         return (Unmanaged.passUnretained(leaf), position)
     }
 
-    /// Whether the current entry is live (nil when the cursor has run off either end).
-    var currentIsLive: Bool? {
-        guard let leaf else { return nil }
-        return leaf.slots[position].valueKind != LeafSlot.tombstone
-    }
-
     /// Calls `body` with the bytes of the current key (nil when the cursor has run off either end).
     func withCurrentKey<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         guard let leaf else { return nil }
-        let slot = leaf.slots[position]
-        return leaf.arena.withUnsafeBufferPointer { arena in
-            body(UnsafeBufferPointer(rebasing: arena[Int(slot.keyStart)..<Int(slot.keyStart) + Int(slot.keyCount)]))
-        }
+        return leaf.withKey(at: position, body)
     }
 
     /// Moves to the first entry with key ≥ `key`.

@@ -150,18 +150,23 @@ final class TreeNode: @unchecked Sendable {
 
     /// Index of the child that may hold `key`. Reads only the hints unless the key ties with a
     /// separator's hint or the separators share more than 8 bytes (each array read is another
-    /// cache line on a descent).
+    /// cache line on a descent); then the full search (`childSearch`) reads the arena.
     @inline(__always)
     func childIndex(for key: UnsafeBufferPointer<UInt8>) -> Int {
-        let offset = hintOffset
-        guard offset <= 8 else {
-            return separatorEnds.withUnsafeBufferPointer { ends in
-                hints.withUnsafeBufferPointer { hints in
-                    arena.withUnsafeBufferPointer { arena in TreeNode.childSearch(ends, hints, offset, arena, key) }
-                }
+        if hintOffset <= 8, let index = childIndexByHints(key) { return index }
+        return separatorEnds.withUnsafeBufferPointer { ends in
+            hints.withUnsafeBufferPointer { hints in
+                arena.withUnsafeBufferPointer { arena in TreeNode.childSearch(ends, hints, hintOffset, arena, key) }
             }
         }
-        return hints.withUnsafeBufferPointer { hints in
+    }
+
+    /// `childIndex(for:)` from the hints and `separatorPrefix` alone (`hintOffset` ≤ 8); nil when
+    /// the key's hint ties with a separator's and only the separators' bytes can tell.
+    @inline(__always)
+    private func childIndexByHints(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+        let offset = hintOffset
+        return hints.withUnsafeBufferPointer { hints -> Int? in
             guard !hints.isEmpty else { return 0 }
             let shared = Swift.min(offset, key.count)
             if shared > 0 {
@@ -176,17 +181,7 @@ final class TreeNode: @unchecked Sendable {
             let target = TreeNode.hint(key, 0, key.count, offset)
             var index = 0
             while index < hints.count && hints[index] < target { index += 1 }
-            guard index < hints.count && hints[index] == target else { return index }
-            return separatorEnds.withUnsafeBufferPointer { ends in
-                arena.withUnsafeBufferPointer { arena in
-                    while index < hints.count && hints[index] == target {
-                        let start = index == 0 ? 0 : Int(ends[index - 1])
-                        if ByteOrder.compare(arena, start, Int(ends[index]) - start, key) > 0 { break }
-                        index += 1
-                    }
-                    return index
-                }
-            }
+            return index < hints.count && hints[index] == target ? nil : index
         }
     }
 
@@ -218,15 +213,7 @@ final class TreeNode: @unchecked Sendable {
     /// First slot index whose key is ≥ `key`, and whether it equals.
     @inline(__always)
     func entryIndex(for key: [UInt8]) -> (index: Int, found: Bool) {
-        slots.withUnsafeBufferPointer { slots in
-            hints.withUnsafeBufferPointer { hints in
-                arena.withUnsafeBufferPointer { arena in
-                    key.withUnsafeBufferPointer { key in
-                        TreeNode.search(slots, hints, hintOffset, arena, key)
-                    }
-                }
-            }
-        }
+        key.withUnsafeBufferPointer { entryIndex(for: $0, from: 0) }
     }
 
 }

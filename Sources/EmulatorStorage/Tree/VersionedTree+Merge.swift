@@ -122,9 +122,7 @@ extension VersionedTree {
             if let split = VersionedTree.merge(root, upper: nil, &source, limit - taken, horizon, &taken, &copiedNodes, note) {
                 root = TreeNode(children: [root, split.right], separators: [split.separator])
             }
-            while !root.isLeaf && root.children.count <= 1 {
-                root = root.children.first ?? TreeNode()
-            }
+            normalizeRoot()
         }
         return taken
     }

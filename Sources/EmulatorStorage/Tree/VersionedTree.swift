@@ -21,18 +21,7 @@ struct VersionedTree: Sendable {
     /// The leaf that holds or would hold `key`.
     @inline(__always)
     func leaf(for key: [UInt8]) -> TreeNode {
-        unretainedLeaf(for: key).takeUnretainedValue()
-    }
-
-    /// `leaf(for:)` without a retain: valid while the tree's root is held.
-    @inline(__always)
-    func unretainedLeaf(for key: [UInt8]) -> Unmanaged<TreeNode> {
-        key.withUnsafeBufferPointer { unretainedLeaf(for: $0) }
-    }
-
-    @inline(__always)
-    func unretainedLeaf(for key: UnsafeBufferPointer<UInt8>) -> Unmanaged<TreeNode> {
-        VersionedTree.leaf(for: key, below: Unmanaged.passUnretained(root))
+        key.withUnsafeBufferPointer { VersionedTree.leaf(for: $0, below: Unmanaged.passUnretained(root)) }.takeUnretainedValue()
     }
 
     /// The leaf under `root` that holds or would hold `key`, not retained: the caller holds `root`
@@ -70,7 +59,8 @@ struct VersionedTree: Sendable {
         return result.unsafelyUnwrapped
     }
 
-    private mutating func normalizeRoot() {
+    /// Replaces a root left with one child (or none) by that child (or an empty leaf).
+    mutating func normalizeRoot() {
         while !root.isLeaf && root.children.count <= 1 {
             root = root.children.first ?? TreeNode()
         }
