@@ -168,16 +168,16 @@ struct NamespaceState: Sendable {
     /// True if `pending` holds an entry for `key` (whose hash is `hash`).
     @inline(__always)
     private func pendingHolds(_ key: [UInt8], _ hash: UInt64) -> Bool {
-        pendingFilter.mayContain(hash) && pending.contains(key)
+        pendingFilter.mayContain(hash) && NamespaceState.slot(key, in: pending.root) != nil
     }
 
     /// True if a tree between `pending` and the main one holds an entry for `key`.
     private func freshOrRecentHolds(_ key: [UInt8], _ hash: UInt64) -> Bool {
         for run in fresh where run.filter.mayContain(hash) {
-            if VersionedTree(root: run.root).contains(key) { return true }
+            if NamespaceState.slot(key, in: run.root) != nil { return true }
         }
-        if recentFilter.mayContain(hash) && recent.contains(key) { return true }
-        return drainingFilter.mayContain(hash) && draining.contains(key)
+        if recentFilter.mayContain(hash) && NamespaceState.slot(key, in: recent.root) != nil { return true }
+        return drainingFilter.mayContain(hash) && NamespaceState.slot(key, in: draining.root) != nil
     }
 
     /// The newest entry for `key` at head, tombstones included.
@@ -544,15 +544,6 @@ struct NamespaceState: Sendable {
     }
 
     static let sweepInterval = 4
-}
-
-extension VersionedTree {
-    /// True if the tree holds an entry (live or not) for `key`.
-    @inline(__always)
-    func contains(_ key: [UInt8]) -> Bool {
-        guard !root.isEmpty else { return false }
-        return leaf(for: key).entryIndex(for: key).found
-    }
 }
 
 /// The published head: what a new snapshot sees.
