@@ -59,7 +59,7 @@ import Testing
         clock.advance(by: 5_000)
         try engine.put([("d", "3")])  // touches the leaf holding both keys
         let snapshot = try engine.snapshot()
-        let tree = try #require(snapshot.state.namespaces[testNamespace]?.tree)
+        let tree = try #require(snapshot.state.namespaces[testNamespace]?.main.tree)
         #expect(tree.entry(key("gone").encoded) == nil)
         #expect(tree.entry(key("d").encoded)?.history.count == 1)  // only the version superseded just now
     }
@@ -93,7 +93,7 @@ import Testing
         try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in try txn.delete(testNamespace, key("001")) }
         clock.advance(by: 5_000)
         for round in 0..<200 { try engine.put([("999", "\(round)")]) }  // only ever touches the last leaf
-        let tree = try #require(try engine.snapshot().state.namespaces[testNamespace]?.tree)
+        let tree = try #require(try engine.snapshot().state.namespaces[testNamespace]?.main.tree)
         #expect(tree.entry(key("000").encoded)?.history.isEmpty == true)
         #expect(tree.entry(key("001").encoded) == nil)
         #expect(engine.invariantViolations() == [])

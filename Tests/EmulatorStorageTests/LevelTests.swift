@@ -50,7 +50,7 @@ import Testing
         // The levels did their work: most entries reached the main tree.
         let space = try #require(try engine.snapshot().state.namespaces[testNamespace])
         var inMain = 0
-        space.tree.root.forEachKey { _ in inMain += 1 }
+        space.main.tree.root.forEachKey { _ in inMain += 1 }
         #expect(inMain > model.count / 2)
     }
 
@@ -138,7 +138,7 @@ import Testing
         }
         var space = try #require(try engine.snapshot().state.namespaces[testNamespace])
         var inMain = 0
-        space.tree.root.forEachKey { _ in inMain += 1 }
+        space.main.tree.root.forEachKey { _ in inMain += 1 }
         #expect(inMain == 1_000)
         #expect(space.fresh.isEmpty && space.recent.root.isEmpty && space.draining.root.isEmpty)
         // Random keys over the same range do go through the levels (and agree with every read).

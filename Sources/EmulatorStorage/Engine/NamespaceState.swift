@@ -52,8 +52,8 @@ package struct LevelPolicy: Sendable {
 /// is complete (current version and its retained history), so the newest tree holding a key
 /// answers for it and older trees' entries for that key are superseded.
 struct NamespaceState: Sendable {
-    /// The main tree.
-    var tree = VersionedTree()
+    /// The main tree, its filters and live count.
+    var main = MainLevel()
     /// The newest writes (at most about `sealSize` entries between commits).
     var pending = VersionedTree()
     /// Sealed pending trees, newest first, each with a filter of its keys.
@@ -77,18 +77,11 @@ struct NamespaceState: Sendable {
     var draining = VersionedTree()
     /// Entries left in `draining` (more after a cut removed some).
     var drainingEntries = 0
-    /// Supersets of the keys of `recent`, `draining` and `tree`.
+    /// Supersets of the keys of `recent` and `draining`.
     var recentFilter = KeyFilter()
     var drainingFilter = KeyFilter()
-    var mainFilter = KeyFilter()
-    /// A larger main filter being filled a stretch per drain (from `nextFilterCursor` on, and
-    /// with every key moved meanwhile), to replace `mainFilter` before it fills up.
-    var nextMainFilter = KeyFilter()
-    var nextFilterCursor: [UInt8] = []
     /// Number of live entries at head (between commits; a commit adds its changes at the end).
     var liveCount = 0
-    /// Number of live entries in the main tree (superseded or not by upper trees).
-    var mainLive = 0
     var limits = NamespaceLimits.unlimited
     var indexes: [String: SecondaryIndex] = [:]
     /// Subtrees cut by commits whose time is still inside the retained history, oldest first.
@@ -101,13 +94,13 @@ struct NamespaceState: Sendable {
     var upperRoots: [TreeNode] { [pending.root] + fresh.map(\.root) + [recent.root, draining.root] }
 
     /// The head's trees, newest first.
-    var headStack: TreeStack { TreeStack(upperRoots + [tree.root]) }
+    var headStack: TreeStack { TreeStack(upperRoots + [main.tree.root]) }
 
-    var isEmpty: Bool { tree.root.isEmpty && upperRoots.allSatisfy(\.isEmpty) }
+    var isEmpty: Bool { main.tree.root.isEmpty && upperRoots.allSatisfy(\.isEmpty) }
 
     /// Drops every entry of every level (limits and index definitions stay).
     mutating func removeData() {
-        tree = VersionedTree()
+        main = MainLevel()
         pending = VersionedTree()
         pendingEntries = 0
         pendingFilter = KeyFilter()
@@ -122,11 +115,7 @@ struct NamespaceState: Sendable {
         drainingEntries = 0
         recentFilter = KeyFilter()
         drainingFilter = KeyFilter()
-        mainFilter = KeyFilter()
-        nextMainFilter = KeyFilter()
-        nextFilterCursor = []
         liveCount = 0
-        mainLive = 0
     }
 
     // MARK: Head lookups
@@ -148,8 +137,8 @@ struct NamespaceState: Sendable {
         }
         if recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
         if drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) { return found }
-        guard !probingMain || mainFilter.mayContain(hash) else { return nil }
-        return NamespaceState.slot(key, in: tree.root)
+        guard !probingMain || main.filter.mayContain(hash) else { return nil }
+        return NamespaceState.slot(key, in: main.tree.root)
     }
 
     @inline(__always)
@@ -208,16 +197,16 @@ struct NamespaceState: Sendable {
         }
         if direct && !freshOrRecentHolds(key, hash) {
             directWrites += 1
-            mainFilter.insert(hash)
-            nextMainFilter.insert(hash)
+            main.filter.insert(hash)
+            main.nextFilter.insert(hash)
             var change = 0
-            let result = tree.update(key, horizon: horizon) { entry in
+            let result = main.tree.update(key, horizon: horizon) { entry in
                 let wasLive = entry.isLive
                 let result = body(&entry)
                 change = (entry.isLive ? 1 : 0) - (wasLive ? 1 : 0)
                 return result
             }
-            mainLive += change
+            main.live += change
             return result
         }
         var entry = headEntry(key, hash: hash) ?? VersionedEntry(absent: key)
@@ -269,10 +258,10 @@ struct NamespaceState: Sendable {
     mutating func settle(policy: LevelPolicy, horizon: CommitTime) {
         if direct && directWrites >= policy.sealSize {
             // More than one node copied per 8 writes: the writes are scattered after all.
-            if (tree.copiedNodes - directCopiesBefore) * 8 > directWrites { direct = false }
-            growMainFilter(scanning: 4 * directWrites)
+            if (main.tree.copiedNodes - directCopiesBefore) * 8 > directWrites { direct = false }
+            main.growFilter(scanning: 4 * directWrites, liveCount: liveCount)
             directWrites = 0
-            directCopiesBefore = tree.copiedNodes
+            directCopiesBefore = main.tree.copiedNodes
         }
         var sealed = 0
         if pendingEntries >= policy.sealSize {
@@ -284,7 +273,7 @@ struct NamespaceState: Sendable {
                 moveToMain(pending, horizon: horizon)
                 direct = true
                 directWrites = 0
-                directCopiesBefore = tree.copiedNodes
+                directCopiesBefore = main.tree.copiedNodes
             } else {
                 fresh.insert((pending.root, pendingFilter), at: 0)
                 freshEntries += sealed
@@ -348,7 +337,7 @@ struct NamespaceState: Sendable {
             if position % 4 == 0, let key = cursor.withCurrentKey({ Array($0) }) {
                 samples += 1
                 // Keys come in order, so a leaf seen again is always the last one seen.
-                let leaf = ObjectIdentifier(tree.leaf(for: key))
+                let leaf = ObjectIdentifier(main.tree.leaf(for: key))
                 if leaf != lastLeaf {
                     leaves += 1
                     lastLeaf = leaf
@@ -363,13 +352,13 @@ struct NamespaceState: Sendable {
 
     /// Puts every entry of `source` (which no upper tree's entries may hide) into the main tree.
     private mutating func moveToMain(_ source: VersionedTree, horizon: CommitTime) {
-        _ = moveToMain(first: .max, of: source, horizon: horizon)
+        _ = main.moveIn(first: .max, of: source, horizon: horizon, liveCount: liveCount)
     }
 
     /// Moves the first `count` entries of `draining` into the main tree and cuts them out of
     /// `draining`; drops `draining` when its last entry has moved.
     private mutating func drain(_ count: Int, horizon: CommitTime) {
-        let (moved, last, exhausted) = moveToMain(first: count, of: draining, horizon: horizon)
+        let (moved, last, exhausted) = main.moveIn(first: count, of: draining, horizon: horizon, liveCount: liveCount)
         if exhausted {
             draining = VersionedTree()
             drainingFilter = KeyFilter()
@@ -381,73 +370,14 @@ struct NamespaceState: Sendable {
         }
     }
 
-    /// Copies the first `count` entries of `source` into the main tree (and its filters), pruning
-    /// versions no read can see any more; an entry left with nothing leaves the main tree.
-    /// Returns how many moved, the last key moved, and whether `source` has no more entries.
-    private mutating func moveToMain(
-        first count: Int, of source: VersionedTree, horizon: CommitTime
-    ) -> (moved: Int, last: [UInt8]?, exhausted: Bool) {
-        if !mainFilter.isActive { mainFilter = KeyFilter(keysOf: tree, minimumCapacity: max(liveCount, 1024) * 2) }
-        var cursor = TreeCursor(root: source.root)
-        cursor.seek(atLeast: [])
-        var filter = KeyFilter()
-        var nextFilter = KeyFilter()
-        swap(&filter, &mainFilter)
-        swap(&nextFilter, &nextMainFilter)
-        var lastSlot: (leaf: Unmanaged<TreeNode>, index: Int)?
-        var liveChange = 0
-        let moved = tree.merge(&cursor, limit: count, horizon: horizon) { leaf, index, replaced in
-            let live = leaf.slots[index].valueKind != LeafSlot.tombstone
-            let wasLive = replaced.map { $0.valueKind != LeafSlot.tombstone } ?? false
-            liveChange += (live ? 1 : 0) - (wasLive ? 1 : 0)
-            let hash = leaf.withKey(at: index) { KeyFilter.hash($0) }
-            filter.insert(hash)
-            nextFilter.insert(hash)
-            lastSlot = (Unmanaged.passUnretained(leaf), index)
-        }
-        swap(&filter, &mainFilter)
-        swap(&nextFilter, &nextMainFilter)
-        mainLive += liveChange
-        // `source` still holds the leaf.
-        let last = lastSlot.map { slot in slot.leaf._withUnsafeGuaranteedRef { $0.key(at: slot.index) } }
-        growMainFilter(scanning: 4 * max(moved, 1024))
-        return (moved, last, cursor.currentSlot == nil)
-    }
-
-    /// Once the main filter is three quarters full, fills a filter twice the size from the
-    /// main tree's keys, `keys` of them per call, and swaps it in when it has them all: the
-    /// cost of growing the filter is spread over the drains instead of landing on one commit.
-    private mutating func growMainFilter(scanning keys: Int) {
-        if !nextMainFilter.isActive {
-            guard mainFilter.added * 4 > mainFilter.capacity * 3 else { return }
-            nextMainFilter = KeyFilter(capacity: max(mainFilter.capacity, liveCount) * 2)
-            nextFilterCursor = []
-        }
-        var cursor = TreeCursor(root: tree.root)
-        cursor.seek(atLeast: nextFilterCursor)
-        var scanned = 0
-        while scanned < keys, let hash = cursor.withCurrentKey({ KeyFilter.hash($0) }) {
-            nextMainFilter.insert(hash)
-            scanned += 1
-            cursor.next()
-        }
-        if let position = cursor.withCurrentKey({ Array($0) }) {
-            nextFilterCursor = position
-        } else {
-            mainFilter = nextMainFilter
-            nextMainFilter = KeyFilter()
-            nextFilterCursor = []
-        }
-    }
-
     /// Puts `entries` (keys strictly ascending) in place of an empty namespace's data, built
     /// bottom-up.
     mutating func load(sorted entries: some Sequence<VersionedEntry>, count: Int) {
         removeData()
-        tree = VersionedTree(sorted: entries)
-        mainFilter = KeyFilter(keysOf: tree, minimumCapacity: 0)
+        main.tree = VersionedTree(sorted: entries)
+        main.filter = KeyFilter(keysOf: main.tree, minimumCapacity: 0)
         liveCount = count
-        mainLive = count
+        main.live = count
     }
 
     // MARK: Removing
@@ -459,8 +389,8 @@ struct NamespaceState: Sendable {
     mutating func removeAll(in range: StorageKeyRange, collect: Bool, liveNow: Int) -> RemovedEntries {
         let roots = upperRoots.filter { !$0.isEmpty }
         if roots.isEmpty {
-            let removed = tree.removeAll(in: range, collect: collect)
-            mainLive -= removed.count
+            let removed = main.tree.removeAll(in: range, collect: collect)
+            main.live -= removed.count
             return removed
         }
         // Each key in range the upper trees hold counts as its newest entry says, instead of as
@@ -479,8 +409,8 @@ struct NamespaceState: Sendable {
         } else {
             adjustment = upperAdjustment(in: range, roots: roots, liveNow: liveNow)
         }
-        var removed = tree.removeAll(in: range, collect: collect)
-        mainLive -= removed.count
+        var removed = main.tree.removeAll(in: range, collect: collect)
+        main.live -= removed.count
         _ = pending.removeAll(in: range, collect: false, counting: false)
         for index in fresh.indices { fresh[index].root = fresh[index].root.removingAll(in: range) }
         _ = recent.removeAll(in: range, collect: false, counting: false)
@@ -508,7 +438,7 @@ struct NamespaceState: Sendable {
         var inside = AdjustmentWalk(roots, [range])
         var outside = AdjustmentWalk(roots, outsideRanges)
         while true {
-            if outside.step(256, self) { return liveNow - mainLive - outside.total }
+            if outside.step(256, self) { return liveNow - main.live - outside.total }
             if inside.step(256, self) { return inside.total }
         }
     }
@@ -519,7 +449,7 @@ struct NamespaceState: Sendable {
     }
 
     func mainHoldsLive(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard mainFilter.mayContain(KeyFilter.hash(key)), let (leaf, index) = NamespaceState.slot(key, in: tree.root) else {
+        guard main.filter.mayContain(KeyFilter.hash(key)), let (leaf, index) = NamespaceState.slot(key, in: main.tree.root) else {
             return false
         }
         return leaf._withUnsafeGuaranteedRef { $0.slots[index].valueKind != LeafSlot.tombstone }
@@ -534,8 +464,8 @@ struct NamespaceState: Sendable {
         guard commitsSinceSweep >= NamespaceState.sweepInterval, horizon > 0 else { return }
         commitsSinceSweep = 0
         let cursor = sweepCursor
-        tree.update(cursor, horizon: horizon) { _ in }  // copies (and so prunes) the leaf
-        let leaf = tree.leaf(for: cursor)
+        main.tree.update(cursor, horizon: horizon) { _ in }  // copies (and so prunes) the leaf
+        let leaf = main.tree.leaf(for: cursor)
         if leaf.count == 0 || !ByteOrder.less(cursor, leaf.key(at: leaf.count - 1)) {
             sweepCursor = []  // past the last leaf: start over
         } else {

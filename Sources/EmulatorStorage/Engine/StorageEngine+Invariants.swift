@@ -15,7 +15,7 @@ extension EngineState {
                 + space.fresh.enumerated().map { ("fresh \($0.offset)", VersionedTree(root: $0.element.root), $0.element.filter) }
                 + [
                     ("recent", space.recent, space.recentFilter), ("draining", space.draining, space.drainingFilter),
-                    ("main", space.tree, space.mainFilter),
+                    ("main", space.main.tree, space.main.filter),
                 ]
             for level in levels {
                 var previous: [UInt8]?
@@ -42,9 +42,9 @@ extension EngineState {
                 cursor.next()
             }
             var mainLive = 0
-            space.tree.root.forEachLiveSlot { mainLive += 1 }
-            if mainLive != space.mainLive {
-                problems.append("\(namespace): mainLive \(space.mainLive) but \(mainLive) live entries in the main tree")
+            space.main.tree.root.forEachLiveSlot { mainLive += 1 }
+            if mainLive != space.main.live {
+                problems.append("\(namespace): mainLive \(space.main.live) but \(mainLive) live entries in the main tree")
             }
             if live != space.liveCount {
                 problems.append("\(namespace): liveCount \(space.liveCount) but \(live) live entries")
