@@ -170,6 +170,66 @@ import Testing
         #expect(engine.invariantViolations() == [])
     }
 
+    /// A merge computed off the commit (`MergeMode.deferred` here) is installed only over the
+    /// trees it started from: installed, the levels hold the same entries as before with the
+    /// merged trees gone; over a replaced tree (same entries, another object) it is dropped and
+    /// nothing moves. Both the fresh merge and the drain.
+    @Test func mergesOffTheCommitInstallOnlyOverTheTreesTheyStartedFrom() throws {
+        let engine = StorageEngine(levels: LevelPolicy(
+            freshCapacity: 32, sealSize: 16, recentMinimum: 64, recentDivisor: 1_000, directClusters: false, merges: .deferred))
+        var rng = SeededGenerator(seed: 8)
+        var sawFresh = false
+        var sawDrain = false
+        for round in 0..<200 where !(sawFresh && sawDrain) {
+            _ = try engine.put((0..<16).map { _ in (LevelTests.padded(Int.random(in: 0..<5_000, using: &rng)), "r\(round)") })
+            let space = try #require(try engine.snapshot().state.namespaces[testNamespace])
+            let entries = LevelTests.entries(space)
+            if space.freshJob != nil && !sawFresh {
+                sawFresh = true
+                var installed = space
+                installed.installFinishedMerges(waiting: true)
+                #expect(installed.freshJob == nil && installed.fresh.count < space.fresh.count)
+                #expect(installed.recentEntries > space.recentEntries)
+                #expect(LevelTests.entries(installed) == entries)
+                var replaced = space
+                replaced.recent = VersionedTree(root: replaced.recent.root.copy(horizon: 0))
+                replaced.installFinishedMerges(waiting: true)
+                #expect(replaced.freshJob == nil && replaced.fresh.count == space.fresh.count)
+                #expect(replaced.recentEntries == space.recentEntries && LevelTests.entries(replaced) == entries)
+            }
+            if space.drainJob != nil && !sawDrain {
+                sawDrain = true
+                var installed = space
+                installed.installFinishedMerges(waiting: true)
+                #expect(installed.drainJob == nil && installed.drainingEntries < space.drainingEntries)
+                #expect(installed.main.live > space.main.live && LevelTests.entries(installed) == entries)
+                var replaced = space
+                replaced.main.tree = VersionedTree(root: replaced.main.tree.root.copy(horizon: 0))
+                replaced.installFinishedMerges(waiting: true)
+                #expect(replaced.drainJob == nil && replaced.drainingEntries == space.drainingEntries)
+                #expect(replaced.main.live == space.main.live && LevelTests.entries(replaced) == entries)
+            }
+        }
+        #expect(sawFresh && sawDrain)
+        #expect(engine.invariantViolations() == [])
+    }
+
+    /// Every entry the namespace's trees answer for (newest wins), in key order.
+    static func entries(_ space: NamespaceState) -> [StoredEntry] {
+        var cursor = StackCursor(space.headStack)
+        cursor.seek(atLeast: [])
+        var entries: [StoredEntry] = []
+        while let entry = cursor.current {
+            if let value = entry.value {
+                entries.append(StoredEntry(
+                    key: StorageKey(trustedEncoding: entry.key), value: value, createTime: entry.createTime,
+                    updateTime: entry.updateTime))
+            }
+            cursor.next()
+        }
+        return entries
+    }
+
     /// "p/00042": ids whose byte order is their numeric order.
     static func padded(_ number: Int) -> String {
         let digits = String(number)

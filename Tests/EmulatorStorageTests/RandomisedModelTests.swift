@@ -32,7 +32,9 @@ import Testing
     /// Seeds 10...19 and 110...119 run with tiny level sizes, so writes are merged from the fresh
     /// trees to the recent one and on to the main one every few commits: reads, scans, cuts and
     /// history then cross levels all the time (odd seeds also let bunched writes go straight to
-    /// the main tree).
+    /// the main tree). Seeds 20...29 and 120...129 do the same with the merges computed off the
+    /// commits and installed by later ones: deferred (installed by the next commit that settles;
+    /// seeds 20, 21, 24, 25, 120, 121) or on the background queue (installed whenever they finish).
     @Test(arguments: [
         (1, 3_600_000_000, false), (2, 3_600_000_000, false), (3, 40, false), (4, 40, false), (5, 200, false),
         (100, 3_600_000_000, false), (101, 300, false),
@@ -40,6 +42,8 @@ import Testing
         (102, 3_600_000_000, true), (103, 300, true),
         (10, 3_600_000_000, false), (11, 40, false), (12, 200, false), (13, 3_600_000_000, true), (14, 40, true),
         (15, 200, true), (110, 3_600_000_000, false), (111, 300, false), (112, 3_600_000_000, true), (113, 300, true),
+        (20, 3_600_000_000, false), (21, 40, false), (22, 200, true), (23, 40, true), (24, 3_600_000_000, true),
+        (25, 200, false), (120, 3_600_000_000, false), (121, 300, true), (122, 300, true), (123, 3_600_000_000, false),
     ] as [(UInt64, CommitTime, Bool)])
     func engineMatchesTheModel(seed: UInt64, retention: CommitTime, cuts: Bool) throws {
         let wide = seed >= 100
@@ -47,10 +51,14 @@ import Testing
         var rng = SeededGenerator(seed: seed)
         let clock = ManualClock()
         let tiny = seed % 100 >= 10
+        let merges: MergeMode = seed % 100 < 20 ? .inCommit : (seed / 2) % 2 == 0 ? .deferred : .background
         let engine = StorageEngine(
             retention: retention, clock: clock.storageClock, cutThreshold: cuts ? 0 : .max,
             levels: tiny
-                ? LevelPolicy(freshCapacity: 3, recentMinimum: 5, recentDivisor: 2, directClusters: seed % 2 == 1) : .standard)
+                ? LevelPolicy(
+                    freshCapacity: 3, recentMinimum: 5, recentDivisor: 2, directClusters: seed % 2 == 1,
+                    merges: merges)
+                : .standard)
         let indexScope = key("a")
         var model = ReferenceModel()
         // An index the invariant checker verifies against the data after every step.

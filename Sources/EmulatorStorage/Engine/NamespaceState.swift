@@ -22,12 +22,15 @@ package struct LevelPolicy: Sendable {
     package var directClusters: Bool
     package var recentMinimum: Int
     package var recentDivisor: Int
+    /// Where the merges are computed.
+    package var merges: MergeMode
 
     package init(
         freshCapacity: Int, freshDivisor: Int = .max, sealSize: Int = 1, recentMinimum: Int, recentDivisor: Int,
-        directClusters: Bool = true
+        directClusters: Bool = true, merges: MergeMode = .inCommit
     ) {
         self.directClusters = directClusters
+        self.merges = merges
         self.freshCapacity = max(1, freshCapacity)
         self.sealSize = max(1, sealSize)
         self.freshDivisor = max(1, freshDivisor)
@@ -36,7 +39,7 @@ package struct LevelPolicy: Sendable {
     }
 
     package static let standard = LevelPolicy(
-        freshCapacity: 8192, freshDivisor: 32, sealSize: 4096, recentMinimum: 16384, recentDivisor: 4)
+        freshCapacity: 8192, freshDivisor: 32, sealSize: 4096, recentMinimum: 16384, recentDivisor: 4, merges: .background)
 
     /// Every commit's writes go down to the main tree when it ends (for tests of the main tree).
     package static let immediate = LevelPolicy(freshCapacity: 1, recentMinimum: 0, recentDivisor: .max)
@@ -80,6 +83,12 @@ struct NamespaceState: Sendable {
     /// Supersets of the keys of `recent` and `draining`.
     var recentFilter = KeyFilter()
     var drainingFilter = KeyFilter()
+    /// Merges computed off the commit and not installed yet (`LevelPolicy.merges`): the levels
+    /// above hold every entry meanwhile, so reads never need them.
+    var freshJob: FreshMergeJob?
+    var drainJob: DrainJob?
+    /// Entries sealed since the last stretch of `draining` was moved (or started moving).
+    var sealedSinceDrain = 0
     /// Number of live entries at head (between commits; a commit adds its changes at the end).
     var liveCount = 0
     var limits = NamespaceLimits.unlimited
@@ -101,6 +110,8 @@ struct NamespaceState: Sendable {
     /// Drops every entry of every level (limits and index definitions stay).
     mutating func removeData() {
         main = MainLevel()
+        freshJob = nil
+        drainJob = nil
         pending = VersionedTree()
         pendingEntries = 0
         pendingFilter = KeyFilter()
@@ -254,8 +265,10 @@ struct NamespaceState: Sendable {
     /// Ends a commit's (or a stretch of a restore's) writes: `pending` becomes a fresh tree when
     /// it holds `sealSize` entries; the fresh trees are merged into `recent` when they hold
     /// enough; the next stretch of `draining` moves into the main tree; and `recent` becomes
-    /// `draining` when it is full.
+    /// `draining` when it is full. With `policy.merges` other than `.inCommit`, the two merges
+    /// are computed off the commit (`LevelJob`) and installed here by a later commit.
     mutating func settle(policy: LevelPolicy, horizon: CommitTime) {
+        installFinishedMerges(waiting: false)
         if direct && directWrites >= policy.sealSize {
             // More than one node copied per 8 writes: the writes are scattered after all.
             if (main.tree.copiedNodes - directCopiesBefore) * 8 > directWrites { direct = false }
@@ -270,6 +283,7 @@ struct NamespaceState: Sendable {
                 // Keys in order (push ids, counters) or bunched: they land in a few leaves of the
                 // main tree, so they go there at once instead of through the levels, and so do
                 // later writes while they stay bunched.
+                installDrain(waiting: true)
                 moveToMain(pending, horizon: horizon)
                 direct = true
                 directWrites = 0
@@ -282,39 +296,116 @@ struct NamespaceState: Sendable {
             pendingEntries = 0
             pendingFilter = KeyFilter()
         }
-        if freshEntries >= policy.freshLimit(liveCount) {
-            if !recentFilter.isActive { recentFilter = KeyFilter(capacity: max(policy.recentLimit(liveCount), freshEntries) * 2) }
-            var source = SlotMerge(fresh.map(\.root))
-            var filter = KeyFilter()
-            swap(&filter, &recentFilter)
-            var added = 0
-            recent.merge(&source, horizon: 0) { leaf, index, replaced in
-                guard replaced == nil else { return }
-                filter.insert(leaf.withKey(at: index) { KeyFilter.hash($0) })
-                added += 1
-            }
-            swap(&filter, &recentFilter)
-            recentEntries += added
-            fresh = []
-            freshEntries = 0
-            if recentFilter.isOverfull { recentFilter = KeyFilter(keysOf: recent, minimumCapacity: policy.recentMinimum) }
-        }
         let limit = policy.recentLimit(liveCount)
-        if !draining.root.isEmpty && sealed > 0 {
-            // Spread what is left over the inflow still to come before `recent` is full, so the
-            // work per commit stays even and `draining` is gone in time.
-            let inflowLeft = max(limit - recentEntries - freshEntries, sealed)
-            drain(max(1, (drainingEntries * sealed + inflowLeft - 1) / inflowLeft), horizon: horizon)
+        promoteIfFull(limit, horizon: horizon)
+        let freshLimit = policy.freshLimit(liveCount)
+        // A background merge that falls behind holds up the commits that would pile up more.
+        if freshJob != nil && freshEntries >= 2 * freshLimit { installFresh(waiting: true) }
+        if freshJob == nil && freshEntries >= freshLimit {
+            mergeFresh(policy)
+            promoteIfFull(limit, horizon: horizon)  // if merged in this commit
         }
+        guard !draining.root.isEmpty else { return }
+        sealedSinceDrain += sealed
+        if sealedSinceDrain > 0 && drainJob == nil {
+            // Spread what is left over the inflow still to come before `recent` is three quarters
+            // full, so the work per commit stays even and `draining` is gone in time (merges off
+            // the commit report into `recent` late).
+            let inflowLeft = max(limit * 3 / 4 - recentEntries - freshEntries, sealedSinceDrain)
+            let count = max(1, (drainingEntries * sealedSinceDrain + inflowLeft - 1) / inflowLeft)
+            sealedSinceDrain = 0
+            drain(count, horizon: horizon, policy: policy)
+        }
+    }
+
+    /// Makes a full `recent` the `draining` tree (moving what is left of the current one into
+    /// the main tree first).
+    private mutating func promoteIfFull(_ limit: Int, horizon: CommitTime) {
         guard recentEntries >= limit else { return }
-        if !draining.root.isEmpty { drain(.max, horizon: horizon) }
+        // Usually nothing to wait for: `recent` fills when a merge is installed, before the next starts.
+        installFinishedMerges(waiting: true)
+        if !draining.root.isEmpty { drain(.max, horizon: horizon, policy: nil) }
         draining = recent
         drainingEntries = recentEntries
         drainingFilter = recentFilter
         recent = VersionedTree()
         recentEntries = 0
         recentFilter = KeyFilter()
-        if limit == 0 { drain(.max, horizon: horizon) }
+        sealedSinceDrain = 0
+        if limit == 0 { drain(.max, horizon: horizon, policy: nil) }
+    }
+
+    /// Merges every fresh tree into `recent`, now or (per `policy.merges`) off the commit.
+    private mutating func mergeFresh(_ policy: LevelPolicy) {
+        let filterCapacity = max(policy.recentLimit(liveCount), freshEntries) * 2
+        let runs = fresh.map(\.root)
+        guard policy.merges != .inCommit else {
+            recentEntries += NamespaceState.mergeFresh(
+                runs, into: &recent, filter: &recentFilter, filterCapacity: filterCapacity, minimumCapacity: policy.recentMinimum)
+            fresh = []
+            freshEntries = 0
+            return
+        }
+        let (recent, filter) = (self.recent, recentFilter)
+        freshJob = FreshMergeJob(runs: runs, entries: freshEntries, recent: recent.root, job: LevelJob(policy.merges) {
+            var merged = FreshMerge(recent: recent, filter: filter, added: 0)
+            merged.added = NamespaceState.mergeFresh(
+                runs, into: &merged.recent, filter: &merged.filter, filterCapacity: filterCapacity,
+                minimumCapacity: policy.recentMinimum)
+            return merged
+        })
+    }
+
+    /// Merges `runs` (newest first; the newest entry for a key wins) into `recent`, adding new
+    /// keys to `filter` (made with `filterCapacity` if inactive, rebuilt from `recent` if it
+    /// overfills); returns the number of keys `recent` did not hold before.
+    private static func mergeFresh(
+        _ runs: [TreeNode], into recent: inout VersionedTree, filter: inout KeyFilter, filterCapacity: Int,
+        minimumCapacity: Int
+    ) -> Int {
+        if !filter.isActive { filter = KeyFilter(capacity: filterCapacity) }
+        var source = SlotMerge(runs)
+        var added = 0
+        recent.merge(&source, horizon: 0) { leaf, index, replaced in
+            guard replaced == nil else { return }
+            filter.insert(leaf.withKey(at: index) { KeyFilter.hash($0) })
+            added += 1
+        }
+        if filter.isOverfull { filter = KeyFilter(keysOf: recent, minimumCapacity: minimumCapacity) }
+        return added
+    }
+
+    /// Installs the level merges that have finished (all of them, waiting, when `waiting`).
+    mutating func installFinishedMerges(waiting: Bool) {
+        installFresh(waiting: waiting)
+        installDrain(waiting: waiting)
+    }
+
+    /// Installs the fresh merge, if it finished (or after waiting for it), unless the trees it
+    /// merged were replaced meanwhile.
+    private mutating func installFresh(waiting: Bool) {
+        guard let job = freshJob, let merged = waiting ? job.job.wait() : job.job.result else { return }
+        freshJob = nil
+        let count = job.runs.count
+        guard recent.root === job.recent, fresh.count >= count,
+              zip(fresh.suffix(count), job.runs).allSatisfy({ $0.root === $1 })
+        else { return }
+        recent = merged.recent
+        recentFilter = merged.filter
+        recentEntries += merged.added
+        fresh.removeLast(count)
+        freshEntries -= job.entries
+    }
+
+    /// Installs the drain stretch, if it finished (or after waiting for it), unless the trees it
+    /// started from were replaced meanwhile.
+    private mutating func installDrain(waiting: Bool) {
+        guard let job = drainJob, let stretch = waiting ? job.job.wait() : job.job.result else { return }
+        drainJob = nil
+        guard main.tree.root === job.main, draining.root === job.draining else { return }
+        main = stretch.main
+        draining = stretch.draining
+        finishDrain(moved: stretch.moved, exhausted: stretch.exhausted)
     }
 
     /// True if `pending` can go straight into the main tree cheaply and correctly: no upper tree
@@ -356,18 +447,47 @@ struct NamespaceState: Sendable {
     }
 
     /// Moves the first `count` entries of `draining` into the main tree and cuts them out of
-    /// `draining`; drops `draining` when its last entry has moved.
-    private mutating func drain(_ count: Int, horizon: CommitTime) {
+    /// `draining`; drops `draining` when its last entry has moved. Off the commit when `policy`
+    /// says so (and no direct writes are going to the main tree meanwhile).
+    private mutating func drain(_ count: Int, horizon: CommitTime, policy: LevelPolicy?) {
+        if let policy, policy.merges != .inCommit, !direct {
+            let (main, draining, liveCount) = (self.main, self.draining, self.liveCount)
+            drainJob = DrainJob(main: main.tree.root, draining: draining.root, job: LevelJob(policy.merges) {
+                var stretch = DrainStretch(main: main, draining: draining, moved: 0, exhausted: false)
+                (stretch.moved, stretch.exhausted) = NamespaceState.drainStretch(
+                    count, main: &stretch.main, draining: &stretch.draining, horizon: horizon, liveCount: liveCount)
+                return stretch
+            })
+            return
+        }
+        let (moved, exhausted) = NamespaceState.drainStretch(
+            count, main: &main, draining: &draining, horizon: horizon, liveCount: liveCount)
+        finishDrain(moved: moved, exhausted: exhausted)
+    }
+
+    private mutating func finishDrain(moved: Int, exhausted: Bool) {
+        if exhausted {
+            drainingFilter = KeyFilter()
+            drainingEntries = 0
+        } else {
+            drainingEntries = max(0, drainingEntries - moved)
+        }
+    }
+
+    /// Moves the first `count` entries of `draining` into `main` and cuts them out of
+    /// `draining` (emptied when its last entry has moved); returns how many moved and whether
+    /// `draining` is done.
+    private static func drainStretch(
+        _ count: Int, main: inout MainLevel, draining: inout VersionedTree, horizon: CommitTime, liveCount: Int
+    ) -> (moved: Int, exhausted: Bool) {
         let (moved, last, exhausted) = main.moveIn(first: count, of: draining, horizon: horizon, liveCount: liveCount)
         if exhausted {
             draining = VersionedTree()
-            drainingFilter = KeyFilter()
-            drainingEntries = 0
         } else if let last {
             // Up to the smallest key after `last`: exactly the entries just moved.
             _ = draining.removeAll(in: StorageKeyRange(lower: [], upper: last + [0]), collect: false, counting: false)
-            drainingEntries = max(0, drainingEntries - moved)
         }
+        return (moved, exhausted)
     }
 
     /// Puts `entries` (keys strictly ascending) in place of an empty namespace's data, built
@@ -387,6 +507,8 @@ struct NamespaceState: Sendable {
     /// count). `liveNow` is the namespace's live count including changes a commit in progress has
     /// made but not yet counted (`liveCount` between commits).
     mutating func removeAll(in range: StorageKeyRange, collect: Bool, liveNow: Int) -> RemovedEntries {
+        // A cut replaces the trees a merge in progress started from: keep its work first.
+        installFinishedMerges(waiting: true)
         let roots = upperRoots.filter { !$0.isEmpty }
         if roots.isEmpty {
             let removed = main.tree.removeAll(in: range, collect: collect)
@@ -461,7 +583,8 @@ struct NamespaceState: Sendable {
     /// cursor so that expired versions and tombstones in leaves no commit touches are eventually dropped.
     mutating func sweepStep(horizon: CommitTime) {
         commitsSinceSweep += 1
-        guard commitsSinceSweep >= NamespaceState.sweepInterval, horizon > 0 else { return }
+        // Copying a main leaf now would make a drain in progress start from a replaced tree.
+        guard commitsSinceSweep >= NamespaceState.sweepInterval, horizon > 0, drainJob == nil else { return }
         commitsSinceSweep = 0
         let cursor = sweepCursor
         main.tree.update(cursor, horizon: horizon) { _ in }  // copies (and so prunes) the leaf

@@ -1,0 +1,85 @@
+import Dispatch
+import Synchronization
+
+/// Where a namespace's level merges (fresh trees into `recent`, stretches of `draining` into the
+/// main tree) are computed.
+package enum MergeMode: Sendable {
+    /// In the commit that needs them.
+    case inCommit
+    /// On a background queue (one for the process, so merges take at most one core): a later
+    /// commit installs the result when it is ready, and waits for it only when the levels would
+    /// otherwise grow past their bounds.
+    case background
+    /// Computed at once, installed by a later commit as if a background merge had just finished
+    /// (tests use it to exercise the installs deterministically).
+    case deferred
+}
+
+/// A level merge computed away from the commit that started it. Its result depends only on its
+/// inputs (trees, which never change once shared, and filters), so a later commit may install
+/// it as long as the namespace still holds those same trees; if anything replaced one of them (a
+/// cut, a clear, a direct write) the result is dropped and the levels simply stay as they were.
+final class LevelJob<Output: Sendable>: Sendable {
+    private let output: Mutex<Output?>
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ mode: MergeMode, _ work: @escaping @Sendable () -> Output) {
+        guard mode == .background else {
+            output = Mutex(work())
+            return
+        }
+        output = Mutex(nil)
+        levelMergeQueue.async { [self] in
+            let result = work()
+            output.withLock { $0 = result }
+            finished.signal()
+        }
+    }
+
+    /// The result, if the merge has finished.
+    var result: Output? { output.withLock { $0 } }
+
+    /// The result, waiting for the merge to finish if it has not.
+    func wait() -> Output {
+        while true {
+            if let result { return result }
+            finished.wait()
+            finished.signal()  // a later wait (a commit retried after this one failed) passes too
+        }
+    }
+}
+
+private let levelMergeQueue = DispatchQueue(label: "emulators.storage.level-merges", qos: .utility)
+
+/// Fresh trees merged into `recent` (`NamespaceState.mergeFresh`), and what it merged.
+struct FreshMergeJob: Sendable {
+    /// The fresh trees merged, newest first: at install, the oldest of the namespace's fresh trees.
+    let runs: [TreeNode]
+    /// Entries in `runs` (a key in several counts for each).
+    let entries: Int
+    /// The `recent` root merged into.
+    let recent: TreeNode
+    let job: LevelJob<FreshMerge>
+}
+
+struct FreshMerge: Sendable {
+    var recent: VersionedTree
+    var filter: KeyFilter
+    /// Keys `recent` did not hold before.
+    var added: Int
+}
+
+/// A stretch of `draining` moved into the main tree (`NamespaceState.drainStretch`).
+struct DrainJob: Sendable {
+    /// The main and `draining` roots it started from.
+    let main: TreeNode
+    let draining: TreeNode
+    let job: LevelJob<DrainStretch>
+}
+
+struct DrainStretch: Sendable {
+    var main: MainLevel
+    var draining: VersionedTree
+    var moved: Int
+    var exhausted: Bool
+}
