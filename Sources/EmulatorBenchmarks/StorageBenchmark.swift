@@ -81,44 +81,66 @@ func runStorageBenchmark(quick: Bool) {
     subscription.cancel()
 }
 
-/// The bulk insert alone, twice for each engine layout, alternating: the levelled engine (the
-/// default) and a baseline that keeps every write in one tree (the engine before levels: the
-/// pending tree is never sealed). `STORAGE_LEVELS=freshCapacity,freshDivisor,sealSize,recentMinimum,recentDivisor`
-/// runs other level sizes instead of the default (for tuning); `STORAGE_INSERT_ROUNDS` sets the
-/// number of pairs (default 2).
+/// The bulk insert alone, for each engine layout in turn, `STORAGE_INSERT_ROUNDS` times (default
+/// 2), then the median of each layout's figures (on a noisy machine single runs differ by up to
+/// 2×; alternating layouts in one process spreads the drift over all of them). Layouts: the
+/// levelled engine with its merges in the background (the default) and in the commit
+/// (`STORAGE_INSERT_MERGES=background` or `commit` keeps one), and a baseline that keeps every
+/// write in one tree (the engine before levels; `STORAGE_INSERT_BASELINE=0` leaves it out).
+/// `STORAGE_LEVELS=freshCapacity,freshDivisor,sealSize,recentMinimum,recentDivisor` runs other
+/// level sizes (for tuning); several sets separated by `;` run alternately.
 func runStorageInsertBenchmark(quick: Bool) {
     let total = quick ? 100_000 : 1_000_000
     var generator = BenchmarkRandom(seed: 42)
     let (ids, values) = bulkInput(total, &generator)
     // STORAGE_INSERT_KEYS=sorted writes the same ids in ascending order (push ids, counters).
-    let sorted = getenv("STORAGE_INSERT_KEYS").map { String(cString: $0) } == "sorted"
+    let sorted = environment("STORAGE_INSERT_KEYS") == "sorted"
     let keys = (sorted ? ids.sorted() : ids).map { StorageKey("docs").appending($0) }
-    var levels = LevelPolicy.standard
-    if let text = getenv("STORAGE_LEVELS").map({ String(cString: $0) }) {
-        let numbers = text.split(separator: ",").compactMap { Int($0) }
-        if numbers.count == 5 {
-            levels = LevelPolicy(
+    var sizes = [LevelPolicy.standard]
+    if let text = environment("STORAGE_LEVELS") {
+        sizes = text.split(separator: ";").compactMap { set in
+            let numbers = set.split(separator: ",").compactMap { Int($0) }
+            guard numbers.count == 5 else { return nil }
+            return LevelPolicy(
                 freshCapacity: numbers[0], freshDivisor: numbers[1], sealSize: numbers[2], recentMinimum: numbers[3],
                 recentDivisor: numbers[4], merges: .background)
         }
     }
-    var inCommit = levels
-    inCommit.merges = .inCommit
-    let oneTree = LevelPolicy(freshCapacity: .max, sealSize: .max, recentMinimum: .max, recentDivisor: 1)
-    let rounds = getenv("STORAGE_INSERT_ROUNDS").flatMap { Int(String(cString: $0)) } ?? 2
-    print("== storage-insert: \(total) docs of 80 B in 500-doc commits; levels \(levels.freshCapacity),\(levels.freshDivisor),"
-        + "\(levels.sealSize),\(levels.recentMinimum),\(levels.recentDivisor) ==")
+    var layouts: [(label: String, policy: LevelPolicy)] = []
+    for var policy in sizes {
+        let name = sizes.count > 1
+            ? "levels \(policy.freshCapacity),\(policy.freshDivisor),\(policy.sealSize),\(policy.recentMinimum),\(policy.recentDivisor)"
+            : "levels"
+        let merges = environment("STORAGE_INSERT_MERGES")
+        if merges != "commit" { layouts.append(("\(name), merges in the background", policy)) }
+        policy.merges = .inCommit
+        if merges != "background" { layouts.append(("\(name), merges in the commit", policy)) }
+    }
+    if environment("STORAGE_INSERT_BASELINE") != "0" {
+        layouts.append(("one tree", LevelPolicy(freshCapacity: .max, sealSize: .max, recentMinimum: .max, recentDivisor: 1)))
+    }
+    let rounds = environment("STORAGE_INSERT_ROUNDS").flatMap { Int($0) } ?? 2
+    print("== storage-insert: \(total) docs of 80 B in 500-doc commits, \(rounds) rounds ==")
+    var results: [[InsertFigures]] = Array(repeating: [], count: layouts.count)
     for _ in 0..<rounds {
-        // STORAGE_INSERT_BASELINE=0 leaves the baseline out (for profiling the levelled engine).
-        let baseline = getenv("STORAGE_INSERT_BASELINE").map { String(cString: $0) } != "0"
-        for (label, policy) in [("levels, merges in the background", levels), ("levels, merges in the commit", inCommit)]
-            + (baseline ? [("one tree", oneTree)] : []) {
-            let engine = StorageEngine(levels: policy)
+        for (index, layout) in layouts.enumerated() {
+            let engine = StorageEngine(levels: layout.policy)
             let figures = bulkInsert(engine, "firestore/bench/(default)", keys, values, batchSize: 500)
-            print(figures.report(label: "bulk insert, \(label)"))
+            print(figures.report(label: "bulk insert, \(layout.label)"))
+            results[index].append(figures)
         }
     }
+    guard rounds > 1 else { return }
+    for (layout, figures) in zip(layouts, results) {
+        let median = { (value: (InsertFigures) -> Double) in figures.map(value).sorted()[figures.count / 2] }
+        let ratios = figures.map { $0.lastTenth / $0.firstTenth }.sorted()
+        print("median of \(rounds), \(layout.label): \(Int(median { Double($0.total) / $0.seconds })) docs/s wall, "
+            + "first tenth \(Int(median(\.firstTenth))), last tenth \(Int(median(\.lastTenth))), "
+            + "last/first \(fixed(ratios[ratios.count / 2], 2)) (from \(fixed(ratios[0], 2)) to \(fixed(ratios[ratios.count - 1], 2)))")
+    }
 }
+
+private func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
 /// `total` auto-ids and 64 values of 80 random bytes (documents cycle through them).
 private func bulkInput(_ total: Int, _ generator: inout BenchmarkRandom) -> (ids: [String], values: [[UInt8]]) {

@@ -22,8 +22,10 @@ package enum MergeMode: Sendable {
 final class LevelJob<Output: Sendable>: Sendable {
     private let output: Mutex<Output?>
     private let finished = DispatchSemaphore(value: 0)
+    let mode: MergeMode
 
     init(_ mode: MergeMode, _ work: @escaping @Sendable () -> Output) {
+        self.mode = mode
         guard mode == .background else {
             output = Mutex(work())
             return
@@ -50,6 +52,14 @@ final class LevelJob<Output: Sendable>: Sendable {
 }
 
 private let levelMergeQueue = DispatchQueue(label: "emulators.storage.level-merges", qos: .utility)
+
+/// Lets go of `value` (trees and filters an installed merge replaced) on the merge queue, so that
+/// freeing them (thousands of nodes, and large filter arrays whose unmapping stalls both cores)
+/// is not the committing thread's work. Whatever else holds them (a snapshot) keeps them alive.
+func releaseOffTheCommit(_ value: some Sendable, mode: MergeMode) {
+    guard mode == .background else { return }
+    levelMergeQueue.async { [value] in withExtendedLifetime(value) {} }
+}
 
 /// Fresh trees merged into `recent` (`NamespaceState.mergeFresh`), and what it merged.
 struct FreshMergeJob: Sendable {

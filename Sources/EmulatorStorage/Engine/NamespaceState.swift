@@ -142,13 +142,19 @@ struct NamespaceState: Sendable {
 
     @inline(__always)
     func headSlot(_ key: [UInt8], hash: UInt64, probingMain: Bool = true) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
+        // The large filters' first bits are read before anything is decided, so that their cache
+        // misses overlap (all three are evaluated: `|`, not `||`); the small filters come first.
+        let large = (recentFilter.firstBitIsSet(hash) ? 1 : 0) | (drainingFilter.firstBitIsSet(hash) ? 2 : 0)
+            | (!probingMain || main.filter.firstBitIsSet(hash) ? 4 : 0)
         if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) { return found }
         for run in fresh where run.filter.mayContain(hash) {
             if let found = NamespaceState.slot(key, in: run.root) { return found }
         }
-        if recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
-        if drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) { return found }
-        guard !probingMain || main.filter.mayContain(hash) else { return nil }
+        if large & 1 != 0, recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
+        if large & 2 != 0, drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) {
+            return found
+        }
+        guard !probingMain || (large & 4 != 0 && main.filter.mayContain(hash)) else { return nil }
         return NamespaceState.slot(key, in: main.tree.root)
     }
 
@@ -312,7 +318,9 @@ struct NamespaceState: Sendable {
             // full, so the work per commit stays even and `draining` is gone in time (merges off
             // the commit report into `recent` late).
             let inflowLeft = max(limit * 3 / 4 - recentEntries - freshEntries, sealedSinceDrain)
-            let count = max(1, (drainingEntries * sealedSinceDrain + inflowLeft - 1) / inflowLeft)
+            var count = max(1, (drainingEntries * sealedSinceDrain + inflowLeft - 1) / inflowLeft)
+            // Off the commit, a stretch copies the main tree's filters: take larger ones.
+            if policy.merges != .inCommit { count = max(count, drainingEntries / 8) }
             sealedSinceDrain = 0
             drain(count, horizon: horizon, policy: policy)
         }
@@ -390,11 +398,13 @@ struct NamespaceState: Sendable {
         guard recent.root === job.recent, fresh.count >= count,
               zip(fresh.suffix(count), job.runs).allSatisfy({ $0.root === $1 })
         else { return }
+        let replaced = (recent, recentFilter, Array(fresh.suffix(count).map(\.root)))
         recent = merged.recent
         recentFilter = merged.filter
         recentEntries += merged.added
         fresh.removeLast(count)
         freshEntries -= job.entries
+        releaseOffTheCommit(replaced, mode: job.job.mode)
     }
 
     /// Installs the drain stretch, if it finished (or after waiting for it), unless the trees it
@@ -403,9 +413,11 @@ struct NamespaceState: Sendable {
         guard let job = drainJob, let stretch = waiting ? job.job.wait() : job.job.result else { return }
         drainJob = nil
         guard main.tree.root === job.main, draining.root === job.draining else { return }
+        let replaced = (main, draining)
         main = stretch.main
         draining = stretch.draining
         finishDrain(moved: stretch.moved, exhausted: stretch.exhausted)
+        releaseOffTheCommit(replaced, mode: job.job.mode)
     }
 
     /// True if `pending` can go straight into the main tree cheaply and correctly: no upper tree
