@@ -519,8 +519,12 @@ struct NamespaceState: Sendable {
     /// count). `liveNow` is the namespace's live count including changes a commit in progress has
     /// made but not yet counted (`liveCount` between commits).
     mutating func removeAll(in range: StorageKeyRange, collect: Bool, liveNow: Int) -> RemovedEntries {
-        // A cut replaces the trees a merge in progress started from: keep its work first.
-        installFinishedMerges(waiting: true)
+        // A cut replaces the trees a merge under way started from: its result could not be
+        // installed afterwards, and waiting for it would hold up the cut, so an unfinished one is
+        // dropped (the trees stay as they are and later commits merge them again).
+        installFinishedMerges(waiting: false)
+        freshJob = nil
+        drainJob = nil
         let roots = upperRoots.filter { !$0.isEmpty }
         if roots.isEmpty {
             let removed = main.tree.removeAll(in: range, collect: collect)
