@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import EmulatorStorage
 
@@ -211,6 +212,34 @@ import Testing
             }
         }
         #expect(sawFresh && sawDrain)
+        #expect(engine.invariantViolations() == [])
+    }
+
+    /// With merges in the background, a namespace whose writes stop does not keep its merges
+    /// waiting for a next commit: the engine installs them by itself a little later (and starts
+    /// what is due then), leaving the same entries in fewer trees.
+    @Test func mergesUnderWayWhenWritesStopAreInstalledWithoutACommit() throws {
+        let engine = StorageEngine(levels: LevelPolicy(
+            freshCapacity: 32, sealSize: 16, recentMinimum: 64, recentDivisor: 1_000, directClusters: false, merges: .background))
+        var rng = SeededGenerator(seed: 9)
+        var round = 0
+        var space: NamespaceState
+        repeat {
+            _ = try engine.put((0..<16).map { _ in (LevelTests.padded(Int.random(in: 0..<5_000, using: &rng)), "r\(round)") })
+            round += 1
+            space = try #require(try engine.snapshot().state.namespaces[testNamespace])
+        } while !space.mergesUnderWay && round < 200
+        #expect(space.mergesUnderWay)
+        let entries = LevelTests.entries(space)
+        let lastCommit = engine.lastCommitTime
+        var settled = space
+        for _ in 0..<500 where settled.mergesUnderWay {
+            usleep(10_000)
+            settled = try #require(try engine.snapshot().state.namespaces[testNamespace])
+        }
+        #expect(!settled.mergesUnderWay)
+        #expect(settled.fresh.count < space.fresh.count || settled.drainingEntries < space.drainingEntries)
+        #expect(LevelTests.entries(settled) == entries && engine.lastCommitTime == lastCommit)
         #expect(engine.invariantViolations() == [])
     }
 

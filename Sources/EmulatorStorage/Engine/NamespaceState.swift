@@ -87,6 +87,7 @@ struct NamespaceState: Sendable {
     /// above hold every entry meanwhile, so reads never need them.
     var freshJob: FreshMergeJob?
     var drainJob: DrainJob?
+    var mergesUnderWay: Bool { freshJob != nil || drainJob != nil }
     /// Entries sealed since the last stretch of `draining` was moved (or started moving).
     var sealedSinceDrain = 0
     /// Number of live entries at head (between commits; a commit adds its changes at the end).

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The ordered, path-keyed, multi-version store both emulators sit on.
@@ -32,6 +33,8 @@ package final class StorageEngine: Sendable {
     package let cutThreshold: Int
     /// How writes move from each namespace's small trees to its main tree.
     package let levels: LevelPolicy
+    /// Namespaces with a tidy-up scheduled (`scheduleTidy`).
+    private let tidying = Mutex<Set<NamespaceID>>([])
 
     /// - Parameters:
     ///   - retention: history kept readable, in microseconds (default one hour).
@@ -95,6 +98,7 @@ package final class StorageEngine: Sendable {
             after.lastCommitTime = time
             after.retainedSince = horizon
             expired = after.dropRetired(through: horizon)
+            tidyLater(changes.lazy.map(\.namespace), in: after)
             publish(after)
             let changed = !changes.isEmpty || !cleared.isEmpty
             if changed && !feed.isEmpty {
@@ -116,6 +120,43 @@ package final class StorageEngine: Sendable {
 
     private func publish(_ state: consuming EngineState) {
         head.withLock { $0 = state }
+    }
+
+    /// Level merges finish on the background queue, and normally the namespace's next commit
+    /// installs them. So that a namespace whose writes stopped (a bulk load just ended) does not
+    /// keep the merged trees around (reads probe them, memory holds both), a namespace with a
+    /// merge under way gets a tidy-up a little later: it installs what finished and starts what
+    /// is due, unless a commit is running (which will do that itself), and comes back while
+    /// merges are still under way.
+    private func tidyLater(_ namespaces: some Sequence<NamespaceID>, in state: EngineState) {
+        guard levels.merges == .background else { return }
+        var last: NamespaceID?
+        for namespace in namespaces where namespace != last {  // a commit's changes come grouped
+            last = namespace
+            if state.namespaces[namespace]?.mergesUnderWay == true { scheduleTidy(namespace) }
+        }
+    }
+
+    private func scheduleTidy(_ namespace: NamespaceID) {
+        guard tidying.withLock({ $0.insert(namespace).inserted }) else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self] in
+            self?.tidy(namespace)
+        }
+    }
+
+    private func tidy(_ namespace: NamespaceID) {
+        tidying.withLock { _ = $0.remove(namespace) }
+        let busy = commitLock.withLockIfAvailable { _ -> Bool in
+            var state = head.withLock { $0 }
+            guard var space = state.namespaces[namespace] else { return false }
+            state.namespaces[namespace] = nil  // keep `space` uniquely owned
+            space.settle(policy: levels, horizon: state.retainedSince)
+            let underWay = space.mergesUnderWay
+            state.namespaces[namespace] = space
+            publish(state)
+            return underWay
+        }
+        if busy ?? true { scheduleTidy(namespace) }
     }
 
     /// Drops everything in a namespace (or one subtree of it) at once: O(1) for a whole
@@ -247,6 +288,7 @@ package final class StorageEngine: Sendable {
             var after = before
             after.namespaces[namespace] = space
             after.lastCommitTime = latest
+            tidyLater(CollectionOfOne(namespace), in: after)
             publish(after)
             if !changes.isEmpty && !feed.isEmpty {
                 feed.deliver(
