@@ -55,41 +55,36 @@ private let levelMergeQueue = DispatchQueue(label: "emulators.storage.level-merg
 
 /// Lets go of `value` (trees and filters an installed merge replaced) on the merge queue, so that
 /// freeing them (thousands of nodes, and large filter arrays whose unmapping stalls both cores)
-/// is not the committing thread's work. Whatever else holds them (a snapshot) keeps them alive.
+/// is not the committing thread's work. The state the commit started from holds them too until
+/// the commit has published, hence the few milliseconds' delay (the last reference to go frees
+/// them; whatever else holds them, a snapshot, keeps them alive).
 func releaseOffTheCommit(_ value: some Sendable, mode: MergeMode) {
     guard mode == .background else { return }
-    levelMergeQueue.async { [value] in withExtendedLifetime(value) {} }
+    levelMergeQueue.asyncAfter(deadline: .now() + .milliseconds(5)) { [value] in withExtendedLifetime(value) {} }
 }
 
-/// Fresh trees merged into `recent` (`NamespaceState.mergeFresh`), and what it merged.
-struct FreshMergeJob: Sendable {
-    /// The fresh trees merged, newest first: at install, the oldest of the namespace's fresh trees.
-    let runs: [TreeNode]
-    /// Entries in `runs` (a key in several counts for each).
-    let entries: Int
-    /// The `recent` root merged into.
-    let recent: TreeNode
-    let job: LevelJob<FreshMerge>
+/// A merge under way and the trees it started from: it is installed only while the namespace
+/// still holds these same trees (a fresh merge: `recent`, then the fresh trees it merges, newest
+/// first; a drain: the main tree, then `draining`).
+struct MergeUnderWay<Output: Sendable>: Sendable {
+    let inputs: [TreeNode]
+    let job: LevelJob<Output>
 }
 
+/// Fresh trees merged into `recent` (`NamespaceState.mergeFresh`).
 struct FreshMerge: Sendable {
     var recent: VersionedTree
     var filter: KeyFilter
     /// Keys `recent` did not hold before.
-    var added: Int
+    var added = 0
+    /// Entries in the merged fresh trees (a key in several counts for each).
+    let runEntries: Int
 }
 
 /// A stretch of `draining` moved into the main tree (`NamespaceState.drainStretch`).
-struct DrainJob: Sendable {
-    /// The main and `draining` roots it started from.
-    let main: TreeNode
-    let draining: TreeNode
-    let job: LevelJob<DrainStretch>
-}
-
 struct DrainStretch: Sendable {
     var main: MainLevel
     var draining: VersionedTree
-    var moved: Int
-    var exhausted: Bool
+    var moved = 0
+    var exhausted = false
 }

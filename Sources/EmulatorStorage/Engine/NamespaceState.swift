@@ -85,8 +85,8 @@ struct NamespaceState: Sendable {
     var drainingFilter = KeyFilter()
     /// Merges computed off the commit and not installed yet (`LevelPolicy.merges`): the levels
     /// above hold every entry meanwhile, so reads never need them.
-    var freshJob: FreshMergeJob?
-    var drainJob: DrainJob?
+    var freshJob: MergeUnderWay<FreshMerge>?
+    var drainJob: MergeUnderWay<DrainStretch>?
     var mergesUnderWay: Bool { freshJob != nil || drainJob != nil }
     /// Entries sealed since the last stretch of `draining` was moved (or started moving).
     var sealedSinceDrain = 0
@@ -355,9 +355,9 @@ struct NamespaceState: Sendable {
             freshEntries = 0
             return
         }
-        let (recent, filter) = (self.recent, recentFilter)
-        freshJob = FreshMergeJob(runs: runs, entries: freshEntries, recent: recent.root, job: LevelJob(policy.merges) {
-            var merged = FreshMerge(recent: recent, filter: filter, added: 0)
+        let (recent, filter, runEntries) = (self.recent, recentFilter, freshEntries)
+        freshJob = MergeUnderWay(inputs: [recent.root] + runs, job: LevelJob(policy.merges) {
+            var merged = FreshMerge(recent: recent, filter: filter, runEntries: runEntries)
             merged.added = NamespaceState.mergeFresh(
                 runs, into: &merged.recent, filter: &merged.filter, filterCapacity: filterCapacity,
                 minimumCapacity: policy.recentMinimum)
@@ -393,32 +393,32 @@ struct NamespaceState: Sendable {
     /// Installs the fresh merge, if it finished (or after waiting for it), unless the trees it
     /// merged were replaced meanwhile.
     private mutating func installFresh(waiting: Bool) {
-        guard let job = freshJob, let merged = waiting ? job.job.wait() : job.job.result else { return }
+        guard let under = freshJob, let merged = waiting ? under.job.wait() : under.job.result else { return }
         freshJob = nil
-        let count = job.runs.count
-        guard recent.root === job.recent, fresh.count >= count,
-              zip(fresh.suffix(count), job.runs).allSatisfy({ $0.root === $1 })
+        let runs = under.inputs.dropFirst()
+        guard under.inputs.first === recent.root, fresh.count >= runs.count,
+              zip(fresh.suffix(runs.count), runs).allSatisfy({ $0.root === $1 })
         else { return }
-        let replaced = (recent, recentFilter, Array(fresh.suffix(count).map(\.root)))
+        let replaced = (recent, recentFilter, Array(fresh.suffix(runs.count).map(\.root)))
         recent = merged.recent
         recentFilter = merged.filter
         recentEntries += merged.added
-        fresh.removeLast(count)
-        freshEntries -= job.entries
-        releaseOffTheCommit(replaced, mode: job.job.mode)
+        fresh.removeLast(runs.count)
+        freshEntries -= merged.runEntries
+        releaseOffTheCommit(replaced, mode: under.job.mode)
     }
 
     /// Installs the drain stretch, if it finished (or after waiting for it), unless the trees it
     /// started from were replaced meanwhile.
     private mutating func installDrain(waiting: Bool) {
-        guard let job = drainJob, let stretch = waiting ? job.job.wait() : job.job.result else { return }
+        guard let under = drainJob, let stretch = waiting ? under.job.wait() : under.job.result else { return }
         drainJob = nil
-        guard main.tree.root === job.main, draining.root === job.draining else { return }
+        guard under.inputs.count == 2, under.inputs[0] === main.tree.root, under.inputs[1] === draining.root else { return }
         let replaced = (main, draining)
         main = stretch.main
         draining = stretch.draining
         finishDrain(moved: stretch.moved, exhausted: stretch.exhausted)
-        releaseOffTheCommit(replaced, mode: job.job.mode)
+        releaseOffTheCommit(replaced, mode: under.job.mode)
     }
 
     /// True if `pending` can go straight into the main tree cheaply and correctly: no upper tree
@@ -465,8 +465,8 @@ struct NamespaceState: Sendable {
     private mutating func drain(_ count: Int, horizon: CommitTime, policy: LevelPolicy?) {
         if let policy, policy.merges != .inCommit, !direct {
             let (main, draining, liveCount) = (self.main, self.draining, self.liveCount)
-            drainJob = DrainJob(main: main.tree.root, draining: draining.root, job: LevelJob(policy.merges) {
-                var stretch = DrainStretch(main: main, draining: draining, moved: 0, exhausted: false)
+            drainJob = MergeUnderWay(inputs: [main.tree.root, draining.root], job: LevelJob(policy.merges) {
+                var stretch = DrainStretch(main: main, draining: draining)
                 (stretch.moved, stretch.exhausted) = NamespaceState.drainStretch(
                     count, main: &stretch.main, draining: &stretch.draining, horizon: horizon, liveCount: liveCount)
                 return stretch
