@@ -33,10 +33,13 @@ struct MainLevel: Sendable {
             let isLive = leaf.slots[index].valueKind != LeafSlot.tombstone
             let wasLive = replaced.map { $0.valueKind != LeafSlot.tombstone } ?? false
             liveChange += (isLive ? 1 : 0) - (wasLive ? 1 : 0)
+            lastSlot = (Unmanaged.passUnretained(leaf), index)
+            // A key the main tree held is in its filters already (the next filter takes the
+            // tree's keys behind its cursor, and its cursor will reach the others).
+            guard replaced == nil else { return }
             let hash = leaf.withKey(at: index) { KeyFilter.hash($0) }
             newFilter.insert(hash)
             newNextFilter.insert(hash)
-            lastSlot = (Unmanaged.passUnretained(leaf), index)
         }
         swap(&newFilter, &filter)
         swap(&newNextFilter, &nextFilter)
