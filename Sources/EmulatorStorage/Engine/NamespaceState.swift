@@ -143,19 +143,13 @@ struct NamespaceState: Sendable {
 
     @inline(__always)
     func headSlot(_ key: [UInt8], hash: UInt64, probingMain: Bool = true) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
-        // The large filters' first bits are read before anything is decided, so that their cache
-        // misses overlap (all three are evaluated: `|`, not `||`); the small filters come first.
-        let large = (recentFilter.firstBitIsSet(hash) ? 1 : 0) | (drainingFilter.firstBitIsSet(hash) ? 2 : 0)
-            | (!probingMain || main.filter.firstBitIsSet(hash) ? 4 : 0)
         if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) { return found }
         for run in fresh where run.filter.mayContain(hash) {
             if let found = NamespaceState.slot(key, in: run.root) { return found }
         }
-        if large & 1 != 0, recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
-        if large & 2 != 0, drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) {
-            return found
-        }
-        guard !probingMain || (large & 4 != 0 && main.filter.mayContain(hash)) else { return nil }
+        if recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
+        if drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) { return found }
+        guard !probingMain || main.filter.mayContain(hash) else { return nil }
         return NamespaceState.slot(key, in: main.tree.root)
     }
 

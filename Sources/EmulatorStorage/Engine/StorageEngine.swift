@@ -146,17 +146,16 @@ package final class StorageEngine: Sendable {
 
     private func tidy(_ namespace: NamespaceID) {
         tidying.withLock { _ = $0.remove(namespace) }
-        let busy = commitLock.withLockIfAvailable { _ -> Bool in
+        let underWay = commitLock.withLockIfAvailable { _ -> Bool in
             var state = head.withLock { $0 }
             guard var space = state.namespaces[namespace] else { return false }
-            state.namespaces[namespace] = nil  // keep `space` uniquely owned
             space.settle(policy: levels, horizon: state.retainedSince)
-            let underWay = space.mergesUnderWay
             state.namespaces[namespace] = space
             publish(state)
-            return underWay
+            return space.mergesUnderWay
         }
-        if busy ?? true { scheduleTidy(namespace) }
+        // nil: a commit holds the lock (and may have found this tidy-up still scheduled).
+        if underWay ?? true { scheduleTidy(namespace) }
     }
 
     /// Drops everything in a namespace (or one subtree of it) at once: O(1) for a whole

@@ -53,18 +53,6 @@ struct KeyFilter: Sendable {
         }
     }
 
-    /// The first of `mayContain`'s bit tests alone: false only if the key is certainly absent.
-    /// Several filters' first tests can be taken before any is looked at, so that their cache
-    /// misses overlap instead of following one another (`NamespaceState.headSlot`).
-    @inline(__always)
-    func firstBitIsSet(_ hash: UInt64) -> Bool {
-        guard !words.isEmpty else { return true }
-        return words.withUnsafeBufferPointer { words in
-            let bit = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) & 511)
-            return words[KeyFilter.block(hash, words.count) + bit >> 6] & (1 << UInt64(bit & 63)) != 0
-        }
-    }
-
     mutating func insert(_ hash: UInt64) {
         guard !words.isEmpty else { return }
         added += 1
