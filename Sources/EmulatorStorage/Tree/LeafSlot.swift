@@ -143,7 +143,7 @@ extension TreeNode {
             slot.valueCount = 0
             return
         }
-        if value.count <= TreeNode.inlineValueLimit {
+        if TreeNode.storesInline(value.count) {
             reserveArena(value.count)
             slot.valueKind = LeafSlot.inline
             slot.valueStart = UInt32(arena.count)

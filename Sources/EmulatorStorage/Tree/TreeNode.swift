@@ -92,6 +92,10 @@ final class TreeNode: @unchecked Sendable {
     /// Values up to this size are copied into the leaf arena; larger ones are shared arrays.
     static let inlineValueLimit = 256
 
+    /// True if a value of `count` bytes goes into the leaf arena (else into `externals`).
+    @inline(__always)
+    static func storesInline(_ count: Int) -> Bool { count <= inlineValueLimit }
+
     /// A private copy; a leaf copy also drops versions older than `horizon` and compacts its arena.
     func copy(horizon: CommitTime) -> TreeNode {
         guard isLeaf else {

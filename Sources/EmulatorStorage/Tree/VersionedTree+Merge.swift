@@ -249,8 +249,7 @@ private struct LeafPicks {
                 if let leaf {
                     bytes += leaf._withUnsafeGuaranteedRef { $0.arenaBytes(of: slot) }
                 } else {
-                    let entry = pruned[slot]
-                    bytes += entry.key.count + (entry.value.map { $0.count <= TreeNode.inlineValueLimit ? $0.count : 0 } ?? 0)
+                    bytes += TreeNode.arenaBytes(of: pruned[slot])
                 }
             }
             let built = TreeNode()
@@ -313,6 +312,11 @@ extension TreeNode {
     func arenaBytes(of index: Int) -> Int {
         let slot = slots[index]
         return Int(slot.keyCount) + (slot.valueKind == LeafSlot.inline ? Int(slot.valueCount) : 0)
+    }
+
+    /// Arena bytes `entry` will use once stored (`makeSlot`): its key, and its value when inline.
+    static func arenaBytes(of entry: VersionedEntry) -> Int {
+        entry.key.count + (entry.value.map { storesInline($0.count) ? $0.count : 0 } ?? 0)
     }
 
     /// Appends a copy of slot `index` of `source` (keys must arrive in order; hints are left to
