@@ -14,6 +14,10 @@ struct LeafSlot: Sendable {
     static let tombstone: UInt8 = 0
     static let inline: UInt8 = 1
     static let external: UInt8 = 2
+
+    /// True if pruning at a horizon could change this entry: it keeps older versions, or it is a
+    /// tombstone (which goes once its time has passed).
+    var isPrunable: Bool { history >= 0 || valueKind == LeafSlot.tombstone }
 }
 
 extension TreeNode {

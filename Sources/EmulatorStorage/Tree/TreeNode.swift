@@ -107,13 +107,7 @@ final class TreeNode: @unchecked Sendable {
                 children: copiedChildren, arena: arena, separatorEnds: separatorEnds, hints: hints,
                 hintOffset: hintOffset, separatorPrefix: separatorPrefix)
         }
-        var needsRewrite = garbage > 256 && garbage * 2 > arena.count
-        if horizon > 0 && !needsRewrite {
-            for slot in slots where slot.history >= 0 || slot.valueKind == LeafSlot.tombstone {
-                needsRewrite = true
-                break
-            }
-        }
+        let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && slots.contains(where: \.isPrunable))
         guard needsRewrite else {
             // Copy with headroom so this commit's inserts do not reallocate again.
             var copiedSlots: [LeafSlot] = []

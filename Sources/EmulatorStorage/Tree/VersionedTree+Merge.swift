@@ -220,9 +220,7 @@ private struct LeafPicks {
     init(horizon: CommitTime) { self.horizon = horizon }
 
     mutating func add(_ leaf: Unmanaged<TreeNode>, _ index: Int) {
-        let needsPruning = leaf._withUnsafeGuaranteedRef { node in
-            horizon > 0 && (node.slots[index].history >= 0 || node.slots[index].valueKind == LeafSlot.tombstone)
-        }
+        let needsPruning = horizon > 0 && leaf._withUnsafeGuaranteedRef { $0.slots[index].isPrunable }
         guard needsPruning else {
             refs.append((leaf, index))
             return
