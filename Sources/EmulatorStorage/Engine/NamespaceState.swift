@@ -317,7 +317,7 @@ struct NamespaceState: Sendable {
             // Off the commit, a stretch copies the main tree's filters: take larger ones.
             if policy.merges != .inCommit { count = max(count, drainingEntries / 8) }
             sealedSinceDrain = 0
-            drain(count, horizon: horizon, policy: policy)
+            drain(count, horizon: horizon, merges: policy.merges)
         }
     }
 
@@ -327,7 +327,7 @@ struct NamespaceState: Sendable {
         guard recentEntries >= limit else { return }
         // Usually nothing to wait for: `recent` fills when a merge is installed, before the next starts.
         installFinishedMerges(waiting: true)
-        if !draining.root.isEmpty { drain(.max, horizon: horizon, policy: nil) }
+        if !draining.root.isEmpty { drain(.max, horizon: horizon, merges: .inCommit) }
         draining = recent
         drainingEntries = recentEntries
         drainingFilter = recentFilter
@@ -335,7 +335,7 @@ struct NamespaceState: Sendable {
         recentEntries = 0
         recentFilter = KeyFilter()
         sealedSinceDrain = 0
-        if limit == 0 { drain(.max, horizon: horizon, policy: nil) }
+        if limit == 0 { drain(.max, horizon: horizon, merges: .inCommit) }
     }
 
     /// Merges every fresh tree into `recent`, now or (per `policy.merges`) off the commit.
@@ -454,12 +454,12 @@ struct NamespaceState: Sendable {
     }
 
     /// Moves the first `count` entries of `draining` into the main tree and cuts them out of
-    /// `draining`; drops `draining` when its last entry has moved. Off the commit when `policy`
-    /// says so (and no direct writes are going to the main tree meanwhile).
-    private mutating func drain(_ count: Int, horizon: CommitTime, policy: LevelPolicy?) {
-        if let policy, policy.merges != .inCommit, !direct {
+    /// `draining`; drops `draining` when its last entry has moved. Off the commit unless `merges`
+    /// is `.inCommit` (or direct writes are going to the main tree meanwhile).
+    private mutating func drain(_ count: Int, horizon: CommitTime, merges: MergeMode) {
+        if merges != .inCommit, !direct {
             let (main, draining, liveCount) = (self.main, self.draining, self.liveCount)
-            drainJob = MergeUnderWay(inputs: [main.tree.root, draining.root], job: LevelJob(policy.merges) {
+            drainJob = MergeUnderWay(inputs: [main.tree.root, draining.root], job: LevelJob(merges) {
                 var stretch = DrainStretch(main: main, draining: draining)
                 (stretch.moved, stretch.exhausted) = NamespaceState.drainStretch(
                     count, main: &stretch.main, draining: &stretch.draining, horizon: horizon, liveCount: liveCount)
