@@ -140,10 +140,10 @@ func runStorageInsertBenchmark(quick: Bool) {
     }
 }
 
-private func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
 /// `total` auto-ids and 64 values of 80 random bytes (documents cycle through them).
-private func bulkInput(_ total: Int, _ generator: inout BenchmarkRandom) -> (ids: [String], values: [[UInt8]]) {
+func bulkInput(_ total: Int, _ generator: inout BenchmarkRandom) -> (ids: [String], values: [[UInt8]]) {
     let ids = (0..<total).map { _ in generator.autoID() }
     var values: [[UInt8]] = []
     for _ in 0..<64 {
@@ -223,7 +223,7 @@ private func measureIndexedQuery(docs: Int) {
         + "full scan p50 \(percentile(scanned, 0.5) / 1000) µs; index build \(fixed(Double(buildNanos) / 1e6, 1)) ms")
 }
 
-private struct InsertFigures {
+struct InsertFigures {
     var total: Int
     var seconds: Double
     /// CPU time of the whole process (the committing thread and the background merges).
@@ -246,7 +246,7 @@ private struct InsertFigures {
 /// Commits `keys` in batches and times each batch on the wall clock: with merges on the
 /// background queue the committing thread's CPU time would leave their cost out, the wall clock
 /// does not (a commit that needs a merge waits for it). Process CPU time counts both threads.
-private func bulkInsert(
+func bulkInsert(
     _ engine: StorageEngine, _ namespace: NamespaceID, _ keys: [StorageKey], _ values: [[UInt8]], batchSize: Int
 ) -> InsertFigures {
     let batches = (keys.count + batchSize - 1) / batchSize
@@ -291,13 +291,13 @@ private func fixed(_ value: Double, _ digits: Int) -> String {
     return "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
 }
 
-private func percentile(_ samples: [Int64], _ fraction: Double) -> Int64 {
+func percentile(_ samples: [Int64], _ fraction: Double) -> Int64 {
     guard !samples.isEmpty else { return 0 }
     let sorted = samples.sorted()
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
-private func monotonicNanos() -> Int64 {
+func monotonicNanos() -> Int64 {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
@@ -325,7 +325,7 @@ private func residentBytes() -> Int {
 }
 
 /// SplitMix64, seeded, for reproducible document ids and values.
-private struct BenchmarkRandom: RandomNumberGenerator {
+struct BenchmarkRandom: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

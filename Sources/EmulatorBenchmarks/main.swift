@@ -16,6 +16,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "storage-insert", summary: "only the 1M bulk insert: levelled engine and one-tree baseline, alternately") {
         runStorageInsertBenchmark(quick: $0.quick)
     },
+    BenchmarkScenario(name: "storage-read", summary: "only the point reads at 1M, in rounds (for profiling a read)") {
+        runStorageReadBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "http-serve", summary: "serve a tiny JSON document on --port until killed (load it with wrk)") {
         runHTTPServeBenchmark(port: $0.port ?? 8080)
     },
