@@ -136,6 +136,9 @@ extension TreeNode {
                 || zip(keys, hints).contains(where: { !$0.0.starts(with: keys[0].prefix(hintOffset)) || $0.0.count < hintOffset || TreeNode.hint($0.0, hintOffset) != $0.1 }) {
                 problems.append("leaf hints out of step")
             }
+            if let first = keys.first, prefixHint != TreeNode.hint(Array(first.prefix(Swift.min(hintOffset, 8))), 0) {
+                problems.append("leaf prefix hint out of step")
+            }
             for index in slots.indices {
                 let entry = entry(at: index)
                 if let lower, ByteOrder.less(entry.key, lower) { problems.append("key below its separator") }
@@ -150,7 +153,7 @@ extension TreeNode {
             || zip(separators, hints).contains(where: { !$0.0.starts(with: separators[0].prefix(hintOffset)) || $0.0.count < hintOffset || TreeNode.hint($0.0, hintOffset) != $0.1 }) {
             problems.append("separator hints out of step")
         }
-        if let first = separators.first, separatorPrefix != TreeNode.hint(Array(first.prefix(Swift.min(hintOffset, 8))), 0) {
+        if let first = separators.first, prefixHint != TreeNode.hint(Array(first.prefix(Swift.min(hintOffset, 8))), 0) {
             problems.append("separator prefix out of step")
         }
         if children.count < (isRoot ? 2 : 1) { problems.append("internal node with \(children.count) children") }
@@ -162,5 +165,22 @@ extension TreeNode {
                 depth: depth + 1, lower: childLower, upper: childUpper, isRoot: false, leafDepth: &leafDepth,
                 problems: &problems, visit: visit)
         }
+    }
+}
+
+extension StorageEngine {
+    /// One line on how `namespace`'s entries are spread over its levels (for benchmarks).
+    package func levelSummary(_ namespace: NamespaceID) -> String {
+        guard let space = (try? snapshot())?.state.namespaces[namespace] else { return "no namespace \(namespace)" }
+        func count(_ root: TreeNode) -> Int {
+            var keys = 0
+            root.forEachKey { _ in keys += 1 }
+            return keys
+        }
+        let fresh = space.fresh.map { String(count($0.root)) }.joined(separator: "+")
+        return "pending \(count(space.pending.root)), fresh [\(fresh)], recent \(count(space.recent.root)), "
+            + "draining \(count(space.draining.root)), main \(count(space.main.tree.root)); filters (bytes): "
+            + "recent \(space.recentFilter.words.count * 8), draining \(space.drainingFilter.words.count * 8), "
+            + "main \(space.main.filter.words.count * 8); merges under way: \(space.mergesUnderWay)"
     }
 }

@@ -29,6 +29,7 @@ extension TreeNode {
     func admitHint(for key: [UInt8]) {
         guard let first = slots.first else {
             hintOffset = key.count
+            prefixHint = key.withUnsafeBufferPointer { TreeNode.hint($0, 0, Swift.min($0.count, 8), 0) }
             return
         }
         let shared = arena.withUnsafeBufferPointer { arena in
@@ -42,6 +43,7 @@ extension TreeNode {
         }
         guard shared < hintOffset else { return }
         hintOffset = shared
+        if shared < 8 { prefixHint &= shared == 0 ? 0 : ~UInt64(0) << (8 * UInt64(8 - shared)) }
         arena.withUnsafeBufferPointer { arena in
             for index in slots.indices {
                 let slot = slots[index]
@@ -53,16 +55,26 @@ extension TreeNode {
     /// First slot index whose key is ≥ `key`, and whether it equals (see the type's notes).
     @inline(__always)
     static func search(
-        _ slots: UnsafeBufferPointer<LeafSlot>, _ hints: UnsafeBufferPointer<UInt64>, _ offset: Int,
+        _ slots: UnsafeBufferPointer<LeafSlot>, _ hints: UnsafeBufferPointer<UInt64>, _ offset: Int, _ prefix: UInt64,
         _ arena: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>, from start: Int = 0
     ) -> (index: Int, found: Bool) {
         guard start < slots.count, let first = slots.first, let arenaBase = arena.baseAddress else {
             return (Swift.min(start, slots.count), false)
         }
-        // Every key here starts with the same `offset` bytes; a key that does not is below or above all.
+        // Every key here starts with the same `offset` bytes; a key that does not is below or
+        // above all. Up to 8 of them are in `prefix` (big-endian, zero-padded words order as
+        // the bytes do), so only a longer shared prefix reads the first key from the arena.
         let shared = Swift.min(offset, key.count)
-        if shared > 0, let keyBase = key.baseAddress {
-            let order = memcmp(arenaBase + Int(first.keyStart), keyBase, shared)
+        if shared > 0 {
+            let order: Int
+            if offset <= 8 {
+                let theirs = hint(key, 0, shared, 0)
+                order = prefix > theirs ? 1 : prefix < theirs ? -1 : 0
+            } else if let keyBase = key.baseAddress {
+                order = Int(memcmp(arenaBase + Int(first.keyStart), keyBase, shared))
+            } else {
+                order = 0
+            }
             if order > 0 { return (start, false) }
             if order < 0 { return (slots.count, false) }
         }
@@ -86,7 +98,7 @@ extension TreeNode {
     func rebuildSeparatorHints() {
         hints.removeAll(keepingCapacity: true)
         hintOffset = 0
-        separatorPrefix = 0
+        prefixHint = 0
         let count = separatorEnds.count
         guard count > 0 else { return }
         separatorEnds.withUnsafeBufferPointer { ends in
@@ -97,7 +109,7 @@ extension TreeNode {
                 var shared = 0
                 while shared < limit && arena[shared] == arena[lastStart + shared] { shared += 1 }
                 hintOffset = shared
-                separatorPrefix = TreeNode.hint(arena, 0, Swift.min(shared, 8), 0)  // separator 0 starts at 0
+                prefixHint = TreeNode.hint(arena, 0, Swift.min(shared, 8), 0)  // separator 0 starts at 0
                 for index in 0..<count {
                     let start = index == 0 ? 0 : Int(ends[index - 1])
                     hints.append(TreeNode.hint(arena, start, Int(ends[index]) - start, shared))

@@ -26,9 +26,10 @@ final class TreeNode: @unchecked Sendable {
     @exclusivity(unchecked) var hints: [UInt64]
     /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
     @exclusivity(unchecked) var hintOffset: Int
-    /// Internal nodes: the first (up to 8) bytes of the prefix all separators share, as a hint,
-    /// so a descent checks a key against that prefix without reading the arena.
-    @exclusivity(unchecked) var separatorPrefix: UInt64 = 0
+    /// The first (up to 8) bytes of the `hintOffset` bytes every key (leaf) or separator
+    /// (internal node) shares, as a hint: a search checks a key against that prefix without
+    /// reading the arena or the slots.
+    @exclusivity(unchecked) var prefixHint: UInt64 = 0
     @exclusivity(unchecked) var slots: [LeafSlot]
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
     @exclusivity(unchecked) var externals: [[UInt8]]
@@ -38,12 +39,13 @@ final class TreeNode: @unchecked Sendable {
     @exclusivity(unchecked) var garbage: Int
 
     init(
-        leafSlots: [LeafSlot] = [], hints: [UInt64] = [], hintOffset: Int = 0, arena: [UInt8] = [],
+        leafSlots: [LeafSlot] = [], hints: [UInt64] = [], hintOffset: Int = 0, prefixHint: UInt64 = 0, arena: [UInt8] = [],
         externals: [[UInt8]] = [], histories: [[EntryVersion]] = []
     ) {
         self.slots = leafSlots
         self.hints = hints
         self.hintOffset = hintOffset
+        self.prefixHint = prefixHint
         self.arena = arena
         self.externals = externals
         self.histories = histories
@@ -72,12 +74,12 @@ final class TreeNode: @unchecked Sendable {
     }
 
     private init(
-        children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int, separatorPrefix: UInt64
+        children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int, prefixHint: UInt64
     ) {
         self.slots = []
         self.hints = hints
         self.hintOffset = hintOffset
-        self.separatorPrefix = separatorPrefix
+        self.prefixHint = prefixHint
         self.arena = arena
         self.externals = []
         self.histories = []
@@ -105,7 +107,7 @@ final class TreeNode: @unchecked Sendable {
             copiedChildren.append(contentsOf: children)
             return TreeNode(
                 children: copiedChildren, arena: arena, separatorEnds: separatorEnds, hints: hints,
-                hintOffset: hintOffset, separatorPrefix: separatorPrefix)
+                hintOffset: hintOffset, prefixHint: prefixHint)
         }
         let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && slots.contains(where: \.isPrunable))
         guard needsRewrite else {
@@ -120,7 +122,7 @@ final class TreeNode: @unchecked Sendable {
             copiedHints.reserveCapacity(hints.count + 4)
             copiedHints.append(contentsOf: hints)
             let copied = TreeNode(
-                leafSlots: copiedSlots, hints: copiedHints, hintOffset: hintOffset, arena: copiedArena,
+                leafSlots: copiedSlots, hints: copiedHints, hintOffset: hintOffset, prefixHint: prefixHint, arena: copiedArena,
                 externals: externals, histories: histories)
             copied.garbage = garbage
             return copied
@@ -159,7 +161,7 @@ final class TreeNode: @unchecked Sendable {
         }
     }
 
-    /// `childIndex(for:)` from the hints and `separatorPrefix` alone (`hintOffset` ≤ 8); nil when
+    /// `childIndex(for:)` from the hints and `prefixHint` alone (`hintOffset` ≤ 8); nil when
     /// the key's hint ties with a separator's and only the separators' bytes can tell.
     @inline(__always)
     private func childIndexByHints(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
@@ -172,8 +174,8 @@ final class TreeNode: @unchecked Sendable {
                 // prefix that matches it as far as it goes compares below or equal: either way
                 // it belongs before every separator.)
                 let theirs = TreeNode.hint(key, 0, shared, 0)
-                if separatorPrefix > theirs { return 0 }
-                if separatorPrefix < theirs { return hints.count }
+                if prefixHint > theirs { return 0 }
+                if prefixHint < theirs { return hints.count }
             }
             if key.count < offset { return 0 }  // a proper prefix of every separator
             let target = TreeNode.hint(key, 0, key.count, offset)

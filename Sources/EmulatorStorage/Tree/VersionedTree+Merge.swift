@@ -286,7 +286,7 @@ extension TreeNode {
     func entryIndex(for key: UnsafeBufferPointer<UInt8>, from start: Int) -> (index: Int, found: Bool) {
         slots.withUnsafeBufferPointer { slots in
             hints.withUnsafeBufferPointer { hints in
-                arena.withUnsafeBufferPointer { arena in TreeNode.search(slots, hints, hintOffset, arena, key, from: start) }
+                arena.withUnsafeBufferPointer { arena in TreeNode.search(slots, hints, hintOffset, prefixHint, arena, key, from: start) }
             }
         }
     }
@@ -359,6 +359,7 @@ extension TreeNode {
         hints.removeAll(keepingCapacity: true)
         guard let first = slots.first, let last = slots.last else {
             hintOffset = 0
+            prefixHint = 0
             return
         }
         arena.withUnsafeBufferPointer { arena in
@@ -367,6 +368,7 @@ extension TreeNode {
             var shared = 0
             while shared < limit && arena[Int(first.keyStart) + shared] == arena[Int(last.keyStart) + shared] { shared += 1 }
             hintOffset = shared
+            prefixHint = TreeNode.hint(arena, Int(first.keyStart), Swift.min(shared, 8), 0)
             for slot in slots { hints.append(TreeNode.hint(arena, Int(slot.keyStart), Int(slot.keyCount), shared)) }
         }
     }
