@@ -25,7 +25,7 @@ let package = Package(
         // L1
         .target(name: "EmulatorModel", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         // L2
-        .target(name: "EmulatorStorage", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorStorage", dependencies: ["EmulatorModel", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
         .target(name: "SecurityRules", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),

@@ -1,6 +1,7 @@
 #ifndef C_EMULATOR_LINUX_H
 #define C_EMULATOR_LINUX_H
-// What Glibc's Swift overlay does not export: epoll, eventfd, accept4, MSG_NOSIGNAL, TCP_NODELAY.
+// What Glibc's Swift overlay does not export: epoll, eventfd, accept4, MSG_NOSIGNAL, TCP_NODELAY,
+// and the compiler's prefetch hint (for the storage engine's tree searches).
 // The header only uses <stdint.h> types so it never redefines what SwiftGlibc already imports;
 // the system headers are included in shim.c. `struct epoll_event` is packed on x86_64, so events
 // cross into Swift as the plain `cemu_event` below.
@@ -23,6 +24,10 @@ extern const int CEMU_EPOLL_CTL_MOD;
 extern const int CEMU_EPOLL_CTL_DEL;
 /// open(2)'s O_DIRECT (needs _GNU_SOURCE, so Glibc's overlay lacks it; its value differs by architecture).
 extern const int CEMU_O_DIRECT;
+
+/// Starts loading the cache line holding `address` for a read soon (a hint: never faults, so
+/// any address will do).
+static inline void cemu_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
 
 /// Accepts one connection as non-blocking and close-on-exec (accept4); -1 and errno on failure.
 int cemu_accept_nonblocking(int fd);

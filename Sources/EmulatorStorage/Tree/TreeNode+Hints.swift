@@ -1,3 +1,4 @@
+import CEmulatorLinux
 import Glibc
 
 /// Key hints: a leaf keeps, per slot, the 8 key bytes that follow a prefix all its keys share
@@ -82,8 +83,23 @@ extension TreeNode {
         let target = hint(key, 0, key.count, offset)
         // A linear scan: the hint array is at most 512 bytes, and independent sequential loads
         // overlap their cache misses where a binary search would wait for each probe in turn.
+        // In a tree larger than the cache each of its lines is a miss: ask for all at once.
+        if let hintBase = hints.baseAddress {
+            var line = 8
+            while line < hints.count {
+                cemu_prefetch(hintBase + line)
+                line += 8
+            }
+        }
         var index = start
         while index < hints.count && hints[index] < target { index += 1 }
+        if index < hints.count && hints[index] == target {
+            // The key's bytes are found through its slot, itself a miss. A leaf a merge built
+            // holds its keys in the arena in slot order, so start loading where key `index`
+            // would be if every entry took the same room (within the arena): the two misses then
+            // overlap, where a wrong guess costs only the line loaded for nothing.
+            cemu_prefetch(arenaBase + index * arena.count / slots.count)
+        }
         while index < hints.count && hints[index] == target {
             let slot = slots[index]
             let order = ByteOrder.compare(arena, Int(slot.keyStart), Int(slot.keyCount), key)
