@@ -19,6 +19,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "storage-read", summary: "only the point reads at 1M, in rounds (for profiling a read)") {
         runStorageReadBenchmark(quick: $0.quick)
     },
+    BenchmarkScenario(name: "memory-latency", summary: "what one cache miss costs here (dependent loads over 1-256 MiB)") { _ in
+        runMemoryLatencyBenchmark()
+    },
     BenchmarkScenario(name: "http-serve", summary: "serve a tiny JSON document on --port until killed (load it with wrk)") {
         runHTTPServeBenchmark(port: $0.port ?? 8080)
     },
