@@ -83,9 +83,10 @@ extension TreeNode {
         let target = hint(key, 0, key.count, offset)
         // A linear scan: the hint array is at most 512 bytes, and independent sequential loads
         // overlap their cache misses where a binary search would wait for each probe in turn.
-        // In a tree larger than the cache each of its lines is a miss: ask for all at once.
+        // In a tree larger than the cache each of its lines is a miss: ask at once for the
+        // lines the scan may read.
         if let hintBase = hints.baseAddress {
-            var line = 8
+            var line = (start | 7) + 1
             while line < hints.count {
                 cemu_prefetch(hintBase + line)
                 line += 8
