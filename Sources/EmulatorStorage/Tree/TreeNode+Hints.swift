@@ -26,6 +26,15 @@ extension TreeNode {
         key.withUnsafeBufferPointer { hint($0, 0, $0.count, offset) }
     }
 
+    /// How the first `shared` bytes of `key` order against a node's `prefixHint` (its keys' or
+    /// separators' shared prefix, at most 8 bytes): 1 if the prefix is above, -1 if below, 0 if
+    /// they match as far as the key goes. Big-endian, zero-padded words order as the bytes do.
+    @inline(__always)
+    static func orderOfPrefix(_ prefix: UInt64, against key: UnsafeBufferPointer<UInt8>, _ shared: Int) -> Int {
+        let theirs = hint(key, 0, shared, 0)
+        return prefix > theirs ? 1 : prefix < theirs ? -1 : 0
+    }
+
     /// Lowers `hintOffset` (recomputing every hint) when `key` does not share the leaf's prefix.
     func admitHint(for key: [UInt8]) {
         guard let first = slots.first else {
@@ -63,14 +72,13 @@ extension TreeNode {
             return (Swift.min(start, slots.count), false)
         }
         // Every key here starts with the same `offset` bytes; a key that does not is below or
-        // above all. Up to 8 of them are in `prefix` (big-endian, zero-padded words order as
-        // the bytes do), so only a longer shared prefix reads the first key from the arena.
+        // above all. Up to 8 of them are in `prefix`, so only a longer shared prefix reads the
+        // first key from the arena.
         let shared = Swift.min(offset, key.count)
         if shared > 0 {
             let order: Int
             if offset <= 8 {
-                let theirs = hint(key, 0, shared, 0)
-                order = prefix > theirs ? 1 : prefix < theirs ? -1 : 0
+                order = orderOfPrefix(prefix, against: key, shared)
             } else if let keyBase = key.baseAddress {
                 order = Int(memcmp(arenaBase + Int(first.keyStart), keyBase, shared))
             } else {

@@ -170,12 +170,11 @@ final class TreeNode: @unchecked Sendable {
             guard !hints.isEmpty else { return 0 }
             let shared = Swift.min(offset, key.count)
             if shared > 0 {
-                // Big-endian, zero-padded words order as the bytes do. (A key shorter than the
-                // prefix that matches it as far as it goes compares below or equal: either way
-                // it belongs before every separator.)
-                let theirs = TreeNode.hint(key, 0, shared, 0)
-                if prefixHint > theirs { return 0 }
-                if prefixHint < theirs { return hints.count }
+                // (A key shorter than the prefix that matches it as far as it goes orders below
+                // or equal: either way it belongs before every separator.)
+                let order = TreeNode.orderOfPrefix(prefixHint, against: key, shared)
+                if order > 0 { return 0 }
+                if order < 0 { return hints.count }
             }
             if key.count < offset { return 0 }  // a proper prefix of every separator
             let target = TreeNode.hint(key, 0, key.count, offset)
