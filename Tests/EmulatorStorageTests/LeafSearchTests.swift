@@ -34,7 +34,7 @@ import Testing
         while keys.count < Int.random(in: 1...TreeNode.maxLeafEntries, using: &rng) {
             keys.insert(LeafSearchTests.trickyKey(&rng, head: head))
         }
-        let node = TreeNode()
+        let node = TreeNode.leaf()
         // Insert in random order (so the shared prefix shrinks as keys arrive), each at its place.
         for key in keys.shuffled(using: &rng) {
             node.insert(VersionedEntry(key: key, value: [1], createTime: 1, updateTime: 1), at: node.entryIndex(for: key).index)
@@ -84,7 +84,7 @@ import Testing
             separators.insert(LeafSearchTests.trickyKey(&rng, head: head.count >= 2 ? head : head + [0, 1]))
         }
         let sorted = separators.sorted { ByteOrder.less($0, $1) }
-        let node = TreeNode(children: (0...sorted.count).map { _ in TreeNode() }, separators: sorted)
+        let node = TreeNode.node(children: (0...sorted.count).map { _ in TreeNode.leaf() }, separators: sorted)
         var probes = sorted
         for _ in 0..<300 { probes.append(LeafSearchTests.trickyKey(&rng, head: head.count >= 2 ? head : head + [0, 1])) }
         probes += [[], Array(head.prefix(3)), head, [255, 255], sorted[0] + [0], Array(sorted[0].dropLast())]

@@ -132,6 +132,7 @@ extension TreeNode {
             if slots.isEmpty && !isRoot { problems.append("empty non-root leaf") }
             if slots.count > TreeNode.maxLeafEntries { problems.append("overfull leaf") }
             let keys = slots.indices.map(key(at:))
+            let hints = hintValues
             if hints.count != keys.count
                 || zip(keys, hints).contains(where: { !$0.0.starts(with: keys[0].prefix(hintOffset)) || $0.0.count < hintOffset || TreeNode.hint($0.0, hintOffset) != $0.1 }) {
                 problems.append("leaf hints out of step")
@@ -149,6 +150,7 @@ extension TreeNode {
         }
         if separatorCount != children.count - 1 { problems.append("separator count mismatch") }
         let separators = (0..<separatorCount).map(separator(at:))
+        let hints = hintValues
         if hints.count != separators.count
             || zip(separators, hints).contains(where: { !$0.0.starts(with: separators[0].prefix(hintOffset)) || $0.0.count < hintOffset || TreeNode.hint($0.0, hintOffset) != $0.1 }) {
             problems.append("separator hints out of step")

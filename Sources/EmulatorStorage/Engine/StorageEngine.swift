@@ -328,7 +328,7 @@ package final class StorageEngine: Sendable {
             var state = head.withLock { $0 }
             guard state.namespaces[namespace]?.indexes[definition.id] == nil else { return }
             var index = SecondaryIndex(definition: definition)
-            index.build(from: state.namespaces[namespace]?.headStack ?? TreeStack(root: TreeNode()))
+            index.build(from: state.namespaces[namespace]?.headStack ?? TreeStack(root: TreeNode.leaf()))
             state.namespaces[namespace, default: NamespaceState()].indexes[definition.id] = index
             publish(state)
         }

@@ -87,5 +87,5 @@ package struct StorageSnapshot: Sendable {
         state.namespaces[namespace]?.view(at: readTime) ?? TreeView(stack: TreeStack(root: StorageSnapshot.emptyRoot))
     }
 
-    static let emptyRoot = TreeNode()
+    static let emptyRoot = TreeNode.leaf()
 }

@@ -63,24 +63,23 @@ extension TreeNode {
             // that stop growing, and still a bounded number of copies while a leaf fills.
             let room = slots.count + Swift.max(8, slots.count / 2)
             slots.reserveCapacity(room)
-            hints.reserveCapacity(room)
         }
         reserveArena(entry.key.count)  // `storeValue` makes room for an inline value
         slots.insert(makeSlot(entry), at: index)
-        hints.insert(TreeNode.hint(entry.key, hintOffset), at: index)
+        insertHint(TreeNode.hint(entry.key, hintOffset), at: index)
     }
 
     /// Removes a run of slots at once.
     func removeSlots(_ range: Range<Int>) {
         for index in range { release(slots[index], keepingKey: false) }
         slots.removeSubrange(range)
-        hints.removeSubrange(range)
+        removeHints(range)
     }
 
     func remove(at index: Int) {
         release(slots[index], keepingKey: false)
         slots.remove(at: index)
-        hints.remove(at: index)
+        removeHints(index..<index + 1)
     }
 
     /// Replaces slot `index` (same key) with `entry`, reusing what did not change.
@@ -104,9 +103,8 @@ extension TreeNode {
 
     /// Moves slots `from...` into a new right sibling (their bytes copied as they are).
     func splitLeaf(at from: Int) -> TreeNode {
-        let right = TreeNode()
+        let right = TreeNode.leaf()
         right.slots.reserveCapacity(slots.count - from + 8)
-        right.hints.reserveCapacity(slots.count - from + 8)
         var bytes = 0
         for index in from..<slots.count { bytes += arenaBytes(of: index) }
         right.arena.reserveCapacity(bytes + 512)
@@ -115,8 +113,8 @@ extension TreeNode {
             release(slots[index], keepingKey: false)
         }
         right.rebuildLeafHints()
+        removeHints(from..<slots.count)
         slots.removeSubrange(from...)
-        hints.removeSubrange(from...)
         return right
     }
 

@@ -57,7 +57,7 @@ extension TreeNode {
         arena.withUnsafeBufferPointer { arena in
             for index in slots.indices {
                 let slot = slots[index]
-                hints[index] = TreeNode.hint(arena, Int(slot.keyStart), Int(slot.keyCount), shared)
+                setHint(TreeNode.hint(arena, Int(slot.keyStart), Int(slot.keyCount), shared), at: index)
             }
         }
     }
@@ -89,17 +89,9 @@ extension TreeNode {
         }
         if key.count < offset { return (start, false) }  // a proper prefix of every key here
         let target = hint(key, 0, key.count, offset)
-        // A linear scan: the hint array is at most 512 bytes, and independent sequential loads
-        // overlap their cache misses where a binary search would wait for each probe in turn.
-        // In a tree larger than the cache each of its lines is a miss: ask at once for the
-        // lines the scan may read.
-        if let hintBase = hints.baseAddress {
-            var line = (start | 7) + 1
-            while line < hints.count {
-                cemu_prefetch(hintBase + line)
-                line += 8
-            }
-        }
+        // A linear scan: there are at most 68 hints, and independent sequential loads
+        // overlap their cache misses where a binary search would wait for each probe in turn
+        // (a descent asked for all of their lines with the node's: `TreeNode.prefetch`).
         var index = start
         while index < hints.count && hints[index] < target { index += 1 }
         if index < hints.count && hints[index] == target {
@@ -121,7 +113,7 @@ extension TreeNode {
 
     /// Recomputes an internal node's separator hints and their shared prefix length.
     func rebuildSeparatorHints() {
-        hints.removeAll(keepingCapacity: true)
+        removeAllHints()
         hintOffset = 0
         prefixHint = 0
         let count = separatorEnds.count
@@ -137,7 +129,7 @@ extension TreeNode {
                 prefixHint = TreeNode.hint(arena, 0, Swift.min(shared, 8), 0)  // separator 0 starts at 0
                 for index in 0..<count {
                     let start = index == 0 ? 0 : Int(ends[index - 1])
-                    hints.append(TreeNode.hint(arena, start, Int(ends[index]) - start, shared))
+                    appendHint(TreeNode.hint(arena, start, Int(ends[index]) - start, shared))
                 }
             }
         }

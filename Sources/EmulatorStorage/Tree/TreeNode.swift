@@ -1,92 +1,229 @@
+import CEmulatorLinux
+import Glibc
+
+/// The fields of a tree node: the head of its allocation, which the node's hints follow.
+/// Fields a search reads come first, so they share the allocation's first cache line.
+struct TreeNodeFields {
+    let isLeaf: Bool
+    /// Number of hints (one per leaf slot, or per separator of an internal node).
+    var hintCount = 0
+    /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
+    var hintOffset = 0
+    /// The first (up to 8) bytes of the `hintOffset` bytes every key (leaf) or separator
+    /// (internal node) shares, as a hint: a search checks a key against that prefix without
+    /// reading the arena or the slots.
+    var prefixHint: UInt64 = 0
+    // Internal payload (empty for leaves).
+    var children: [TreeNode] = []
+    // Leaf payload (empty for internal nodes).
+    var slots: [LeafSlot] = []
+    /// Key and small value bytes (leaves), or the separators' bytes (internal nodes).
+    var arena: [UInt8] = []
+    /// End offsets in `arena` of the separators: separator `i` ≤ every key in `children[i + 1]`
+    /// and > every key in `children[i]`. Packed for the same reason as leaves.
+    var separatorEnds: [UInt32] = []
+    /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
+    var externals: [[UInt8]] = []
+    /// Older versions, oldest first, referenced by `LeafSlot.history`.
+    var histories: [[EntryVersion]] = []
+    /// Arena bytes no slot refers to any more.
+    var garbage = 0
+}
+
 /// A node of the copy-on-write B+tree.
 ///
 /// Leaves are packed so that copying one (which every commit does for each leaf it touches)
 /// is a few memcpys, not a retain per entry: fixed-size `LeafSlot`s plus one byte arena for
 /// keys and small values. Large values and version histories live in side arrays.
 ///
+/// A node is one allocation holding its fields and, right after them, its hints (per slot or
+/// separator, the 8 key bytes after `hintOffset`; see `TreeNode+Hints`): a search reads the
+/// node and the hints it compares from adjacent cache lines, which a descent asks for together
+/// (`prefetch`) as soon as it knows the node, so the two are one wait on memory, not two.
+///
 /// Safety of `@unchecked Sendable`: a node reachable from a published root (the engine head or
 /// any snapshot) is never mutated. Commits mutate a node only after `isKnownUniquelyReferenced`
 /// proves the commit's working tree is its sole owner, and copy it otherwise (path copying).
 final class TreeNode: @unchecked Sendable {
-    // Dynamic exclusivity checks are off for these fields (they cost a runtime call per access,
-    // over 15% of commit and read time): no two accesses to one node's field can overlap, since
-    // a node is either published and only read, or private to the one committing thread.
-    // Fields a search reads come first, so a descent touches few cache lines per node.
-    let isLeaf: Bool
-    // Internal payload (empty for leaves).
-    @exclusivity(unchecked) var children: [TreeNode]
-    /// End offsets in `arena` of the separators: separator `i` ≤ every key in `children[i + 1]`
-    /// and > every key in `children[i]`. Packed for the same reason as leaves.
-    @exclusivity(unchecked) var separatorEnds: [UInt32]
-    @exclusivity(unchecked) var arena: [UInt8]
+    // No stored properties: the fields and the hints are the allocation's tail, laid out by
+    // `ManagedBufferPointer` (`make`). They are reached through pointers: no dynamic exclusivity
+    // check (one costs a runtime call per access, over 15% of commit and read time) and no copy
+    // of a field on a read. No two accesses to one node's field can overlap, since a node is
+    // either published and only read, or private to the one committing thread.
+    private typealias Storage = ManagedBufferPointer<TreeNodeFields, UInt64>
 
-    // Leaf payload (empty for internal nodes).
-    /// Per slot, the 8 key bytes after `hintOffset` (see `TreeNode+Hints`): a leaf search
-    /// compares these and reads the arena only on a tie.
-    @exclusivity(unchecked) var hints: [UInt64]
-    /// A length every key of the leaf shares a prefix of (their common prefix or shorter).
-    @exclusivity(unchecked) var hintOffset: Int
-    /// The first (up to 8) bytes of the `hintOffset` bytes every key (leaf) or separator
-    /// (internal node) shares, as a hint: a search checks a key against that prefix without
-    /// reading the arena or the slots.
-    @exclusivity(unchecked) var prefixHint: UInt64 = 0
-    @exclusivity(unchecked) var slots: [LeafSlot]
-    /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
-    @exclusivity(unchecked) var externals: [[UInt8]]
-    /// Older versions, oldest first, referenced by `LeafSlot.history`.
-    @exclusivity(unchecked) var histories: [[EntryVersion]]
-    /// Arena bytes no slot refers to any more.
-    @exclusivity(unchecked) var garbage: Int
+    /// Never called: nodes are made by `make`.
+    private init() {}
 
-    init(
-        leafSlots: [LeafSlot] = [], hints: [UInt64] = [], hintOffset: Int = 0, prefixHint: UInt64 = 0, arena: [UInt8] = [],
-        externals: [[UInt8]] = [], histories: [[EntryVersion]] = []
-    ) {
-        self.slots = leafSlots
-        self.hints = hints
-        self.hintOffset = hintOffset
-        self.prefixHint = prefixHint
-        self.arena = arena
-        self.externals = externals
-        self.histories = histories
-        self.garbage = 0
-        self.children = []
-        self.separatorEnds = []
-        self.isLeaf = true
+    deinit { _ = Storage(unsafeBufferObject: self).withUnsafeMutablePointerToHeader { $0.deinitialize(count: 1) } }
+
+    // The two addresses below outlive the closures that hand them out: a Swift object never
+    // moves, so they are valid for as long as the node lives.
+    @inline(__always)
+    private var fields: UnsafeMutablePointer<TreeNodeFields> {
+        Storage(unsafeBufferObject: self).withUnsafeMutablePointerToHeader { $0 }
     }
 
-    init(children: [TreeNode], separators: [[UInt8]]) {
-        self.slots = []
-        self.hints = []
-        self.hintOffset = 0
-        self.arena = []
-        self.externals = []
-        self.histories = []
-        self.garbage = 0
-        self.children = children
-        self.separatorEnds = []
-        self.isLeaf = false
+    @inline(__always)
+    private var hintBase: UnsafeMutablePointer<UInt64> {
+        Storage(unsafeBufferObject: self).withUnsafeMutablePointerToElements { $0 }
+    }
+
+    /// The address of one of the fields (a constant offset from the node).
+    @inline(__always)
+    private func field<Value>(_ path: WritableKeyPath<TreeNodeFields, Value>) -> UnsafeMutablePointer<Value> {
+        fields.pointer(to: path).unsafelyUnwrapped
+    }
+
+    var isLeaf: Bool { fields.pointee.isLeaf }
+    var children: [TreeNode] {
+        unsafeAddress { UnsafePointer(field(\.children)) }
+        unsafeMutableAddress { field(\.children) }
+    }
+    var separatorEnds: [UInt32] {
+        unsafeAddress { UnsafePointer(field(\.separatorEnds)) }
+        unsafeMutableAddress { field(\.separatorEnds) }
+    }
+    var arena: [UInt8] {
+        unsafeAddress { UnsafePointer(field(\.arena)) }
+        unsafeMutableAddress { field(\.arena) }
+    }
+    var hintOffset: Int {
+        unsafeAddress { UnsafePointer(field(\.hintOffset)) }
+        unsafeMutableAddress { field(\.hintOffset) }
+    }
+    var prefixHint: UInt64 {
+        unsafeAddress { UnsafePointer(field(\.prefixHint)) }
+        unsafeMutableAddress { field(\.prefixHint) }
+    }
+    var slots: [LeafSlot] {
+        unsafeAddress { UnsafePointer(field(\.slots)) }
+        unsafeMutableAddress { field(\.slots) }
+    }
+    var externals: [[UInt8]] {
+        unsafeAddress { UnsafePointer(field(\.externals)) }
+        unsafeMutableAddress { field(\.externals) }
+    }
+    var histories: [[EntryVersion]] {
+        unsafeAddress { UnsafePointer(field(\.histories)) }
+        unsafeMutableAddress { field(\.histories) }
+    }
+    var garbage: Int {
+        unsafeAddress { UnsafePointer(field(\.garbage)) }
+        unsafeMutableAddress { field(\.garbage) }
+    }
+
+    /// Room for hints in every node. A leaf holds `maxLeafEntries + 1` slots for a moment
+    /// before it splits; an internal node `maxChildren + 2` separators while a merge puts in
+    /// the (up to four) leaves one rebuilt leaf becomes, before the node splits.
+    static let hintCapacity = maxChildren + 4
+
+    static func make(_ fields: TreeNodeFields) -> TreeNode {
+        unsafeDowncast(Storage(bufferClass: TreeNode.self, minimumCapacity: hintCapacity) { _, _ in fields }.buffer, to: TreeNode.self)
+    }
+
+    /// An empty leaf.
+    static func leaf() -> TreeNode { make(TreeNodeFields(isLeaf: true)) }
+
+    /// A leaf holding `slots` (with their `hints`) over `arena` and the side arrays.
+    private static func leaf(
+        slots: [LeafSlot], hints: UnsafeBufferPointer<UInt64>, hintOffset: Int, prefixHint: UInt64, arena: [UInt8],
+        externals: [[UInt8]], histories: [[EntryVersion]], garbage: Int
+    ) -> TreeNode {
+        let node = make(TreeNodeFields(
+            isLeaf: true, hintOffset: hintOffset, prefixHint: prefixHint, slots: slots, arena: arena,
+            externals: externals, histories: histories, garbage: garbage))
+        node.appendHints(hints)
+        return node
+    }
+
+    /// An internal node over `children`, with `separators[i]` between `children[i]` and
+    /// `children[i + 1]`.
+    static func node(children: [TreeNode], separators: [[UInt8]]) -> TreeNode {
+        var fields = TreeNodeFields(isLeaf: false, children: children)
         for separator in separators {
-            arena.append(contentsOf: separator)
-            separatorEnds.append(UInt32(arena.count))
+            fields.arena.append(contentsOf: separator)
+            fields.separatorEnds.append(UInt32(fields.arena.count))
         }
-        rebuildSeparatorHints()
+        let node = make(fields)
+        node.rebuildSeparatorHints()
+        return node
     }
 
-    private init(
-        children: [TreeNode], arena: [UInt8], separatorEnds: [UInt32], hints: [UInt64], hintOffset: Int, prefixHint: UInt64
-    ) {
-        self.slots = []
-        self.hints = hints
-        self.hintOffset = hintOffset
-        self.prefixHint = prefixHint
-        self.arena = arena
-        self.externals = []
-        self.histories = []
-        self.garbage = 0
-        self.children = children
-        self.separatorEnds = separatorEnds
-        self.isLeaf = false
+    // MARK: Hints
+
+    var hintCount: Int { fields.pointee.hintCount }
+
+    /// Calls `body` with the node's hints, in place.
+    @inline(__always)
+    func withHints<R>(_ body: (UnsafeBufferPointer<UInt64>) -> R) -> R {
+        body(UnsafeBufferPointer(start: hintBase, count: hintCount))
+    }
+
+    /// The storage of `slots` and `arena`, not retained. A closure over either array retains it:
+    /// an atomic write to another cache line, which a read of a large tree waits for before it
+    /// goes on. The pointers outlive the closures that hand them out (against the letter of
+    /// `withUnsafeBufferPointer`): an array's storage stays where it is until the array is
+    /// changed or freed, and the caller holds the node, which owns both arrays, and does not
+    /// change it while it uses them.
+    @inline(__always)
+    var leafStorage: (slots: UnsafeBufferPointer<LeafSlot>, arena: UnsafeBufferPointer<UInt8>) {
+        (slots.withUnsafeBufferPointer { $0 }, arena.withUnsafeBufferPointer { $0 })
+    }
+
+    /// A copy of the hints (for checks and tests).
+    var hintValues: [UInt64] { withHints { Array($0) } }
+
+    func setHint(_ hint: UInt64, at index: Int) {
+        precondition(index >= 0 && index < hintCount, "hint index out of range")
+        hintBase[index] = hint
+    }
+
+    func insertHint(_ hint: UInt64, at index: Int) {
+        let count = hintCount
+        precondition(index >= 0 && index <= count && count < TreeNode.hintCapacity, "hint insert out of range")
+        let hints = hintBase
+        _ = memmove(hints + index + 1, hints + index, 8 * (count - index))
+        hints[index] = hint
+        fields.pointee.hintCount = count + 1
+    }
+
+    func appendHints(_ hints: UnsafeBufferPointer<UInt64>) {
+        let count = hintCount
+        precondition(count + hints.count <= TreeNode.hintCapacity, "too many hints")
+        guard let source = hints.baseAddress else { return }
+        (hintBase + count).update(from: source, count: hints.count)  // (disjoint)
+        fields.pointee.hintCount = count + hints.count
+    }
+
+    func appendHint(_ hint: UInt64) {
+        let count = hintCount
+        precondition(count < TreeNode.hintCapacity, "too many hints")
+        hintBase[count] = hint
+        fields.pointee.hintCount = count + 1
+    }
+
+    func removeHints(_ range: Range<Int>) {
+        let count = hintCount
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "hint range out of range")
+        let hints = hintBase
+        _ = memmove(hints + range.lowerBound, hints + range.upperBound, 8 * (count - range.upperBound))
+        fields.pointee.hintCount = count - range.count
+    }
+
+    func removeAllHints() { fields.pointee.hintCount = 0 }
+
+    /// Asks for the cache lines of the node's fields and hints at once (a descent calls this as
+    /// soon as it knows the node, before it reads it).
+    @inline(__always)
+    static func prefetch(_ node: Unmanaged<TreeNode>) {
+        // Address arithmetic only: nothing of the node is read here.
+        let end = node._withUnsafeGuaranteedRef { UnsafeRawPointer($0.hintBase + maxLeafEntries) }
+        var line = Int(bitPattern: node.toOpaque()) & ~63
+        while line < Int(bitPattern: end) {
+            cemu_prefetch(UnsafeRawPointer(bitPattern: line))
+            line += 64
+        }
     }
 
     static let maxLeafEntries = 64
@@ -105,9 +242,11 @@ final class TreeNode: @unchecked Sendable {
             var copiedChildren: [TreeNode] = []
             copiedChildren.reserveCapacity(children.count + 2)
             copiedChildren.append(contentsOf: children)
-            return TreeNode(
-                children: copiedChildren, arena: arena, separatorEnds: separatorEnds, hints: hints,
-                hintOffset: hintOffset, prefixHint: prefixHint)
+            let copied = TreeNode.make(TreeNodeFields(
+                isLeaf: false, hintOffset: hintOffset, prefixHint: prefixHint, children: copiedChildren, arena: arena,
+                separatorEnds: separatorEnds))
+            withHints { copied.appendHints($0) }
+            return copied
         }
         let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && slots.contains(where: \.isPrunable))
         guard needsRewrite else {
@@ -118,18 +257,14 @@ final class TreeNode: @unchecked Sendable {
             var copiedArena: [UInt8] = []
             copiedArena.reserveCapacity(arena.count + 384)
             copiedArena.append(contentsOf: arena)
-            var copiedHints: [UInt64] = []
-            copiedHints.reserveCapacity(hints.count + 4)
-            copiedHints.append(contentsOf: hints)
-            let copied = TreeNode(
-                leafSlots: copiedSlots, hints: copiedHints, hintOffset: hintOffset, prefixHint: prefixHint, arena: copiedArena,
-                externals: externals, histories: histories)
-            copied.garbage = garbage
-            return copied
+            return withHints { hints in
+                TreeNode.leaf(
+                    slots: copiedSlots, hints: hints, hintOffset: hintOffset, prefixHint: prefixHint, arena: copiedArena,
+                    externals: externals, histories: histories, garbage: garbage)
+            }
         }
-        let copied = TreeNode()
+        let copied = TreeNode.leaf()
         copied.slots.reserveCapacity(slots.count + 4)
-        copied.hints.reserveCapacity(slots.count + 4)
         copied.arena.reserveCapacity(arena.count - garbage + 256)
         for index in slots.indices {
             var entry = entry(at: index)
@@ -155,7 +290,7 @@ final class TreeNode: @unchecked Sendable {
     func childIndex(for key: UnsafeBufferPointer<UInt8>) -> Int {
         if hintOffset <= 8, let index = childIndexByHints(key) { return index }
         return separatorEnds.withUnsafeBufferPointer { ends in
-            hints.withUnsafeBufferPointer { hints in
+            withHints { hints in
                 arena.withUnsafeBufferPointer { arena in TreeNode.childSearch(ends, hints, hintOffset, arena, key) }
             }
         }
@@ -166,7 +301,7 @@ final class TreeNode: @unchecked Sendable {
     @inline(__always)
     private func childIndexByHints(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
         let offset = hintOffset
-        return hints.withUnsafeBufferPointer { hints -> Int? in
+        return withHints { hints -> Int? in
             guard !hints.isEmpty else { return 0 }
             let shared = Swift.min(offset, key.count)
             if shared > 0 {

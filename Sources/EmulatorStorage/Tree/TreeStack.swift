@@ -8,7 +8,7 @@ struct TreeStack: Sendable {
 
     init(_ roots: [TreeNode]) {
         let kept = roots.filter { !$0.isEmpty }
-        self.roots = kept.isEmpty ? [roots.last ?? TreeNode()] : kept
+        self.roots = kept.isEmpty ? [roots.last ?? TreeNode.leaf()] : kept
     }
 
     init(root: TreeNode) { roots = [root] }

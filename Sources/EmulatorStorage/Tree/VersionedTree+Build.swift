@@ -11,17 +11,16 @@ extension VersionedTree {
     init(sorted entries: some Sequence<VersionedEntry>) {
         let leafFill = TreeNode.maxLeafEntries * 7 / 8
         var level: [(node: TreeNode, first: [UInt8])] = []
-        var leaf = TreeNode()
+        var leaf = TreeNode.leaf()
         var first: [UInt8] = []
         for entry in entries {
             if leaf.count == leafFill {
                 level.append((leaf, first))
-                leaf = TreeNode()
+                leaf = TreeNode.leaf()
             }
             if leaf.count == 0 {
                 first = entry.key
                 leaf.slots.reserveCapacity(leafFill + 4)
-                leaf.hints.reserveCapacity(leafFill + 4)
             }
             leaf.append(entry)
         }
@@ -41,7 +40,7 @@ extension VersionedTree {
                 let end = level.count * (group + 1) / groups
                 let children = level[start..<end]
                 next.append((
-                    TreeNode(children: children.map(\.node), separators: children.dropFirst().map(\.first)),
+                    TreeNode.node(children: children.map(\.node), separators: children.dropFirst().map(\.first)),
                     level[start].first))
                 start = end
             }

@@ -109,9 +109,9 @@ extension VersionedTree {
                 let leaves = VersionedTree.mergeLeaf(root, upper: nil, &source, limit - taken, horizon, &taken, note)
                 copiedNodes += leaves.count
                 switch leaves.count {
-                case 0: root = TreeNode()
+                case 0: root = TreeNode.leaf()
                 case 1: root = leaves[0]
-                default: root = TreeNode(children: leaves, separators: leaves.dropFirst().map { $0.key(at: 0) })
+                default: root = TreeNode.node(children: leaves, separators: leaves.dropFirst().map { $0.key(at: 0) })
                 }
                 continue
             }
@@ -120,7 +120,7 @@ extension VersionedTree {
                 copiedNodes += 1
             }
             if let split = VersionedTree.merge(root, upper: nil, &source, limit - taken, horizon, &taken, &copiedNodes, note) {
-                root = TreeNode(children: [root, split.right], separators: [split.separator])
+                root = TreeNode.node(children: [root, split.right], separators: [split.separator])
             }
             normalizeRoot()
         }
@@ -250,9 +250,8 @@ private struct LeafPicks {
                     bytes += TreeNode.arenaBytes(of: pruned[slot])
                 }
             }
-            let built = TreeNode()
+            let built = TreeNode.leaf()
             built.slots.reserveCapacity(range.count)
-            built.hints.reserveCapacity(range.count)
             built.arena.reserveCapacity(bytes)
             for index in range {
                 let (leaf, slot) = refs[index]
@@ -284,11 +283,8 @@ extension TreeNode {
     /// before `start` must be below `key`).
     @inline(__always)
     func entryIndex(for key: UnsafeBufferPointer<UInt8>, from start: Int) -> (index: Int, found: Bool) {
-        slots.withUnsafeBufferPointer { slots in
-            hints.withUnsafeBufferPointer { hints in
-                arena.withUnsafeBufferPointer { arena in TreeNode.search(slots, hints, hintOffset, prefixHint, arena, key, from: start) }
-            }
-        }
+        let (slots, arena) = leafStorage
+        return withHints { hints in TreeNode.search(slots, hints, hintOffset, prefixHint, arena, key, from: start) }
     }
 
     /// Orders the key of slot `lhsIndex` of `lhs` against the key of slot `rhsIndex` of `rhs`.
@@ -356,7 +352,7 @@ extension TreeNode {
     /// Sets `hintOffset` to the prefix all keys share and recomputes every slot's hint (for a
     /// leaf built by appending).
     func rebuildLeafHints() {
-        hints.removeAll(keepingCapacity: true)
+        removeAllHints()
         guard let first = slots.first, let last = slots.last else {
             hintOffset = 0
             prefixHint = 0
@@ -369,7 +365,7 @@ extension TreeNode {
             while shared < limit && arena[Int(first.keyStart) + shared] == arena[Int(last.keyStart) + shared] { shared += 1 }
             hintOffset = shared
             prefixHint = TreeNode.hint(arena, Int(first.keyStart), Swift.min(shared, 8), 0)
-            for slot in slots { hints.append(TreeNode.hint(arena, Int(slot.keyStart), Int(slot.keyCount), shared)) }
+            for slot in slots { appendHint(TreeNode.hint(arena, Int(slot.keyStart), Int(slot.keyCount), shared)) }
         }
     }
 }

@@ -7,7 +7,7 @@ struct VersionedTree: Sendable {
     /// Nodes `update` has copied so far (a statistic: how scattered a run of writes is).
     var copiedNodes = 0
 
-    init() { root = TreeNode() }
+    init() { root = TreeNode.leaf() }
 
     init(root: TreeNode) { self.root = root }
 
@@ -37,6 +37,7 @@ struct VersionedTree: Sendable {
                 children.isEmpty ? nil : Unmanaged.passUnretained(children[node.childIndex(for: key)])
             }
         }) {
+            TreeNode.prefetch(child)
             node = child
         }
         return node
@@ -52,7 +53,7 @@ struct VersionedTree: Sendable {
         }
         var result: R?
         if let split = VersionedTree.update(root, key, horizon, &result, &copiedNodes, body) {
-            root = TreeNode(children: [root, split.right], separators: [split.separator])
+            root = TreeNode.node(children: [root, split.right], separators: [split.separator])
         }
         normalizeRoot()
         // `body` runs exactly once on every path above.
@@ -62,7 +63,7 @@ struct VersionedTree: Sendable {
     /// Replaces a root left with one child (or none) by that child (or an empty leaf).
     mutating func normalizeRoot() {
         while !root.isLeaf && root.children.count <= 1 {
-            root = root.children.first ?? TreeNode()
+            root = root.children.first ?? TreeNode.leaf()
         }
     }
 
@@ -216,7 +217,7 @@ extension TreeNode {
 
     func splitInternal() -> (separator: [UInt8], right: TreeNode) {
         let mid = children.count / 2
-        let right = TreeNode(children: Array(children[mid...]), separators: (mid..<separatorCount).map(separator(at:)))
+        let right = TreeNode.node(children: Array(children[mid...]), separators: (mid..<separatorCount).map(separator(at:)))
         let up = separator(at: mid - 1)
         children.removeSubrange(mid...)
         arena.removeSubrange((mid - 1 == 0 ? 0 : Int(separatorEnds[mid - 2]))...)
