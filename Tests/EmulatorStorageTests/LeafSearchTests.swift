@@ -93,4 +93,38 @@ import Testing
             #expect(node.childIndex(for: probe) == want, "probe \(probe) among \(sorted.count) separators")
         }
     }
+
+    /// Leaves laid out in slot order (built from sorted entries, split off, rebuilt by a merge)
+    /// record their arena bytes per slot, so with entries of one size a search's guess of where
+    /// a found key's bytes are (`entryBytes` × slot) is exactly where they are.
+    @Test func leavesInSlotOrderKnowWhereTheirKeysAre() {
+        func key(_ number: Int) -> [UInt8] {
+            let digits = Array(String(number).utf8)
+            return Array("docs/".utf8) + [UInt8](repeating: UInt8(ascii: "0"), count: 6 - digits.count) + digits
+        }
+        func leaves(_ node: TreeNode) -> [TreeNode] { node.isLeaf ? [node] : node.children.flatMap(leaves) }
+        func expectGuessesRight(_ leaf: TreeNode, _ label: String) {
+            #expect(leaf.entryBytes == key(0).count + 40, "\(label)")
+            for index in 0..<leaf.count {
+                #expect(Int(leaf.slots[index].keyStart) == index * leaf.entryBytes, "\(label): slot \(index)")
+            }
+        }
+        let entries = (0..<1000).map {
+            VersionedEntry(key: key($0), value: [UInt8](repeating: 7, count: 40), createTime: 1, updateTime: 1)
+        }
+        var tree = VersionedTree(sorted: entries.filter { $0.key.last.map { $0 % 2 == 0 } ?? false })
+        let built = leaves(tree.root)
+        #expect(built.count > 1)
+        for leaf in built { expectGuessesRight(leaf, "built") }
+        let right = built[0].copy(horizon: 0).splitLeaf(at: built[0].count / 2)  // (a copy: the tree keeps its leaf)
+        expectGuessesRight(right, "split off")
+        // A merge of the odd keys rebuilds every leaf.
+        let odd = VersionedTree(sorted: entries.filter { $0.key.last.map { $0 % 2 == 1 } ?? false })
+        var source = TreeCursor(root: odd.root)
+        source.seek(atLeast: [])
+        tree.merge(&source, horizon: 0) { _, _, _ in }
+        let merged = leaves(tree.root)
+        #expect(merged.reduce(0) { $0 + $1.count } == 1000)
+        for leaf in merged { expectGuessesRight(leaf, "merged") }
+    }
 }

@@ -66,7 +66,7 @@ extension TreeNode {
     @inline(__always)
     static func search(
         _ slots: UnsafeBufferPointer<LeafSlot>, _ hints: UnsafeBufferPointer<UInt64>, _ offset: Int, _ prefix: UInt64,
-        _ arena: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>, from start: Int = 0
+        _ entryBytes: Int, _ arena: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>, from start: Int = 0
     ) -> (index: Int, found: Bool) {
         guard start < slots.count, let first = slots.first, let arenaBase = arena.baseAddress else {
             return (Swift.min(start, slots.count), false)
@@ -97,9 +97,10 @@ extension TreeNode {
         if index < hints.count && hints[index] == target {
             // The key's bytes are found through its slot, itself a miss. A leaf a merge built
             // holds its keys in the arena in slot order, so start loading where key `index`
-            // would be if every entry took the same room (within the arena): the two misses then
-            // overlap, where a wrong guess costs only the line loaded for nothing.
-            cemu_prefetch(arenaBase + index * arena.count / slots.count)
+            // would be if every entry took the same room (`entryBytes`): the two misses then
+            // overlap, where a wrong guess costs only the line loaded for nothing (a prefetch
+            // never faults, even past the arena).
+            cemu_prefetch(arenaBase + index * entryBytes)
         }
         while index < hints.count && hints[index] == target {
             let slot = slots[index]

@@ -13,6 +13,10 @@ struct TreeNodeFields {
     /// (internal node) shares, as a hint: a search checks a key against that prefix without
     /// reading the arena or the slots.
     var prefixHint: UInt64 = 0
+    /// Arena bytes per slot when the leaf was last laid out in slot order (built, split or
+    /// compacted): where a search guesses a found key's bytes are, to ask for them before its
+    /// slot says. Only a guess, so it is not kept up to date: a wrong one wastes one prefetch.
+    var entryBytes = 0
     // Internal payload (empty for leaves).
     var children: [TreeNode] = []
     // Leaf payload (empty for internal nodes).
@@ -96,6 +100,10 @@ final class TreeNode: @unchecked Sendable {
         unsafeAddress { UnsafePointer(field(\.prefixHint)) }
         unsafeMutableAddress { field(\.prefixHint) }
     }
+    var entryBytes: Int {
+        unsafeAddress { UnsafePointer(field(\.entryBytes)) }
+        unsafeMutableAddress { field(\.entryBytes) }
+    }
     var slots: [LeafSlot] {
         unsafeAddress { UnsafePointer(field(\.slots)) }
         unsafeMutableAddress { field(\.slots) }
@@ -127,11 +135,11 @@ final class TreeNode: @unchecked Sendable {
 
     /// A leaf holding `slots` (with their `hints`) over `arena` and the side arrays.
     private static func leaf(
-        slots: [LeafSlot], hints: UnsafeBufferPointer<UInt64>, hintOffset: Int, prefixHint: UInt64, arena: [UInt8],
-        externals: [[UInt8]], histories: [[EntryVersion]], garbage: Int
+        slots: [LeafSlot], hints: UnsafeBufferPointer<UInt64>, hintOffset: Int, prefixHint: UInt64, entryBytes: Int,
+        arena: [UInt8], externals: [[UInt8]], histories: [[EntryVersion]], garbage: Int
     ) -> TreeNode {
         let node = make(TreeNodeFields(
-            isLeaf: true, hintOffset: hintOffset, prefixHint: prefixHint, slots: slots, arena: arena,
+            isLeaf: true, hintOffset: hintOffset, prefixHint: prefixHint, entryBytes: entryBytes, slots: slots, arena: arena,
             externals: externals, histories: histories, garbage: garbage))
         node.appendHints(hints)
         return node
@@ -259,8 +267,8 @@ final class TreeNode: @unchecked Sendable {
             copiedArena.append(contentsOf: arena)
             return withHints { hints in
                 TreeNode.leaf(
-                    slots: copiedSlots, hints: hints, hintOffset: hintOffset, prefixHint: prefixHint, arena: copiedArena,
-                    externals: externals, histories: histories, garbage: garbage)
+                    slots: copiedSlots, hints: hints, hintOffset: hintOffset, prefixHint: prefixHint, entryBytes: entryBytes,
+                    arena: copiedArena, externals: externals, histories: histories, garbage: garbage)
             }
         }
         let copied = TreeNode.leaf()
@@ -271,6 +279,7 @@ final class TreeNode: @unchecked Sendable {
             if horizon > 0 && !entry.prune(horizon: horizon) { continue }
             copied.append(entry)
         }
+        copied.noteLayout()
         return copied
     }
 

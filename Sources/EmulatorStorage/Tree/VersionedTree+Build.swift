@@ -15,6 +15,7 @@ extension VersionedTree {
         var first: [UInt8] = []
         for entry in entries {
             if leaf.count == leafFill {
+                leaf.noteLayout()
                 level.append((leaf, first))
                 leaf = TreeNode.leaf()
             }
@@ -28,7 +29,10 @@ extension VersionedTree {
             self.init()
             return
         }
-        if leaf.count > 0 { level.append((leaf, first)) }
+        if leaf.count > 0 {
+            leaf.noteLayout()
+            level.append((leaf, first))
+        }
         let fanOut = TreeNode.maxChildren * 7 / 8
         while level.count > 1 {
             // Spread the children evenly, so no node at the right edge ends up with one child.

@@ -284,7 +284,7 @@ extension TreeNode {
     @inline(__always)
     func entryIndex(for key: UnsafeBufferPointer<UInt8>, from start: Int) -> (index: Int, found: Bool) {
         let (slots, arena) = leafStorage
-        return withHints { hints in TreeNode.search(slots, hints, hintOffset, prefixHint, arena, key, from: start) }
+        return withHints { hints in TreeNode.search(slots, hints, hintOffset, prefixHint, entryBytes, arena, key, from: start) }
     }
 
     /// Orders the key of slot `lhsIndex` of `lhs` against the key of slot `rhsIndex` of `rhs`.
@@ -311,6 +311,11 @@ extension TreeNode {
     /// Arena bytes `entry` will use once stored (`makeSlot`): its key, and its value when inline.
     static func arenaBytes(of entry: VersionedEntry) -> Int {
         entry.key.count + (entry.value.map { storesInline($0.count) ? $0.count : 0 } ?? 0)
+    }
+
+    /// Records the arena bytes per slot of a leaf just laid out in slot order (`entryBytes`).
+    func noteLayout() {
+        entryBytes = slots.isEmpty ? 0 : arena.count / slots.count
     }
 
     /// Appends a copy of slot `index` of `source` (keys must arrive in order; hints are left to
@@ -352,6 +357,7 @@ extension TreeNode {
     /// Sets `hintOffset` to the prefix all keys share and recomputes every slot's hint (for a
     /// leaf built by appending).
     func rebuildLeafHints() {
+        noteLayout()
         removeAllHints()
         guard let first = slots.first, let last = slots.last else {
             hintOffset = 0
