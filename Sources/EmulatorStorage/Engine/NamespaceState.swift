@@ -143,6 +143,11 @@ struct NamespaceState: Sendable {
 
     @inline(__always)
     func headSlot(_ key: [UInt8], hash: UInt64, probingMain: Bool = true) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
+        // The recent and draining trees' filters are large (ten bits per key): a probe of either
+        // is a cache miss at 1M, which the probes of the small trees before it would otherwise
+        // not overlap.
+        recentFilter.prefetch(hash)
+        drainingFilter.prefetch(hash)
         if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) { return found }
         for run in fresh where run.filter.mayContain(hash) {
             if let found = NamespaceState.slot(key, in: run.root) { return found }

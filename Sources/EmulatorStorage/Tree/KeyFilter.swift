@@ -1,3 +1,5 @@
+import CEmulatorLinux
+
 /// A blocked Bloom filter over the keys of one tree level: `mayContain` is false only for a key
 /// the level certainly does not hold, so a write of a new key (or a read of a key stored
 /// elsewhere) skips the level's descent. Each key sets 6 bits inside one 512-bit block (one
@@ -50,6 +52,15 @@ struct KeyFilter: Sendable {
                 if words[block + bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
             }
             return true
+        }
+    }
+
+    /// Asks for the cache line `mayContain(hash)` will read.
+    @inline(__always)
+    func prefetch(_ hash: UInt64) {
+        words.withUnsafeBufferPointer { words in
+            guard let base = words.baseAddress, !words.isEmpty else { return }
+            cemu_prefetch(base + KeyFilter.block(hash, words.count))
         }
     }
 

@@ -2,7 +2,7 @@ import CEmulatorLinux
 import Glibc
 
 /// The fields of a tree node: the head of its allocation, which the node's hints follow.
-/// Fields a search reads come first, so they share the allocation's first cache line.
+/// Fields a search reads come first.
 struct TreeNodeFields {
     let isLeaf: Bool
     /// Number of hints (one per leaf slot, or per separator of an internal node).
@@ -13,8 +13,8 @@ struct TreeNodeFields {
     /// (internal node) shares, as a hint: a search checks a key against that prefix without
     /// reading the arena or the slots.
     var prefixHint: UInt64 = 0
-    /// Arena bytes per slot when the leaf was last laid out in slot order (built, split or
-    /// compacted): where a search guesses a found key's bytes are, to ask for them before its
+    /// Arena bytes per slot when the leaf was last laid out in slot order (built, split off,
+    /// merged or compacted): where a search guesses a found key's bytes are, to ask for them before its
     /// slot says. Only a guess, so it is not kept up to date: a wrong one wastes one prefetch.
     var entryBytes = 0
     // Internal payload (empty for leaves).
@@ -126,7 +126,7 @@ final class TreeNode: @unchecked Sendable {
     /// the (up to four) leaves one rebuilt leaf becomes, before the node splits.
     static let hintCapacity = maxChildren + 4
 
-    static func make(_ fields: TreeNodeFields) -> TreeNode {
+    private static func make(_ fields: TreeNodeFields) -> TreeNode {
         unsafeDowncast(Storage(bufferClass: TreeNode.self, minimumCapacity: hintCapacity) { _, _ in fields }.buffer, to: TreeNode.self)
     }
 
