@@ -20,6 +20,9 @@ func runStorageBenchmark(quick: Bool) {
     let engine = StorageEngine()
     let plain = bulkInsert(engine, namespace, keys, values, batchSize: batchSize)
     print(plain.report(label: "bulk insert"))
+    // The reads below start at once, while the last merges may still run on another core
+    // (`storage-read` waits for them): say so.
+    print("levels when the reads start: \(engine.levelSummary(namespace))")
 
     // Point reads of random keys on a held snapshot and with a fresh snapshot each time. Each
     // key's bytes are read just before the clock starts, as a server's key, decoded from the
