@@ -133,18 +133,6 @@ final class TreeNode: @unchecked Sendable {
     /// An empty leaf.
     static func leaf() -> TreeNode { make(TreeNodeFields(isLeaf: true)) }
 
-    /// A leaf holding `slots` (with their `hints`) over `arena` and the side arrays.
-    private static func leaf(
-        slots: [LeafSlot], hints: UnsafeBufferPointer<UInt64>, hintOffset: Int, prefixHint: UInt64, entryBytes: Int,
-        arena: [UInt8], externals: [[UInt8]], histories: [[EntryVersion]], garbage: Int
-    ) -> TreeNode {
-        let node = make(TreeNodeFields(
-            isLeaf: true, hintOffset: hintOffset, prefixHint: prefixHint, entryBytes: entryBytes, slots: slots, arena: arena,
-            externals: externals, histories: histories, garbage: garbage))
-        node.appendHints(hints)
-        return node
-    }
-
     /// An internal node over `children`, with `separators[i]` between `children[i]` and
     /// `children[i + 1]`.
     static func node(children: [TreeNode], separators: [[UInt8]]) -> TreeNode {
@@ -196,14 +184,6 @@ final class TreeNode: @unchecked Sendable {
         fields.pointee.hintCount = count + 1
     }
 
-    func appendHints(_ hints: UnsafeBufferPointer<UInt64>) {
-        let count = hintCount
-        precondition(count + hints.count <= TreeNode.hintCapacity, "too many hints")
-        guard let source = hints.baseAddress else { return }
-        (hintBase + count).update(from: source, count: hints.count)  // (disjoint)
-        fields.pointee.hintCount = count + hints.count
-    }
-
     func appendHint(_ hint: UInt64) {
         let count = hintCount
         precondition(count < TreeNode.hintCapacity, "too many hints")
@@ -250,11 +230,9 @@ final class TreeNode: @unchecked Sendable {
             var copiedChildren: [TreeNode] = []
             copiedChildren.reserveCapacity(children.count + 2)
             copiedChildren.append(contentsOf: children)
-            let copied = TreeNode.make(TreeNodeFields(
-                isLeaf: false, hintOffset: hintOffset, prefixHint: prefixHint, children: copiedChildren, arena: arena,
-                separatorEnds: separatorEnds))
-            withHints { copied.appendHints($0) }
-            return copied
+            var copiedFields = fields.pointee
+            copiedFields.children = copiedChildren
+            return copy(with: copiedFields)
         }
         let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && slots.contains(where: \.isPrunable))
         guard needsRewrite else {
@@ -265,11 +243,10 @@ final class TreeNode: @unchecked Sendable {
             var copiedArena: [UInt8] = []
             copiedArena.reserveCapacity(arena.count + 384)
             copiedArena.append(contentsOf: arena)
-            return withHints { hints in
-                TreeNode.leaf(
-                    slots: copiedSlots, hints: hints, hintOffset: hintOffset, prefixHint: prefixHint, entryBytes: entryBytes,
-                    arena: copiedArena, externals: externals, histories: histories, garbage: garbage)
-            }
+            var copiedFields = fields.pointee
+            copiedFields.slots = copiedSlots
+            copiedFields.arena = copiedArena
+            return copy(with: copiedFields)
         }
         let copied = TreeNode.leaf()
         copied.slots.reserveCapacity(slots.count + 4)
@@ -280,6 +257,13 @@ final class TreeNode: @unchecked Sendable {
             copied.append(entry)
         }
         copied.noteLayout()
+        return copied
+    }
+
+    /// A node with `fields` (this node's, some arrays replaced) and this node's hints.
+    private func copy(with fields: TreeNodeFields) -> TreeNode {
+        let copied = TreeNode.make(fields)
+        copied.hintBase.update(from: hintBase, count: hintCount)  // (disjoint)
         return copied
     }
 
