@@ -19,9 +19,9 @@ func runStorageReadBenchmark(quick: Bool) {
     let rounds = environment("STORAGE_READ_ROUNDS").flatMap { Int($0) } ?? 5
     print("== storage-read: \(total) docs, \(rounds) rounds of 200k point reads ==")
     print(engine.levelSummary(namespace))
-    var order = Array(keys.indices)
-    order.shuffle(using: &generator)
+    let order = Array(keys.indices).shuffled(using: &generator)
     let sliceCount = max(1, total / 200_000)
+    let keysOfSlice = { (slice: Int) in order[slice * 200_000..<min(total, (slice + 1) * 200_000)] }
     guard let snapshot = try? engine.snapshot() else { return }
     var medians: [Int64] = []
     var found = 0
@@ -31,7 +31,7 @@ func runStorageReadBenchmark(quick: Bool) {
         // Each round reads other keys: reading the same ones again would find some of their
         // nodes still in the cache.
         let slice = round % sliceCount
-        reads = order[slice * 200_000..<min(total, (slice + 1) * 200_000)]
+        reads = keysOfSlice(slice)
         var warm: [Int64] = []
         var cold: [Int64] = []
         warm.reserveCapacity(reads.count)
@@ -45,8 +45,7 @@ func runStorageReadBenchmark(quick: Bool) {
         }
         // The cold-key reads take the next slice's keys (at 1M), so the loop above cached none
         // of their nodes.
-        let next = (slice + 1) % sliceCount
-        for index in order[next * 200_000..<min(total, (next + 1) * 200_000)] {
+        for index in keysOfSlice((slice + 1) % sliceCount) {
             let start = monotonicNanos()
             if snapshot.get(namespace, keys[index]) != nil { found += 1 }
             cold.append(monotonicNanos() - start)
