@@ -94,7 +94,7 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, precondition: Precondition = .none
     ) throws(StorageError) -> Bool {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot delete the root; use deleteSubtree") }
-        if state.namespaces[namespace] == nil {
+        if !state.namespaces.contains(namespace) {
             try CommitBuilder.check(precondition, nil, key)
             return false
         }
@@ -198,12 +198,10 @@ package struct CommitBuilder {
         return removed
     }
 
-    /// Runs `body` on a namespace's state moved out of the dictionary, so its trees are uniquely
-    /// owned by this commit where nothing else shares them.
+    /// Runs `body` on a namespace's state in place, so its trees are uniquely owned by this
+    /// commit where nothing else shares them.
     private mutating func modify(_ namespace: NamespaceID, _ body: (inout NamespaceState) -> Void) {
-        guard var space = state.namespaces.removeValue(forKey: namespace) else { return }
-        body(&space)
-        state.namespaces[namespace] = space
+        state.namespaces.modify(namespace, body)
     }
 
     private mutating func write(
@@ -279,8 +277,7 @@ package struct CommitBuilder {
             }
             changes = merged.filter { $0.old != $0.new }
         }
-        // Live counts change once per namespace: each `state.namespaces[...]?` access copies
-        // the namespace's state in and out.
+        // Live counts change once per namespace.
         var touched: [NamespaceID] = []
         var deltas: [Int] = []
         for change in changes {
@@ -293,22 +290,21 @@ package struct CommitBuilder {
                 deltas.append(delta)
             }
         }
+        let (horizon, levels) = (horizon, levels)
         for (namespace, delta) in zip(touched, deltas) where delta != 0 {
-            state.namespaces[namespace]?.liveCount += delta
+            modify(namespace) { $0.liveCount += delta }
         }
         for namespace in touched {
-            state.namespaces[namespace]?.sweepStep(horizon: horizon)
-            // Move the indexes out so each index tree is uniquely owned while it is updated.
-            guard var indexes = state.namespaces[namespace]?.indexes, !indexes.isEmpty else { continue }
-            state.namespaces[namespace]?.indexes = [:]
-            for id in Array(indexes.keys) {
-                for change in changes where change.namespace == namespace {
-                    indexes[id]?.apply(key: change.key, old: change.old?.value, new: change.new?.value)
+            modify(namespace) { space in
+                space.sweepStep(horizon: horizon)
+                for id in Array(space.indexes.keys) {
+                    for change in changes where change.namespace == namespace {
+                        space.indexes[id]?.apply(key: change.key, old: change.old?.value, new: change.new?.value)
+                    }
                 }
             }
-            state.namespaces[namespace]?.indexes = indexes
         }
-        for namespace in wrote { state.namespaces[namespace]?.settle(policy: levels, horizon: horizon) }
+        for namespace in wrote { modify(namespace) { $0.settle(policy: levels, horizon: horizon) } }
         return (cleared, changes)
     }
 }

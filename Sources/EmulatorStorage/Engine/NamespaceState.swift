@@ -148,14 +148,36 @@ struct NamespaceState: Sendable {
         // not overlap.
         recentFilter.prefetch(hash)
         drainingFilter.prefetch(hash)
+        guard !probingMain else {
+            if let found = upperSlot(key, hash) { return found }
+            guard main.filter.mayContain(hash) else { return nil }
+            return NamespaceState.slot(key, in: main.tree.root)
+        }
+        // A read: most keys are in the main tree, so its leaf is found first, and the wait for
+        // that leaf (a cache miss in a large tree) overlaps the waits for the filters above.
+        return key.withUnsafeBufferPointer { key in
+            let mainLeaf = VersionedTree.leaf(for: key, below: Unmanaged.passUnretained(main.tree.root))
+            if let found = upperSlot(key, hash) { return found }
+            let (index, found) = mainLeaf._withUnsafeGuaranteedRef { $0.entryIndex(for: key, from: 0) }
+            return found ? (mainLeaf, index) : nil
+        }
+    }
+
+    /// The newest slot for `key` in a tree above the main one, or nil.
+    @inline(__always)
+    private func upperSlot(_ key: [UInt8], _ hash: UInt64) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
+        key.withUnsafeBufferPointer { upperSlot($0, hash) }
+    }
+
+    @inline(__always)
+    private func upperSlot(_ key: UnsafeBufferPointer<UInt8>, _ hash: UInt64) -> (leaf: Unmanaged<TreeNode>, index: Int)? {
         if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) { return found }
         for run in fresh where run.filter.mayContain(hash) {
             if let found = NamespaceState.slot(key, in: run.root) { return found }
         }
         if recentFilter.mayContain(hash), let found = NamespaceState.slot(key, in: recent.root) { return found }
         if drainingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: draining.root) { return found }
-        guard !probingMain || main.filter.mayContain(hash) else { return nil }
-        return NamespaceState.slot(key, in: main.tree.root)
+        return nil
     }
 
     @inline(__always)
@@ -617,7 +639,7 @@ struct NamespaceState: Sendable {
 
 /// The published head: what a new snapshot sees.
 struct EngineState: Sendable {
-    var namespaces: [NamespaceID: NamespaceState] = [:]
+    var namespaces = NamespaceTable()
     var lastCommitTime: CommitTime = 0
     /// Reads before this time are refused: history older than this may have been dropped.
     var retainedSince: CommitTime = 0
@@ -630,9 +652,12 @@ struct EngineState: Sendable {
         guard earliestRetired <= horizon else { return [] }
         var dropped: [RetiredSubtree] = []
         var earliest = CommitTime.max
-        for id in Array(namespaces.keys) where !(namespaces[id]?.retired.isEmpty ?? true) {
-            dropped += namespaces[id]?.dropRetired(through: horizon) ?? []
-            if let first = namespaces[id]?.retired.first { earliest = min(earliest, first.time) }
+        for id in namespaces.keys {
+            namespaces.modify(id) { space in
+                guard !space.retired.isEmpty else { return }
+                dropped += space.dropRetired(through: horizon)
+                if let first = space.retired.first { earliest = min(earliest, first.time) }
+            }
         }
         earliestRetired = earliest
         return dropped

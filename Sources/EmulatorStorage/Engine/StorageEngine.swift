@@ -119,6 +119,7 @@ package final class StorageEngine: Sendable {
     }
 
     private func publish(_ state: consuming EngineState) {
+        state.namespaces.refreshViews()
         head.withLock { $0 = state }
     }
 
@@ -148,11 +149,13 @@ package final class StorageEngine: Sendable {
         tidying.withLock { _ = $0.remove(namespace) }
         let underWay = commitLock.withLockIfAvailable { _ -> Bool in
             var state = head.withLock { $0 }
-            guard var space = state.namespaces[namespace] else { return false }
-            space.settle(policy: levels, horizon: state.retainedSince)
-            state.namespaces[namespace] = space
+            let horizon = state.retainedSince
+            guard let underWay = state.namespaces.modify(namespace, { space in
+                space.settle(policy: levels, horizon: horizon)
+                return space.mergesUnderWay
+            }) else { return false }
             publish(state)
-            return space.mergesUnderWay
+            return underWay
         }
         // nil: a commit holds the lock (and may have found this tidy-up still scheduled).
         if underWay ?? true { scheduleTidy(namespace) }
@@ -175,13 +178,12 @@ package final class StorageEngine: Sendable {
             let time = max(clock.now(), before.lastCommitTime + 1)
             var after = before
             after.lastCommitTime = time
-            if var space = after.namespaces[namespace] {
+            after.namespaces.modify(namespace) { space in
                 space.clearRetired(subtree)
                 if subtree.isRoot {
                     space.removeData()
                     for id in space.indexes.keys { space.indexes[id]?.tree = VersionedTree() }
                 } else {
-                    after.namespaces[namespace] = nil  // keep `space` uniquely owned while cutting
                     let removed = space.removeAll(in: .subtree(of: subtree), collect: !space.indexes.isEmpty, liveNow: space.liveCount)
                     space.liveCount -= removed.count
                     for id in Array(space.indexes.keys) {
@@ -190,7 +192,6 @@ package final class StorageEngine: Sendable {
                         }
                     }
                 }
-                after.namespaces[namespace] = space
             }
             publish(after)
             if !feed.isEmpty {
@@ -285,7 +286,7 @@ package final class StorageEngine: Sendable {
             }
             space.settle(policy: levels, horizon: 0)
             var after = before
-            after.namespaces[namespace] = space
+            after.namespaces.store(space, for: namespace)
             after.lastCommitTime = latest
             tidyLater(CollectionOfOne(namespace), in: after)
             publish(after)
@@ -338,7 +339,7 @@ package final class StorageEngine: Sendable {
     package func dropIndex(_ namespace: NamespaceID, id: String) {
         commitLock.withLock { _ in
             var state = head.withLock { $0 }
-            state.namespaces[namespace]?.indexes[id] = nil
+            state.namespaces.modify(namespace) { $0.indexes[id] = nil }
             publish(state)
         }
     }

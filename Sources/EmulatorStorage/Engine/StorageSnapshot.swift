@@ -26,7 +26,15 @@ package struct StorageSnapshot: Sendable {
 
     /// The live entry at `key`, or nil.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
+        if let view = state.namespaces.view(of: namespace) {
+            return Unmanaged.passUnretained(view)._withUnsafeGuaranteedRef { StorageSnapshot.get($0.state, key, readTime) }
+        }
         guard let space = state.namespaces[namespace] else { return nil }
+        return StorageSnapshot.get(space, key, readTime)
+    }
+
+    @inline(__always)
+    private static func get(_ space: borrowing NamespaceState, _ key: StorageKey, _ readTime: CommitTime) -> StoredEntry? {
         if let stack = space.retiredStack(for: key.encoded, at: readTime) {
             return StorageSnapshot.visibleEntry(TreeView(stack: stack), key, readTime)
         }
