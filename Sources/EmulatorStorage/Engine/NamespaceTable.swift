@@ -55,7 +55,9 @@ struct NamespaceTable: Sendable {
     /// Namespace `id`'s state as reads see it, if it has not changed since `refreshViews`.
     @inline(__always)
     func view(of id: NamespaceID) -> NamespaceView? {
-        positions[id].flatMap { views[$0] }
+        // A few IDs are compared faster than one is looked up (which hashes it).
+        let position = ids.count <= 8 ? ids.firstIndex(of: id) : positions[id]
+        return position.flatMap { views[$0] }
     }
 
     /// Makes a view of each state changed since the last call (the engine calls this on the
