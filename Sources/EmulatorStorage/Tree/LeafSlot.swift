@@ -23,18 +23,22 @@ struct LeafSlot: Sendable {
 extension TreeNode {
     /// The key bytes of slot `index`.
     func key(at index: Int) -> [UInt8] {
+        // Through `leafStorage`: slicing the arena would retain it, an atomic write to its first
+        // cache line, which a read of a large tree has not loaded and would wait for.
+        let (slots, arena) = leafStorage
         let slot = slots[index]
         let start = Int(slot.keyStart)
-        return Array(arena[start..<start + Int(slot.keyCount)])
+        return Array(UnsafeBufferPointer(rebasing: arena[start..<start + Int(slot.keyCount)]))
     }
 
     /// The current value of slot `index` (nil for a tombstone).
     func value(at index: Int) -> [UInt8]? {
+        let (slots, arena) = leafStorage
         let slot = slots[index]
         switch slot.valueKind {
         case LeafSlot.inline:
             let start = Int(slot.valueStart)
-            return Array(arena[start..<start + Int(slot.valueCount)])
+            return Array(UnsafeBufferPointer(rebasing: arena[start..<start + Int(slot.valueCount)]))
         case LeafSlot.external:
             return externals[Int(slot.valueStart)]
         default:
