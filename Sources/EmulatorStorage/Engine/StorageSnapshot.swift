@@ -26,11 +26,19 @@ package struct StorageSnapshot: Sendable {
 
     /// The live entry at `key`, or nil.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
+        read(namespace) { StorageSnapshot.get($0, key, readTime) } ?? nil
+    }
+
+    /// Runs `body` on a namespace's state, or returns nil if there is none: the state is
+    /// borrowed from the namespace's view when it has one (a published state), else copied (a
+    /// commit reading its own writes; see `NamespaceTable`).
+    @inline(__always)
+    private func read<R>(_ namespace: NamespaceID, _ body: (borrowing NamespaceState) -> R) -> R? {
         if let view = state.namespaces.view(of: namespace) {
-            return Unmanaged.passUnretained(view)._withUnsafeGuaranteedRef { StorageSnapshot.get($0.state, key, readTime) }
+            return Unmanaged.passUnretained(view)._withUnsafeGuaranteedRef { body($0.state) }
         }
         guard let space = state.namespaces[namespace] else { return nil }
-        return StorageSnapshot.get(space, key, readTime)
+        return body(space)
     }
 
     @inline(__always)
@@ -70,7 +78,7 @@ package struct StorageSnapshot: Sendable {
     /// Number of live entries in the namespace; only known for head snapshots (nil otherwise).
     package func count(_ namespace: NamespaceID) -> Int? {
         guard isHead else { return nil }
-        return state.namespaces[namespace]?.liveCount ?? 0
+        return read(namespace) { $0.liveCount } ?? 0
     }
 
     /// Index hits in index order (or reverse). Only head snapshots can scan indexes: an older
@@ -79,7 +87,7 @@ package struct StorageSnapshot: Sendable {
         _ namespace: NamespaceID, _ id: String, _ range: IndexRange = .all, reverse: Bool = false
     ) throws(StorageError) -> IndexSequence {
         guard isHead else { throw StorageError(.indexUnavailable, "index scans need a head snapshot") }
-        guard let index = state.namespaces[namespace]?.indexes[id] else {
+        guard let index = read(namespace, { $0.indexes[id] }) ?? nil else {
             throw StorageError(.indexUnavailable, "no index \(id) in \(namespace)")
         }
         return IndexSequence(entries: EntrySequence(
@@ -88,11 +96,11 @@ package struct StorageSnapshot: Sendable {
 
     /// True if the namespace has an index with this id.
     package func hasIndex(_ namespace: NamespaceID, _ id: String) -> Bool {
-        state.namespaces[namespace]?.indexes[id] != nil
+        read(namespace) { $0.indexes[id] != nil } ?? false
     }
 
     private func view(_ namespace: NamespaceID) -> TreeView {
-        state.namespaces[namespace]?.view(at: readTime) ?? TreeView(stack: TreeStack(root: StorageSnapshot.emptyRoot))
+        read(namespace) { $0.view(at: readTime) } ?? TreeView(stack: TreeStack(root: StorageSnapshot.emptyRoot))
     }
 
     static let emptyRoot = TreeNode.leaf()
