@@ -173,8 +173,12 @@ package final class StorageEngine: Sendable {
     @discardableResult
     package func clear(_ namespace: NamespaceID, subtree: StorageKey = .root) -> CommitTime {
         var logged: (log: any CommitLog, token: UInt64)?
+        // The state before the clear: unless a snapshot holds it, the last reference to what
+        // was cleared (history goes too), so releasing it frees every node of it.
+        var dropped: EngineState?
         let time = commitLock.withLock { _ in
             let before = head.withLock { $0 }
+            defer { dropped = before }
             let time = max(clock.now(), before.lastCommitTime + 1)
             var after = before
             after.lastCommitTime = time
@@ -206,7 +210,15 @@ package final class StorageEngine: Sendable {
             return time
         }
         if let logged { DurabilityScope.awaitDurable(logged.log, logged.token) }
+        if let dropped = dropped.take() { StorageEngine.release(dropped) }
         return time
+    }
+
+    /// Drops `state` on a background queue: freeing a large cleared tree (a free per node and
+    /// per array) takes milliseconds, which the clear's caller need not wait for.
+    private static func release(_ state: consuming EngineState) {
+        let state = consume state
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(state) {} }
     }
 
     // MARK: Restoring
