@@ -48,6 +48,22 @@ import Testing
         #expect(read(held, id) == "third", "a copy of the table keeps its states and views")
     }
 
+    /// Up to eight namespaces are found by comparing IDs, more through the dictionary: both find
+    /// each namespace's own view.
+    @Test func manyNamespacesEachReadTheirOwn() {
+        var table = NamespaceTable()
+        for count in 1...12 {
+            table.store(state("value \(count)"), for: NamespaceID("ns\(count)"))
+            table.refreshViews()
+            for other in 1...count {
+                let view = table.view(of: NamespaceID("ns\(other)"))
+                #expect(view?.state.headEntry(key("a/b").encoded)?.value == bytes("value \(other)"), "\(other) of \(count)")
+                #expect(read(table, NamespaceID("ns\(other)")) == "value \(other)", "\(other) of \(count)")
+            }
+            #expect(table.view(of: NamespaceID("ns\(count + 1)")) == nil && read(table, NamespaceID("ns\(count + 1)")) == nil)
+        }
+    }
+
     /// Names are equal when their UTF-8 bytes are: a precomposed é and e + combining accent are
     /// two namespaces (Swift's `String ==` would merge them).
     @Test func namespaceIDsCompareBytes() {
