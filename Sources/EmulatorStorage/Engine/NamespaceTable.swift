@@ -19,16 +19,16 @@ struct NamespaceTable: Sendable {
     /// The IDs of the namespaces, in the order they were first stored.
     var keys: [NamespaceID] { ids }
 
-    func contains(_ id: NamespaceID) -> Bool { positions[id] != nil }
+    func contains(_ id: NamespaceID) -> Bool { position(of: id) != nil }
 
     /// A copy of the state of namespace `id`.
-    subscript(id: NamespaceID) -> NamespaceState? { positions[id].map { states[$0] } }
+    subscript(id: NamespaceID) -> NamespaceState? { position(of: id).map { states[$0] } }
 
     /// The state of namespace `id`, an empty one stored first if there is none; in place.
     subscript(id: NamespaceID, default value: @autoclosure () -> NamespaceState) -> NamespaceState {
         get { self[id] ?? value() }
         _modify {
-            let position = positions[id] ?? append(value(), for: id)
+            let position = position(of: id) ?? append(value(), for: id)
             views[position] = nil
             yield &states[position]
         }
@@ -36,7 +36,7 @@ struct NamespaceTable: Sendable {
 
     /// Stores `state` as namespace `id`'s.
     mutating func store(_ state: consuming NamespaceState, for id: NamespaceID) {
-        guard let position = positions[id] else {
+        guard let position = position(of: id) else {
             append(state, for: id)
             return
         }
@@ -47,7 +47,7 @@ struct NamespaceTable: Sendable {
     /// Runs `body` on namespace `id`'s state in place, or returns nil if there is none.
     @discardableResult
     mutating func modify<R>(_ id: NamespaceID, _ body: (inout NamespaceState) -> R) -> R? {
-        guard let position = positions[id] else { return nil }
+        guard let position = position(of: id) else { return nil }
         views[position] = nil
         return body(&states[position])
     }
@@ -55,9 +55,7 @@ struct NamespaceTable: Sendable {
     /// Namespace `id`'s state as reads see it, if it has not changed since `refreshViews`.
     @inline(__always)
     func view(of id: NamespaceID) -> NamespaceView? {
-        // A few IDs are compared faster than one is looked up (which hashes it).
-        let position = ids.count <= 8 ? ids.firstIndex(of: id) : positions[id]
-        return position.flatMap { views[$0] }
+        position(of: id).flatMap { views[$0] }
     }
 
     /// Makes a view of each state changed since the last call (the engine calls this on the
@@ -66,6 +64,12 @@ struct NamespaceTable: Sendable {
         for position in states.indices where views[position] == nil {
             views[position] = NamespaceView(states[position])
         }
+    }
+
+    @inline(__always)
+    private func position(of id: NamespaceID) -> Int? {
+        // A few IDs are compared faster than one is looked up (which hashes it).
+        ids.count <= 8 ? ids.firstIndex(of: id) : positions[id]
     }
 
     @discardableResult
