@@ -69,6 +69,7 @@ let package = Package(
             swiftSettings: settings),
 
         // Tests
+        .target(name: "EmulatorTestSupport", dependencies: ["EmulatorSupport"], path: "Tests/EmulatorTestSupport", swiftSettings: settings),
         .testTarget(name: "EmulatorSupportTests", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorModelTests", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
@@ -79,13 +80,15 @@ let package = Package(
         .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(
             name: "DatabaseEmulatorTests",
-            dependencies: ["DatabaseEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport"],
+            dependencies: [
+                "DatabaseEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport", "EmulatorTestSupport",
+            ],
             swiftSettings: settings),
         .testTarget(
             name: "FirestoreEmulatorTests",
             dependencies: [
                 "FirestoreEmulator", "EmulatorStorage", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel",
-                "EmulatorSupport",
+                "EmulatorSupport", "EmulatorTestSupport",
             ],
             swiftSettings: settings),
         .testTarget(

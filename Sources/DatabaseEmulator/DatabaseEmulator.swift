@@ -18,7 +18,7 @@ package final class DatabaseEmulator: Sendable {
     package let configuration: DatabaseEmulatorConfiguration
     let store: DatabaseStore
     let pushIds = PushIdGenerator()
-    /// Open WebSocket connections (rules changes and credential expiry reach them here).
+    /// Open WebSocket connections (rules changes reach them here).
     let wireSessions = DatabaseWireRegistry()
     private let keepAliveTask: Task<Void, Never>?
 
@@ -29,13 +29,10 @@ package final class DatabaseEmulator: Sendable {
         self.store = store
         if let seconds = configuration.keepAliveSeconds, seconds > 0 {
             // Owned by the emulator and cancelled in deinit; it holds the store, not the emulator.
-            let wireSessions = self.wireSessions
-            let now = configuration.now
             keepAliveTask = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(seconds))
                     for namespace in store.all { namespace.keepAlive() }
-                    wireSessions.expireCredentials(now: now())
                 }
             }
         } else {
@@ -52,12 +49,10 @@ package final class DatabaseEmulator: Sendable {
         return router
     }
 
-    /// Sends `keep-alive` to every open stream now (and `auth_revoked` to streams whose
-    /// credential expired, `ac` to such WebSocket connections); the emulator also does this every
+    /// Sends `keep-alive` to every open stream now; the emulator also does this every
     /// `keepAliveSeconds`.
     package func sendKeepAlives() {
         for namespace in store.all { namespace.keepAlive() }
-        wireSessions.expireCredentials(now: configuration.now())
     }
 
     /// Number of open event streams in `namespace`.

@@ -117,21 +117,6 @@ import Testing
         #expect(s.writer.text.hasSuffix("event: keep-alive\ndata: null\n\n"))
         #expect(s.writer.isOpen)
     }
-
-    @Test func expiredCredentialGetsAuthRevokedAndTheStreamCloses() {
-        let db = DatabaseTestClient(now: 1_700_000_000_000)
-        // {"alg":"none"} . {"sub":"u1","exp":1700000060} . ""
-        let token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6MTcwMDAwMDA2MH0."
-        let s = db.stream("/a.json?ns=k&auth=" + token)
-        db.emulator.sendKeepAlives()
-        #expect(s.writer.isOpen)
-        db.clock.set(1_700_000_061_000)
-        db.emulator.sendKeepAlives()
-        #expect(events(s.writer.text).last?.name == "auth_revoked")
-        #expect(events(s.writer.text).last?.data == .string("credential is no longer valid"))
-        #expect(!s.writer.isOpen)
-        #expect(db.emulator.streamCount(namespace: "k") == 0)
-    }
 }
 
 @Suite struct StreamConcurrencyTests {

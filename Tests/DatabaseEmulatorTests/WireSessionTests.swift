@@ -248,21 +248,4 @@ import Testing
         db.put("/.settings/rules.json?ns=other", #"{"rules":{}}"#, headers: DatabaseTestClient.owner)
         #expect(probe.take().isEmpty)
     }
-
-    @Test func expiredCredentialGetsAuthRevoked() {
-        let db = DatabaseTestClient(now: 1_700_000_000_000)
-        let probe = WireSessionProbe(db)
-        // {"alg":"none"} . {"sub":"u1","exp":1700000060} . ""
-        probe.request(1, "auth", #"{"cred":"eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6MTcwMDAwMDA2MH0."}"#)
-        #expect(probe.take().first?.contains(#""expires":1700000060"#) == true)
-        db.emulator.sendKeepAlives()
-        #expect(probe.take().isEmpty)
-        db.clock.set(1_700_000_061_000)
-        db.emulator.sendKeepAlives()
-        #expect(probe.take() == [#"{"t":"d","d":{"a":"ac","b":{"s":"expired_token","d":"Auth token is expired."}}}"#])
-        #expect(probe.session.auth == .unauthenticated)
-        // Presenting the expired token again is refused.
-        probe.request(2, "auth", #"{"cred":"eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6MTcwMDAwMDA2MH0."}"#)
-        #expect(probe.take() == [P.reply(2, "expired_token", #""Auth token is expired.""#)])
-    }
 }

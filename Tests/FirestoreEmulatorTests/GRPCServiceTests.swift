@@ -24,13 +24,17 @@ struct GRPCTestClient {
     let database = "projects/demo/databases/(default)"
     var root: String { database + "/documents" }
 
-    init() {
-        service = FirestoreService(store: DocumentStore(engine: StorageEngine()))
+    /// The bearer token every call sends.
+    var token = "owner"
+
+    init(service: FirestoreService = FirestoreService(store: DocumentStore(engine: StorageEngine())), token: String = "owner") {
+        self.service = service
+        self.token = token
         router = FirestoreGRPC(service: service).router
     }
 
     var context: GRPCCallContext {
-        GRPCCallContext(path: "", metadata: [HeaderField("authorization", "Bearer owner")])
+        GRPCCallContext(path: "", metadata: [HeaderField("authorization", "Bearer \(token)")])
     }
 
     func unary(_ method: String, _ body: (inout ProtoWriter) -> Void) -> Result<[UInt8], GRPCStatus> {

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorSupport
+import SecurityRules
 import Synchronization
 
 /// Reads the credentials of a REST request: `Authorization: Bearer <token>`, `access_token=` or
@@ -49,9 +50,11 @@ enum DatabaseRequestAuth {
     /// Tokens already decoded (clients send the same token with every request).
     static let decodedTokens = DecodedTokens()
 
-    /// The user a JWT names, with its expiry; nil when `token` is not a JWT.
+    /// The user a JWT names (decoded as Firestore decodes it: `AuthToken`); nil when `token` is
+    /// not one. Its `exp` is kept for the WebSocket `auth` reply, never enforced.
     static func user(_ token: String) -> DatabaseAuth? {
-        guard let claims = jwtClaims(token) else { return nil }
+        guard case .success(let context?) = AuthToken.parse(bearer: token) else { return nil }
+        let claims = context.token
         var expiresAt: Int64?
         switch claims[member: "exp"] {
         case .int(let seconds)?: expiresAt = seconds.multipliedReportingOverflow(by: 1000).partialValue
@@ -59,15 +62,6 @@ enum DatabaseRequestAuth {
         default: expiresAt = nil
         }
         return DatabaseAuth(isAdmin: false, variable: authVariable(claims), expiresAt: expiresAt)
-    }
-
-    /// The payload of a JWT (`header.payload.signature`, signature may be empty), if it is one.
-    static func jwtClaims(_ token: String) -> JSONValue? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64.decode(String(parts[1]), alphabet: nil),
-            let claims = try? JSONReader.parse(payload), case .object = claims
-        else { return nil }
-        return claims
     }
 
     /// `{uid, token, provider}` from ID-token claims.

@@ -6,7 +6,8 @@ package struct DatabaseAuth: Sendable, Equatable {
     package var isAdmin: Bool
     /// The `auth` variable rules see: `null` or an object with `uid`, `token`, `provider`.
     package var variable: JSONValue
-    /// When the credential stops being valid (ms since the epoch; a token's `exp`), if ever.
+    /// The token's `exp` (ms since the epoch), echoed in the WebSocket `auth` reply. Never
+    /// enforced: emulators do not judge tokens' times (the test library's mock tokens say 1970).
     package var expiresAt: Int64?
 
     package init(isAdmin: Bool, variable: JSONValue, expiresAt: Int64? = nil) {

@@ -178,27 +178,13 @@ final class DatabaseNamespace: Sendable {
         }
     }
 
-    /// Sends a keep-alive to every stream, `auth_revoked` (and closes) streams whose credential
-    /// has expired, and forgets closed ones.
+    /// Sends a keep-alive to every stream and forgets closed ones.
     func keepAlive() {
-        let time = now()
-        let revoked = state.withLock { s -> [any HTTPStreamWriter] in
+        state.withLock { s in
             let bytes = DatabaseEvent.keepAlive.bytes
-            var revoked: [any HTTPStreamWriter] = []
-            for group in s.groups.all {
-                if let expiry = group.auth.expiresAt, expiry <= time {
-                    let event = DatabaseEvent.authRevoked.bytes
-                    for writer in group.writers where writer.write(event) { revoked.append(writer) }
-                    group.members.removeAll()
-                } else {
-                    group.send(bytes)
-                }
-            }
+            for group in s.groups.all { group.send(bytes) }
             s.groups.prune()
-            return revoked
         }
-        // Finished outside the lock: close handlers come back to `removeStream`.
-        for writer in revoked { writer.finish() }
     }
 
     /// Number of open streams (for tests and the hub).

@@ -8,7 +8,6 @@ enum DatabaseEvent {
     case patch(path: DatabasePath, data: JSONValue)
     case keepAlive
     case cancel(String)
-    case authRevoked
 
     var bytes: [UInt8] {
         var out: [UInt8] = []
@@ -28,8 +27,6 @@ enum DatabaseEvent {
             out.append(contentsOf: "event: cancel\ndata: ".utf8)
             out.append(contentsOf: JSONWriter.encode(.string(reason)))
             out.append(contentsOf: "\n\n".utf8)
-        case .authRevoked:
-            out.append(contentsOf: "event: auth_revoked\ndata: \"credential is no longer valid\"\n\n".utf8)
         }
         return out
     }

@@ -21,10 +21,4 @@ final class DatabaseWireRegistry: Sendable {
         let affected = sessions.withLock { $0.values.filter { $0.namespace.name == namespace } }
         for session in affected { session.recheckListens() }
     }
-
-    /// Sends `ac` to connections whose credential expired at `now` (ms).
-    func expireCredentials(now: Int64) {
-        let all = sessions.withLock { Array($0.values) }
-        for session in all { session.expireCredential(now: now) }
-    }
 }
