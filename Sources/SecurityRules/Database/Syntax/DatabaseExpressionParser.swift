@@ -53,9 +53,7 @@ struct DatabaseExpressionParser {
     private static let symbols1: Set<UInt8> = Set("()[].,?:!+-*/%<>".utf8)
 
     private mutating func advance() throws(Failure) {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
-            index += 1
-        }
+        try skipWhitespaceAndComments()
         tokenStart = index
         guard index < bytes.count else {
             token = .end
@@ -119,6 +117,40 @@ struct DatabaseExpressionParser {
             return
         }
         throw failure("unexpected character '\(Character(UnicodeScalar(b)))'")
+    }
+
+    /// Spaces, tabs, line breaks, `// …` to the end of the line and `/* … */` are whitespace
+    /// between tokens (rules files hold multi-line expressions with comments). A `/` followed
+    /// by anything else is division, or a regular expression the parser reads from the bytes.
+    private mutating func skipWhitespaceAndComments() throws(Failure) {
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D {
+                index += 1
+                continue
+            }
+            guard b == UInt8(ascii: "/"), index + 1 < bytes.count else { return }
+            if bytes[index + 1] == UInt8(ascii: "/") {
+                index += 2
+                while index < bytes.count, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
+            } else if bytes[index + 1] == UInt8(ascii: "*") {
+                let start = index
+                index += 2
+                while true {
+                    guard index + 1 < bytes.count else {
+                        index = bytes.count
+                        throw Failure(offset: start, message: "unterminated comment")
+                    }
+                    if bytes[index] == UInt8(ascii: "*"), bytes[index + 1] == UInt8(ascii: "/") {
+                        index += 2
+                        break
+                    }
+                    index += 1
+                }
+            } else {
+                return
+            }
+        }
     }
 
     private mutating func expect(_ symbol: String) throws(Failure) {
