@@ -245,3 +245,19 @@ struct HubLocatorTests {
         #expect(ours.claim(.object([JSONMember("pid", .int(Int64(getpid())))])) == .written)
     }
 }
+
+extension HubTests {
+    /// `withFunctionTriggersDisabled` calls these; with no Functions emulator the official hub
+    /// answers 400 (JSON for disable, text for enable), and so does ours.
+    @Test func functionTriggerSwitchesAnswerThatNoFunctionsEmulatorRuns() {
+        let router = HubRouter.make(directory: directory()) { _ throws(SnapshotFailure) in }
+        let disable = router.respond(to: HTTPRequest(method: .put, target: "/functions/disableBackgroundTriggers"))
+        #expect(disable.status == .badRequest)
+        #expect(String(decoding: disable.bodyBytes, as: UTF8.self).contains(#""error": "The Cloud Functions emulator is not running.""#))
+        let enable = router.respond(to: HTTPRequest(method: .put, target: "/functions/enableBackgroundTriggers"))
+        #expect(enable.status == .badRequest)
+        #expect(String(decoding: enable.bodyBytes, as: UTF8.self) == "The Cloud Functions emulator is not running.")
+        let get = router.respond(to: HTTPRequest(method: .get, target: "/functions/disableBackgroundTriggers"))
+        #expect(get.status.code == 405)
+    }
+}

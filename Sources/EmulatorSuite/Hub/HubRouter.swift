@@ -8,6 +8,9 @@ import EmulatorSupport
 /// - `GET /emulators` → name → `{listen: [{address, family, port}], name, host, port, pid}`
 /// - `POST /_admin/export` `{path, initiatedBy?, targets?}` → `200 {"message":"OK"}`, or
 ///   `{"message": reason}` with 400 (bad body), 403 (browser origin), 500 (failed), 501 (not built yet).
+/// - `PUT /functions/disableBackgroundTriggers` and `…/enableBackgroundTriggers` (the test library's
+///   `withFunctionTriggersDisabled`) → 400: this suite runs no Cloud Functions emulator. The
+///   bodies are the official hub's: JSON `{"error": …}` for disable, plain text for enable.
 ///
 /// With `deferExports` (a transport that completes deferred responses) an export runs on a
 /// thread of its own and is answered when it ends, so the hub keeps answering `GET /` and
@@ -47,11 +50,20 @@ package enum HubRouter {
             let started = PosixThread.spawn { deferred.complete(run(exportRequest)) }
             return started ? .deferred(deferred) : run(exportRequest)
         }
+        router.add(.put, "/functions/disableBackgroundTriggers") { _ in
+            json(.object([JSONMember("error", .string(functionsNotRunning))]), status: .badRequest)
+        }
+        router.add(.put, "/functions/enableBackgroundTriggers") { _ in
+            HTTPResponse.text(functionsNotRunning, status: .badRequest)
+        }
         router.setFallback { request in
             message("Cannot \(request.method.token) \(request.rawPath)", status: .notFound)
         }
         return router
     }
+
+    /// What the official hub answers to the trigger switches when no Functions emulator runs.
+    static let functionsNotRunning = "The Cloud Functions emulator is not running."
 
     /// Decodes the export body; `targets` defaults to every running emulator and is cut to them.
     static func decodeExport(_ body: [UInt8], running: [EmulatorKind]) -> Result<ExportRequest, SnapshotFailure> {
