@@ -105,7 +105,7 @@ let package = Package(
             name: "EmulatorSuiteTests",
             dependencies: [
                 "EmulatorSuite", "EmulatorClient", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf",
-                "EmulatorModel", "EmulatorSupport", "EmulatorStorage",
+                "EmulatorModel", "EmulatorSupport", "EmulatorStorage", "EmulatorTestSupport",
             ],
             swiftSettings: settings),
     ]

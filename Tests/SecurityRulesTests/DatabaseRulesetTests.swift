@@ -33,7 +33,7 @@ func databaseReadCascade() throws {
     #expect(!rules.canRead(path: path("users/bob"), auth: alice, now: 0, data: data).isAllowed)
     #expect(!rules.canRead(path: path("users"), auth: alice, now: 0, data: data).isAllowed)
     let denied = rules.canRead(path: path("users/bob"), auth: nil, now: 0, data: data)
-    #expect(denied.message == "Permission denied: false for '.read' @ /users/$uid L5")
+    #expect(denied.message == "Permission denied: false for '.read' @ /users/$uid L5: auth != null && auth.uid == $uid")
 }
 
 @Test("Writes cascade, and .validate runs on every written node and its ancestors, never on deletes")

@@ -1,16 +1,21 @@
 import EmulatorModel
-import EmulatorSupport
+package import EmulatorSupport
 import SecurityRules
 
 /// The real rules engine (`SecurityRules.DatabaseRuleset`) behind the emulator's rules seam:
 /// full expressions (`auth`, `data`, `newData`, `root`, `$wildcards`, `query`, `now`),
-/// `.validate`, cascading grants.
+/// `.validate`, cascading grants. With a `logger`, every denial is logged at debug verbosity
+/// naming the rule that decided it (path, line and expression), as Firestore's denials are.
 package struct SecurityRulesGate: DatabaseRulesGate {
-    package init() {}
+    let logger: Logger?
+
+    package init(logger: Logger? = nil) {
+        self.logger = logger
+    }
 
     package func compile(_ source: [UInt8]) -> Result<any DatabaseRules, DatabaseRulesCompileError> {
         switch DatabaseRuleset.parse(String(decoding: source, as: UTF8.self), fileName: "database.rules.json") {
-        case .success(let ruleset): .success(SecurityRulesDatabaseRules(ruleset: ruleset, source: source))
+        case .success(let ruleset): .success(SecurityRulesDatabaseRules(ruleset: ruleset, source: source, logger: logger))
         case .failure(let diagnostics): .failure(DatabaseRulesCompileError(diagnostics.description))
         }
     }
@@ -18,13 +23,15 @@ package struct SecurityRulesGate: DatabaseRulesGate {
 
 struct SecurityRulesDatabaseRules: DatabaseRules {
     let ruleset: DatabaseRuleset
+    let logger: Logger?
     /// `.read` is `true` at the root: every read is allowed (a grant cannot be revoked deeper).
     let readsOpen: Bool
     /// `.write` is `true` at the root and no `.validate` exists: every write is allowed.
     let writesOpen: Bool
 
-    init(ruleset: DatabaseRuleset, source: [UInt8]) {
+    init(ruleset: DatabaseRuleset, source: [UInt8], logger: Logger? = nil) {
         self.ruleset = ruleset
+        self.logger = logger
         let rules = (try? JSONReader.parse(source, allowComments: true))?[member: "rules"]
         func literallyTrue(_ value: JSONValue?) -> Bool {
             switch value {
@@ -45,10 +52,11 @@ struct SecurityRulesDatabaseRules: DatabaseRules {
         _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: any DatabaseDataSource
     ) -> Bool {
         if readsOpen { return true }
-        return ruleset.canRead(
+        let decision = ruleset.canRead(
             path: path.keys, auth: Self.context(auth), now: now, data: RulesDataAdapter(source: data),
-            query: Self.rulesQuery(query)
-        ).isAllowed
+            query: Self.rulesQuery(query))
+        if !decision.isAllowed { logger?.debug("PERMISSION_DENIED read \(path): \(decision.message)") }
+        return decision.isAllowed
     }
 
     func canWrite(
@@ -62,9 +70,12 @@ struct SecurityRulesDatabaseRules: DatabaseRules {
             let value = newData.node(at: DatabasePath(keys: path)).rulesValue
             return (path, value)
         }
-        return ruleset.canUpdate(
-            multiPath: writes, auth: Self.context(auth), now: now, data: RulesDataAdapter(source: data)
-        ).isAllowed
+        let decision = ruleset.canUpdate(
+            multiPath: writes, auth: Self.context(auth), now: now, data: RulesDataAdapter(source: data))
+        if !decision.isAllowed {
+            logger?.debug("PERMISSION_DENIED write \(locations.map(\.description).joined(separator: " ")): \(decision.message)")
+        }
+        return decision.isAllowed
     }
 
     /// Rules' `auth`: nil when signed out; otherwise exactly the emulator's auth object.

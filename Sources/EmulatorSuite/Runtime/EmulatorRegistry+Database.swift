@@ -8,7 +8,8 @@ extension EmulatorRegistry {
         let database = DatabaseEmulator(
             storage: context.storage,
             configuration: DatabaseEmulatorConfiguration(
-                defaultNamespace: "\(context.projectId)-default-rtdb", replyGate: context.replyGate))
+                defaultNamespace: "\(context.projectId)-default-rtdb",
+                rulesGate: SecurityRulesGate(logger: RulesLoading.logger("database", context)), replyGate: context.replyGate))
         for binding in context.databaseRules {
             do {
                 try database.setRules(Array(binding.rules.text.utf8), namespace: binding.instance)

@@ -4,6 +4,8 @@ struct DatabaseRule: Sendable {
     var kind: DatabaseRuleKind
     var line: Int
     var column: Int
+    /// The expression as written (`true`/`false` for a boolean), for denial messages.
+    var source: String
 }
 
 /// The rules at one level of `database.rules.json`: its own rules and its children.

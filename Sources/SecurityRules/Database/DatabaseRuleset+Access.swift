@@ -58,12 +58,19 @@ extension DatabaseRuleset {
 
     private static func outcome(_ result: Result<Bool, DatabaseEvaluator.Failure>, _ rule: DatabaseRule, _ rulePath: [String]) -> (Bool, String) {
         // The message is built only for a denial: an allowed check pays no string work.
-        func place() -> String { "'\(rule.kind.rawValue)' @ /\(rulePath.joined(separator: "/")) L\(rule.line)" }
+        func place() -> String {
+            "'\(rule.kind.rawValue)' @ /\(rulePath.joined(separator: "/")) L\(rule.line): \(oneLine(rule.source))"
+        }
         switch result {
         case .success(true): return (true, "")
         case .success(false): return (false, "false for \(place())")
         case .failure(let error): return (false, "\(error.message) for \(place())")
         }
+    }
+
+    /// `text` with each run of whitespace (line breaks of a multi-line rule among them) as one space.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }).joined(separator: " ")
     }
 
     /// Walks root → `path` evaluating `kind` rules; true at the first granting level.

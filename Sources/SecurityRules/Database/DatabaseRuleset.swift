@@ -17,8 +17,8 @@ package struct DatabaseRuleset: Sendable {
     /// `defaultSource`, parsed.
     package static func defaultRules() -> DatabaseRuleset {
         var root = DatabaseRuleNode()
-        root.read = DatabaseRule(expression: .bool(true), kind: .read, line: 1, column: 1)
-        root.write = DatabaseRule(expression: .bool(true), kind: .write, line: 1, column: 1)
+        root.read = DatabaseRule(expression: .bool(true), kind: .read, line: 1, column: 1, source: "true")
+        root.write = DatabaseRule(expression: .bool(true), kind: .write, line: 1, column: 1, source: "true")
         return DatabaseRuleset(root: root, fileName: "default")
     }
 
@@ -129,7 +129,7 @@ struct DatabaseRuleCompiler {
         let column = value.position.column
         switch value.kind {
         case .bool(let b):
-            return DatabaseRule(expression: .bool(b), kind: kind, line: line, column: column)
+            return DatabaseRule(expression: .bool(b), kind: kind, line: line, column: column, source: b ? "true" : "false")
         case .string(let text):
             let expression: DatabaseExpression
             switch DatabaseExpressionParser.parse(text) {
@@ -143,7 +143,7 @@ struct DatabaseRuleCompiler {
             } catch {
                 throw Failure(id: "rules.type", position: SourcePosition(line: line, column: column + 1), message: "\(kind.rawValue): \(error.message)")
             }
-            return DatabaseRule(expression: expression, kind: kind, line: line, column: column)
+            return DatabaseRule(expression: expression, kind: kind, line: line, column: column, source: text)
         default:
             throw Failure(id: "rules.structure", position: value.position, message: "\(kind.rawValue) must be a boolean or a string expression")
         }
