@@ -33,7 +33,10 @@ struct ExecAndExportTests {
     @Test func exportWithoutARunningSuiteSaysSo() {
         let directory = TemporaryDirectory()
         let client = ExportClient(console: CapturedOutput().console, locatorDirectory: directory.path)
-        #expect(throws: ExportClient.Failure(message: "Did not find any running emulators for project demo-none.")) {
+        #expect(throws: ExportClient.Failure(
+            message: "Did not find any running emulators for project demo-none.",
+            hint: "Looked for \(directory.path)/hub-demo-none.json, which a running suite of that project writes. Start one with "
+                + "'emulators start', or name the running suite's project with -P <project>.")) {
             try client.run(projectId: "demo-none", path: directory.path + "/out", only: nil, force: false)
         }
     }

@@ -117,6 +117,29 @@ struct CommandLineParserTests {
         #expect(output.standardOutput.isEmpty)
     }
 
+    @Test(arguments: [
+        (["strat"], "start" as String?), (["emulators:strat"], "emulators:start"), (["expotr", "d"], "export"),
+        (["exce", "true"], "exec"), (["hlep"], "help"), (["start", "--iport", "d"], "--import"),
+        (["start", "--onyl", "firestore"], "--only"), (["exec", "--ui", "--exprt-on-exit"], "--export-on-exit"),
+        (["export", "d", "--froce"], "--force"), (["start", "--froce"], nil), (["launch"], nil), (["start", "--bogus"], nil),
+    ])
+    func typosGetTheNearestSpelling(arguments: [String], suggestion: String?) {
+        #expect {
+            try CommandLineParser.parse(arguments)
+        } throws: { error in
+            (error as? UsageError)?.suggestion == suggestion
+        }
+    }
+
+    @Test func aTypoIsAnsweredWithTheSuggestionNotTheWholeUsage() {
+        let output = CapturedOutput()
+        #expect(CommandRunner(console: output.console).run(["strat"]) == 2)
+        #expect(output.standardError == "error: unknown command 'strat'\nDid you mean 'start'? Run 'emulators help' for usage.\n")
+        let option = CapturedOutput()
+        #expect(CommandRunner(console: option.console).run(["start", "--onyl=firestore"]) == 2)
+        #expect(option.standardError == "error: unknown option '--onyl'\nDid you mean '--only'? Run 'emulators help start' for usage.\n")
+    }
+
     @Test func dataDirectoryNoFsyncWithoutADataDirectoryExitsTwo() {
         let output = CapturedOutput()
         let status = CommandRunner(console: output.console).run(["start", "--data-dir-no-fsync"])

@@ -73,6 +73,21 @@ struct ConfigurationLoaderTests {
             .warning, nil, "Not starting the database emulator, make sure you have run firebase init.")))
     }
 
+    @Test func configuredEmulatorsThisSuiteDoesNotRunAreNamedOnce() throws {
+        let directory = TemporaryDirectory()
+        directory.write(
+            "firebase.json",
+            #"{"emulators":{"auth":{"port":9099},"firestore":{},"functions":{},"storage":{},"ui":{},"hosting":{},"pubsub":{},"eventarc":{},"nonsense":{}}}"#)
+        let configuration = try load(directory)
+        #expect(configuration.emulators == [.firestore])
+        let warnings = configuration.notices.filter { $0.level == .warning && $0.scope == "emulators" }
+        #expect(warnings == [SuiteNotice(
+            .warning, "emulators",
+            "firebase.json configures auth, functions, storage, hosting, pubsub, eventarc, which this suite does not run; it serves only firestore, database and the hub.")])
+        directory.write("firebase.json", #"{"emulators":{"firestore":{},"database":{}}}"#)
+        #expect(try load(directory).notices.allSatisfy { $0.scope != "emulators" || $0.level != .warning })
+    }
+
     @Test func nothingLeftToStartIsFatal() {
         let directory = TemporaryDirectory()
         directory.write("firebase.json", #"{"hosting":{}}"#)

@@ -41,10 +41,14 @@ package struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     package var message: String
     /// The command whose usage to print (nil: the general usage).
     package var command: CommandName?
+    /// The valid spelling closest to a mistyped command or option: printed as "did you mean …?"
+    /// instead of the whole usage.
+    package var suggestion: String?
 
-    package init(_ message: String, command: CommandName? = nil) {
+    package init(_ message: String, command: CommandName? = nil, suggestion: String? = nil) {
         self.message = message
         self.command = command
+        self.suggestion = suggestion
     }
 
     package var description: String { message }

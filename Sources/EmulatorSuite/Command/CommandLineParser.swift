@@ -57,7 +57,11 @@ package enum CommandLineParser {
                 inline = String(token[token.index(after: equals)...])
             }
             guard let flag = flags.first(where: { $0.names.contains(name) }) else {
-                throw UsageError("unknown option '\(name)'", command: positionals.first.flatMap(CommandName.init(spelling:)))
+                let command = positionals.first.flatMap(CommandName.init(spelling:))
+                let candidates = flags.filter { $0.commands.map { command.map($0.contains) ?? true } ?? true }
+                    .flatMap(\.names).filter { $0.hasPrefix("--") }
+                throw UsageError(
+                    "unknown option '\(name)'", command: command, suggestion: Suggestion.nearest(to: name, in: candidates))
             }
             let canonical = flag.names.last ?? name
             switch flag.arity {
@@ -94,11 +98,11 @@ package enum CommandLineParser {
         if first == "help" {
             guard positionals.count <= 2 else { throw UsageError("help takes at most one command name") }
             guard let topic = positionals.dropFirst().first else { return .help(nil) }
-            guard let name = CommandName(spelling: topic) else { throw UsageError("unknown command '\(topic)'") }
+            guard let name = CommandName(spelling: topic) else { throw unknownCommand(topic) }
             return .help(name)
         }
         if first == "version" { return .version }
-        guard let command = CommandName(spelling: first) else { throw UsageError("unknown command '\(first)'") }
+        guard let command = CommandName(spelling: first) else { throw unknownCommand(first) }
         if wantsHelp { return .help(command) }
         if values.contains(where: { $0.flag == "--version" }) { return .version }
 
@@ -134,6 +138,12 @@ package enum CommandLineParser {
             }
             return .export(options)
         }
+    }
+
+    private static func unknownCommand(_ spelling: String) -> UsageError {
+        let prefix = spelling.hasPrefix("emulators:") ? "emulators:" : ""
+        let names = CommandName.allCases.map { prefix + $0.rawValue } + (prefix.isEmpty ? ["help", "version"] : [])
+        return UsageError("unknown command '\(spelling)'", suggestion: Suggestion.nearest(to: spelling, in: names))
     }
 
     private static func startOptions(

@@ -205,6 +205,7 @@ package struct CommandRunner: Sendable {
             return 0
         } catch {
             console.fatal(error.message)
+            if let hint = error.hint { console.writeError(hint + "\n") }
             return 1
         }
     }

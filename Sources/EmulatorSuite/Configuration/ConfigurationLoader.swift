@@ -53,6 +53,12 @@ package enum ConfigurationLoader {
                 port: endpoint.port ?? kind.defaultPort,
                 isFixed: endpoint.port != nil || !kind.fallsBackToNextFreePort)
         }
+        if !config.unserved.isEmpty {
+            let names = config.unserved.joined(separator: ", ")
+            notices.append(SuiteNotice(
+                .warning, "emulators",
+                "firebase.json configures \(names), which this suite does not run; it serves only firestore, database and the hub."))
+        }
         if config.mentionsUI {
             notices.append(SuiteNotice(.debug, "emulators", "emulators.ui is configured; this suite serves no Emulator UI."))
         }

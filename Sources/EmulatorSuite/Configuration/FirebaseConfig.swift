@@ -51,6 +51,9 @@ package struct FirebaseConfig: Sendable, Equatable {
     package var singleProjectMode = true
     /// `emulators.ui` is present (this suite serves no UI; the CLI says so).
     package var mentionsUI = false
+    /// Official emulators `emulators` configures that this suite does not run (`auth`, `storage`, …),
+    /// in file order.
+    package var unserved: [String] = []
 
     package init() {}
 
@@ -98,7 +101,10 @@ private struct KeyReader {
                 case "ui":
                     config.mentionsUI = true
                 default:
-                    guard let kind = EmulatorKind(rawValue: member.name) else { continue }
+                    guard let kind = EmulatorKind(rawValue: member.name) else {
+                        if EmulatorKind.officialNames.contains(member.name) { config.unserved.append(member.name) }
+                        continue
+                    }
                     config.endpoints[kind] = try endpoint(member.value, key: "emulators.\(member.name)")
                     if kind != .hub { config.configured.insert(kind) }
                 }

@@ -15,6 +15,12 @@ package struct ExportClient: Sendable {
 
     package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         package var message: String
+        /// What to try next, printed after the official message.
+        package var hint: String?
+        package init(message: String, hint: String? = nil) {
+            self.message = message
+            self.hint = hint
+        }
         package var description: String { message }
     }
 
@@ -31,7 +37,10 @@ package struct ExportClient: Sendable {
         }
         let locator = HubLocator(directory: locatorDirectory, projectId: projectId, pid: 0)
         guard let document = HubLocator.read(locator.path), case .array(let origins)? = document[member: "origins"] else {
-            throw Failure(message: "Did not find any running emulators for project \(projectId).")
+            throw Failure(
+                message: "Did not find any running emulators for project \(projectId).",
+                hint: "Looked for \(locator.path), which a running suite of that project writes. Start one with "
+                    + "'emulators start', or name the running suite's project with -P <project>.")
         }
         var hub: (host: String, port: Int, origin: String)?
         for case .string(let origin) in origins {
