@@ -13,7 +13,9 @@ package struct DatabaseEmulatorConfiguration: Sendable {
     package var rulesGate: any DatabaseRulesGate
     /// Server time in milliseconds since the epoch (timestamps, push ids).
     package var now: @Sendable () -> Int64
-    /// Seconds between `keep-alive` events on open streams; nil sends none.
+    /// Seconds between `keep-alive` events on open streams; nil sends none. Short, because a
+    /// client thread blocked reading a stream it was asked to close (firebase_admin's
+    /// `listen(...).close()`) returns only when the next event arrives.
     package var keepAliveSeconds: Int?
     package var logger: Logger
     /// A monotonic clock in nanoseconds (read `timeout`s are measured with it).
@@ -26,7 +28,7 @@ package struct DatabaseEmulatorConfiguration: Sendable {
         defaultNamespace: String = "default",
         rulesGate: any DatabaseRulesGate = SecurityRulesGate(),
         now: @escaping @Sendable () -> Int64 = { WallClock.nowMilliseconds() },
-        keepAliveSeconds: Int? = 30,
+        keepAliveSeconds: Int? = 2,
         logger: Logger = Logger(label: "database"),
         monotonicNanos: @escaping @Sendable () -> Int64 = DatabaseEmulatorConfiguration.continuousNanos,
         replyGate: ReplyGate? = nil
