@@ -1,6 +1,6 @@
 """Baselines measured in the same run, computed once and shared by the scenarios that compare
 against them: nginx (1 and 2 workers), this repo's bare epoll server, a raw loopback echo,
-mock-firestore, the in-process SSE fan-out floor and the research note's bare fan-out floor."""
+mock-firestore, the in-process SSE fan-out floor and the bare fan-out floor (no server)."""
 
 import json
 import re
@@ -124,7 +124,7 @@ def in_process_fan_out(bench, streams):
 
     The in-process run holds both ends of every stream, so it needs 2 descriptors per stream;
     under a lower RLIMIT_NOFILE it runs the largest count that fits and scales linearly (the
-    cost per stream is flat, research/performance.md §3), saying so in the label.
+    cost per stream is flat: about 5 to 7 µs on the benchmark machine), saying so in the label.
     """
     def compute():
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -147,8 +147,8 @@ FLOOR_LINE = re.compile(r"write and read all p50 ([\d.]+) ms p99 ([\d.]+) ms")
 
 
 def fan_out_floor(bench, streams, pinned=True):
-    """((p50 ms, p99 ms), label): the fan-out floor as research/performance.md §3 measured it, in
-    this run: `EmulatorBenchmarks fanout-floor` (one thread, blocking `send` of a 102 B event to
+    """((p50 ms, p99 ms), label): the bare fan-out floor, measured in this run:
+    `EmulatorBenchmarks fanout-floor` (one thread, blocking `send` of a 102 B event to
     K loopback sockets, then reads them all; no server, no concurrent reader), 21 rounds.
 
     It holds both ends of every stream (2 descriptors each); under a lower RLIMIT_NOFILE it runs

@@ -57,12 +57,12 @@ def query_scenario(bench, features):
 
 # Two measurement setups for the fan-out, both in every run:
 #   "both cores": the suite and this harness's reader are not pinned, so the suite's two event
-#     loops can send in parallel on the machine's two cores (the "2 writer threads" of the
-#     research note's stretch target); the reader's own CPU time competes with them;
+#     loops can send in parallel on the machine's two cores (two writer threads, as the stretch
+#     target assumes); the reader's own CPU time competes with them;
 #   "pinned": the suite on CPU 0, the reader on CPU 1 (the harness default, kept for history):
 #     both event loops share one core.
 FAN_OUT_SETUPS = (("both cores", False), ("pinned", True))
-FAN_OUT_TARGETS = {1_000: 10, 10_000: 100}  # p99, the figure (research row 5, stretch)
+FAN_OUT_TARGETS = {1_000: 10, 10_000: 100}  # p99 in ms, the stretch target of scenario 5
 
 
 def fan_out_scenario(bench, features):

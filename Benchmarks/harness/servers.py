@@ -12,7 +12,7 @@ from .rawhttp import Connection
 
 READY_BANNER = "All emulators ready!"
 
-# A small Firestore-shaped document (research/performance.md §3 used a 223 B one).
+# A small Firestore-shaped document (about 220 B, the size of a typical small document).
 STATIC_DOCUMENT = (
     '{"name":"projects/demo/databases/(default)/documents/users/ada","fields":'
     '{"name":{"stringValue":"Ada"},"age":{"integerValue":"36"},"city":{"stringValue":"London"}},'

@@ -1,8 +1,9 @@
 import Glibc
 
-/// The fan-out floor as research/performance.md §3 measured it, in the same run as the figures it
-/// is compared with: one thread writes one 102 B event to `streams` loopback TCP connections with
-/// blocking `send` (no server, no event loop, no reader running meanwhile), then reads every one.
+/// The fan-out floor (the least that delivering one event to K streams can cost), in the same run
+/// as the figures it is compared with: one thread writes one 102 B event to `streams` loopback TCP
+/// connections with blocking `send` (no server, no event loop, no reader running meanwhile), then
+/// reads every one.
 /// Prints the median and p99 of `rounds` rounds of "write all" and of "write and read all".
 func runFanOutFloorBenchmark(streams: Int = 1000, rounds: Int = 21) {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -44,7 +45,7 @@ func runFanOutFloorBenchmark(streams: Int = 1000, rounds: Int = 21) {
         servers.append(server)
         clients.append(client)
     }
-    // One SSE event of the size the research note used (102 bytes): a string value padded to fit.
+    // One SSE event of 102 bytes (a small `put`): a string value padded to fit.
     let head = Array("event: put\ndata: {\"path\":\"/\",\"data\":\"".utf8)
     let tail = Array("\"}\n\n".utf8)
     let event = head + [UInt8](repeating: UInt8(ascii: "x"), count: 102 - head.count - tail.count) + tail

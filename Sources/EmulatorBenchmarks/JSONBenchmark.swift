@@ -1,7 +1,8 @@
 import EmulatorSupport
 
 /// JSON codec throughput on ~50 MB of small documents shaped
-/// `{"name", "age", "city", "score", "tags": [2]}` (the shape measured in research/performance.md).
+/// `{"name", "age", "city", "score", "tags": [2]}`: five fields and a two-string array, a typical
+/// small document.
 ///
 /// Prints parse and serialise MB/s for one large array document and for per-document calls
 /// (the request-body case). Foundation-free.

@@ -89,7 +89,9 @@ import Testing
     }
 }
 
-/// The node hash vectors of the SDKs (research note §3.7).
+/// Node hash vectors: the hash the SDKs compute (`hash()` in the JS SDK's
+/// packages/database/src/core/snap/LeafNode.ts and ChildrenNode.ts); the values are those of
+/// urish/firebase-server's `test/firebase-hash.spec.ts`.
 @Suite struct NodeHashTests {
     @Test(arguments: [
         ("true", "E5z61QM0lN/U2WsOnusszCTkR8M="),

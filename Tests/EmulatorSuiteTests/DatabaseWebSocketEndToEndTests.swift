@@ -5,8 +5,10 @@ import EmulatorSupport
 import Testing
 @testable import EmulatorSuite
 
-/// The RTDB WebSocket protocol over loopback: the JS client's sample session (research notes
-/// rtdb.md §4.10) against a running suite, checked message by message.
+/// The RTDB WebSocket protocol over loopback: a session as the JS SDK runs it (hello, `s`, `auth`,
+/// listens `q`/`n`, `p` writes and their `d`/`m` pushes, a hash-checked `p` (transaction), `o`
+/// onDisconnect, `g`, ping; the JS SDK's packages/database/src/realtime/Connection.ts and
+/// core/PersistentConnection.ts) against a running suite, checked message by message.
 @Suite("Database WebSocket end to end")
 struct DatabaseWebSocketEndToEndTests {
     static let ns = "demo-proj"

@@ -137,7 +137,10 @@ extension DatabaseNode {
 }
 
 extension DatabaseChildren {
-    /// The array length when these children render as an array (§3.2), else nil.
+    /// The array length when these children render as an array, else nil: every key a
+    /// non-negative integer without a leading zero (here at most nine digits) and the largest
+    /// below twice the child count (the JS SDK's `ChildrenNode.val()`,
+    /// packages/database/src/core/snap/ChildrenNode.ts).
     var arrayLength: Int? {
         var maxKey = -1
         for key in keys {

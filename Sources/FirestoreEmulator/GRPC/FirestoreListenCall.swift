@@ -4,8 +4,10 @@ import EmulatorProtobuf
 import EmulatorStorage
 import Synchronization
 
-/// One Listen stream (firestore.md §4). Each added target gets ADD, a DocumentChange per
-/// matching document, CURRENT and a global NO_CHANGE carrying the read time. After every commit
+/// One Listen stream (googleapis `google/firestore/v1/firestore.proto`: `ListenRequest`,
+/// `ListenResponse`, `TargetChange`; the JS SDK's `packages/firestore/src/remote/watch_change.ts`
+/// is the client side). Each added target gets ADD, a DocumentChange per matching document,
+/// CURRENT and a global NO_CHANGE carrying the read time. After every commit
 /// in the database a worker re-evaluates the targets at head and sends the difference
 /// (DocumentChange, DocumentDelete for documents targets, DocumentRemove for queries) followed by
 /// a global NO_CHANGE. A resumed target gets RESET before its full result, so clients drop

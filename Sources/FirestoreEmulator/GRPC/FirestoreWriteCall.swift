@@ -3,9 +3,11 @@ import EmulatorModel
 import EmulatorProtobuf
 import Synchronization
 
-/// One Write stream (the mobile SDKs' write pipeline, firestore.md §3.6): the first request names
-/// the database and gets a stream id and token; every later request is one atomic commit answered
-/// with a new token, its write results and the commit time.
+/// One Write stream, the mobile SDKs' write pipeline (googleapis
+/// `google/firestore/v1/firestore.proto`, `WriteRequest`/`WriteResponse`; the JS SDK's
+/// `packages/firestore/src/remote/persistent_stream.ts` is the client side): the first request
+/// names the database and gets a stream id and token; every later request is one atomic commit
+/// answered with a new token, its write results and the commit time.
 final class FirestoreWriteCall: GRPCStreamingCall {
     struct State {
         var database: DatabaseID?

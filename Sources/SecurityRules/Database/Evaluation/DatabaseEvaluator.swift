@@ -1,7 +1,9 @@
 import EmulatorSupport
 
 /// Evaluates one Realtime Database rule at one location. `&&`, `||` and `?:` are lazy left to
-/// right; type errors make the rule fail (research note B.3).
+/// right; a runtime type error (a method on null, arithmetic on a boolean, `-` on strings) makes
+/// the rule false, as the `failAtRuntime` cases that goldibex/targaryen recorded against live
+/// Firebase show (`test/spec/lib/parser/fixtures.json`).
 struct DatabaseEvaluator {
     struct Failure: Error {
         var message: String

@@ -1,6 +1,7 @@
 /// The deploy-time check production runs on every rule: a rule must be boolean, names must
 /// exist, snapshots must be used through their methods, literal arguments must have the right
-/// type (research note B.3.1).
+/// type (the `isValid: false` cases that goldibex/targaryen recorded against live Firebase,
+/// `test/spec/lib/parser/fixtures.json`).
 struct DatabaseTypeChecker {
     enum StaticType: Equatable {
         /// Unknown (values from `auth`, query parameters).

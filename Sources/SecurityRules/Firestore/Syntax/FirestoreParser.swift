@@ -1,6 +1,7 @@
 /// Parses `firestore.rules` source into match blocks, allows and functions.
 ///
-/// Grammar (see the research note A.1):
+/// Grammar (ours, after firebase.google.com/docs/rules/rules-language and
+/// firebase.google.com/docs/firestore/security/rules-structure):
 /// ```
 /// file     := [ "rules_version" "=" STRING ";" ] { function } "service" NAME "{" body "}"
 /// body     := { function | match | allow }
