@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// A path-shaped key inside one namespace: a sequence of non-empty UTF-8 segments.
 ///
 /// Keys are stored in an order-preserving byte encoding: each segment's bytes followed by a

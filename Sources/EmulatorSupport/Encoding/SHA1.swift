@@ -1,4 +1,5 @@
-/// SHA-1 (FIPS 180-4), only for the WebSocket handshake (`Sec-WebSocket-Accept`). Not for security.
+/// SHA-1 (FIPS 180-4), for the WebSocket handshake (`Sec-WebSocket-Accept`) and the Realtime
+/// Database node hash, which the wire protocol defines with SHA-1. Not for security.
 ///
 /// ```swift
 /// SHA1.hash(Array("abc".utf8))  // a9993e36 4706816a ba3e2571 7850c26c 9cd0d89d
