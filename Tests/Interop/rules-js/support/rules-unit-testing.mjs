@@ -226,6 +226,26 @@ export class RulesTestContext {
   }
 }
 
+/**
+ * The library's withFunctionTriggersDisabled: `PUT /functions/disableBackgroundTriggers` on the
+ * hub, `fn`, then `PUT /functions/enableBackgroundTriggers`; a non-2xx answer throws.
+ */
+export async function withFunctionTriggersDisabled(hub, fn) {
+  const switchTriggers = async (action) => {
+    const response = await fetch(`${baseURL(hub)}/functions/${action}BackgroundTriggers`, { method: 'PUT' });
+    await response.arrayBuffer();
+    if (!response.ok) {
+      throw new Error(`HTTP Error ${response.status} when ${action === 'disable' ? 'disabling' : 'enabling'} functions triggers, are you using firebase-tools 8.13.0 or higher?`);
+    }
+  };
+  await switchTriggers('disable');
+  try {
+    return await fn();
+  } finally {
+    await switchTriggers('enable');
+  }
+}
+
 /** Resolves with the rejection when `promise` fails with permission denied; rejects otherwise. */
 export async function assertFails(promise) {
   let error;
