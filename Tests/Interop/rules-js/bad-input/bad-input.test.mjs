@@ -19,9 +19,9 @@ const firestoreRules = readFileSync(path.join(rulesDir, 'bad-input/firestore.rul
 
 const header = base64url(JSON.stringify({ alg: 'none', type: 'JWT' }));
 const payload = base64url(JSON.stringify({ sub: 'alice', user_id: 'alice', iat: 0, exp: 3600 }));
-// [name, token, whose answer is documented]: the Firestore emulator refuses any token whose
-// first two parts are not base64 JSON objects (firebase-tools#2010); what the RTDB emulator does
-// with a broken header but a good payload is not documented, so those go to Firestore only.
+// [name, token, 'firestore' when only Firestore's answer is documented]: the Firestore emulator
+// refuses any token whose first two parts are not base64 JSON objects (firebase-tools#2010);
+// what the RTDB emulator does with a broken header but a good payload is not documented.
 const malformedTokens = [
   ['one segment', 'not-a-jwt'],
   ['header not base64 JSON', `!!.${payload}.`, 'firestore'],
