@@ -4,14 +4,14 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { rulesDir, sdkMissing, webChannelServed } from '../support/environment.mjs';
+import { firestoreSDKMissing, rulesDir, sdkMissing } from '../support/environment.mjs';
 import {
-  initializeTestEnvironment, loadDatabaseRules, loadFirestoreRules, sdk,
+  baseURL, initializeTestEnvironment, loadDatabaseRules, loadFirestoreRules, sdk,
 } from '../support/rules-unit-testing.mjs';
 import { base64url } from '../support/mock-token.mjs';
 import { DatabaseREST } from '../support/database-rest.mjs';
 import { FirestoreREST } from '../support/firestore-rest.mjs';
-import { assert, expectVerdict, withTimeout } from '../support/verdicts.mjs';
+import { Arrivals, assert, expectVerdict, withTimeout } from '../support/verdicts.mjs';
 
 const projectId = 'demo-rules-bad-input';
 const databaseRules = readFileSync(path.join(rulesDir, 'bad-input/database.rules.json'), 'utf8');
@@ -44,9 +44,7 @@ before(async () => {
   env = await initializeTestEnvironment({
     projectId, database: { rules: databaseRules }, firestore: { rules: firestoreRules },
   });
-  firestoreSDK = sdkMissing ?? ((await webChannelServed(env.emulators.firestore, projectId))
-    ? undefined
-    : 'the Firestore port does not serve WebChannel (/google.firestore.v1.Firestore/Listen/channel), which the JS SDK needs');
+  firestoreSDK = await firestoreSDKMissing(env.emulators.firestore, projectId);
 });
 
 after(async () => {
@@ -66,35 +64,24 @@ beforeEach(async () => {
 });
 
 function databaseBase() {
-  return `http://${env.emulators.database.host}:${env.emulators.database.port}`;
+  return baseURL(env.emulators.database);
 }
 
 function firestoreBase() {
-  return `http://${env.emulators.firestore.host}:${env.emulators.firestore.port}`;
+  return baseURL(env.emulators.firestore);
 }
 
 /** Opens the RTDB wire protocol, waits for the server's handshake, and returns a reply reader. */
 async function openWire() {
   const socket = new WebSocket(`ws://${env.emulators.database.host}:${env.emulators.database.port}/.ws?v=5&ns=${projectId}`);
-  const frames = [];
-  let wake;
-  socket.addEventListener('message', (event) => {
-    frames.push(JSON.parse(event.data));
-    wake?.();
-  });
-  const next = async (predicate) => {
-    for (;;) {
-      const index = frames.findIndex(predicate);
-      if (index >= 0) return frames.splice(index, 1)[0];
-      await withTimeout(new Promise((resolve) => { wake = resolve; }), 10000, 'RTDB wire reply');
-    }
-  };
+  const frames = new Arrivals('RTDB wire reply');
+  socket.addEventListener('message', (event) => frames.push(JSON.parse(event.data)));
   await withTimeout(new Promise((resolve, reject) => {
     socket.addEventListener('open', resolve);
     socket.addEventListener('error', reject);
   }), 10000, 'RTDB WebSocket open');
-  await next((frame) => frame.t === 'c');
-  return { socket, next };
+  await frames.first((frame) => frame.t === 'c');
+  return { socket, frames };
 }
 
 describe('malformed tokens', () => {
@@ -115,10 +102,10 @@ describe('malformed tokens', () => {
       });
 
       test(`RTDB WebSocket auth: ${name} → invalid_token`, async () => {
-        const { socket, next } = await openWire();
+        const { socket, frames } = await openWire();
         try {
           socket.send(JSON.stringify({ t: 'd', d: { r: 1, a: 'auth', b: { cred: token } } }));
-          const reply = await next((frame) => frame.t === 'd' && frame.d?.r === 1);
+          const reply = await frames.first((frame) => frame.t === 'd' && frame.d?.r === 1);
           assert.deepEqual(reply.d.b, { s: 'invalid_token', d: 'Could not parse auth token.' });
         } finally {
           socket.close();
@@ -245,8 +232,7 @@ async function openEventStream(where, token) {
   const url = `${databaseBase()}/${where}.json?ns=${projectId}${token ? `&auth=${token}` : ''}`;
   const response = await fetch(url, { headers: { Accept: 'text/event-stream' }, signal: controller.signal });
   assert.equal(response.status, 200);
-  const events = [];
-  let wake;
+  const events = new Arrivals(`event on /${where}`);
   (async () => {
     const decoder = new TextDecoder();
     let buffer = '';
@@ -260,41 +246,25 @@ async function openEventStream(where, token) {
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
           events.push({ event, data: data === undefined ? undefined : JSON.parse(data) });
-          wake?.();
         }
       }
     } catch {
       // Aborted at the end of the test.
     }
   })();
-  const next = async (predicate) => {
-    for (;;) {
-      const found = events.find(predicate);
-      if (found) return found;
-      await withTimeout(new Promise((resolve) => { wake = resolve; }), 10000, `event on /${where}`);
-    }
-  };
-  return { next, close: () => controller.abort() };
+  return { events, close: () => controller.abort() };
 }
 
 describe('a clear during a listen', () => {
   test('RTDB: the SDK listener sees null after clearDatabase', { skip: sdkMissing }, async () => {
     const { database } = await sdk();
     const context = env.authenticatedContext('alice');
-    const values = [];
-    let wake;
+    const values = new Arrivals('onValue /room');
     try {
-      const unsubscribe = database.onValue(database.ref(await context.database(), 'room'), (snapshot) => {
-        values.push(snapshot.val());
-        wake?.();
-      });
-      const waitFor = async (predicate) => {
-        while (!values.some(predicate)) await withTimeout(new Promise((resolve) => { wake = resolve; }), 10000, 'onValue /room');
-      };
-      await waitFor((value) => value?.n === 1);
+      const unsubscribe = database.onValue(database.ref(await context.database(), 'room'), (snapshot) => values.push(snapshot.val()));
+      await values.until((value) => value?.n === 1);
       await env.clearDatabase();
-      await waitFor((value) => value === null);
-      assert.deepEqual(values.at(-1), null);
+      assert.equal(await values.until((value) => value === null), null);
       unsubscribe();
     } finally {
       await context.cleanup();
@@ -305,9 +275,9 @@ describe('a clear during a listen', () => {
     const context = env.authenticatedContext('alice');
     const stream = await openEventStream('room', context.token);
     try {
-      await stream.next((event) => event.event === 'put' && event.data?.data?.n === 1);
+      await stream.events.first((event) => event.event === 'put' && event.data?.data?.n === 1);
       await env.clearDatabase();
-      const cleared = await stream.next((event) => event.event === 'put' && event.data?.data === null);
+      const cleared = await stream.events.first((event) => event.event === 'put' && event.data?.data === null);
       assert.equal(cleared.data.path, '/');
     } finally {
       stream.close();
@@ -318,20 +288,13 @@ describe('a clear during a listen', () => {
     if (firestoreSDK) return t.skip(firestoreSDK);
     const { firestore: fs } = await sdk({ firestore: true });
     const context = env.authenticatedContext('alice');
-    const sizes = [];
-    let wake;
+    const sizes = new Arrivals('onSnapshot room');
     try {
       const db = await context.firestore();
-      const unsubscribe = fs.onSnapshot(fs.collection(db, 'room'), (snapshot) => {
-        sizes.push(snapshot.size);
-        wake?.();
-      });
-      const waitFor = async (size) => {
-        while (sizes.at(-1) !== size) await withTimeout(new Promise((resolve) => { wake = resolve; }), 10000, 'onSnapshot room');
-      };
-      await waitFor(1);
+      const unsubscribe = fs.onSnapshot(fs.collection(db, 'room'), (snapshot) => sizes.push(snapshot.size));
+      await sizes.until((size) => size === 1);
       await env.clearFirestore();
-      await waitFor(0);
+      await sizes.until((size) => size === 0);
       unsubscribe();
     } finally {
       await context.cleanup();

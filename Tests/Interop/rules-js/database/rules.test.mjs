@@ -144,7 +144,7 @@ async function viaREST(rest, [kind, where, argument]) {
 }
 
 const transports = [
-  ['SDK (WebSocket)', (context, operation) => viaSDK(context, operation), sdkMissing],
+  ['SDK (WebSocket)', viaSDK, sdkMissing],
   ['REST, Authorization: Bearer', (context, operation) => viaREST(context.databaseREST('bearer'), operation)],
   ['REST, ?auth=', (context, operation) => viaREST(context.databaseREST('query'), operation)],
 ];

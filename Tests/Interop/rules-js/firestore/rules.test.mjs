@@ -4,7 +4,7 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { rulesDir, sdkMissing, webChannelServed } from '../support/environment.mjs';
+import { firestoreSDKMissing, rulesDir } from '../support/environment.mjs';
 import { initializeTestEnvironment, sdk } from '../support/rules-unit-testing.mjs';
 import { assert, contextFor, expectVerdict } from '../support/verdicts.mjs';
 
@@ -188,18 +188,10 @@ async function viaSDK(context, [kind, where, argument]) {
   }
 }
 
-async function sdkSkipReason() {
-  if (sdkMissing) return sdkMissing;
-  const emulators = (await initializeTestEnvironment({ projectId })).emulators;
-  if (!emulators.firestore) return 'no Firestore emulator found';
-  return (await webChannelServed(emulators.firestore, projectId))
-    ? undefined
-    : 'the Firestore port does not serve WebChannel (/google.firestore.v1.Firestore/Listen/channel), which the JS SDK needs';
-}
-
+const discovered = (await initializeTestEnvironment({ projectId })).emulators;
 const transports = [
   ['REST, Authorization: Bearer', viaREST, undefined],
-  ['SDK (WebChannel)', viaSDK, await sdkSkipReason()],
+  ['SDK (WebChannel)', viaSDK, await firestoreSDKMissing(discovered.firestore, projectId)],
 ];
 
 for (const [transport, run, skip] of transports) {

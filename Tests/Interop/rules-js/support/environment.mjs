@@ -51,3 +51,12 @@ export async function webChannelServed(firestore, projectId) {
     return false;
   }
 }
+
+/** Why Firestore cases cannot run through the SDK here, or undefined when they can. */
+export async function firestoreSDKMissing(firestore, projectId) {
+  if (sdkMissing) return sdkMissing;
+  if (!firestore) return 'no Firestore emulator found';
+  return (await webChannelServed(firestore, projectId))
+    ? undefined
+    : 'the Firestore port does not serve WebChannel (/google.firestore.v1.Firestore/Listen/channel), which the JS SDK needs';
+}

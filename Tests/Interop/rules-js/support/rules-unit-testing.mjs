@@ -2,7 +2,7 @@
 // the same discovery, rules loading, tokens and clearing calls the library makes, so the
 // emulators see exactly the requests a project's rules test suite sends. Each context also
 // carries the token the SDK sends (`token`) and REST clients that send the same token.
-import { sdkVersion } from './environment.mjs';
+import { hostAndPort, sdkVersion } from './environment.mjs';
 import { mockToken } from './mock-token.mjs';
 import { DatabaseREST } from './database-rest.mjs';
 import { FirestoreREST } from './firestore-rest.mjs';
@@ -25,13 +25,11 @@ const hostVariables = {
 };
 
 function fromVariable(name) {
-  const value = process.env[hostVariables[name]];
-  if (!value) return undefined;
-  const url = new URL(`http://${value}`);
-  return { host: url.hostname, port: Number(url.port || '80') };
+  return hostAndPort(hostVariables[name]);
 }
 
-function baseURL({ host, port }) {
+/** `http://host:port` of an emulator. */
+export function baseURL({ host, port }) {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 

@@ -25,3 +25,39 @@ export async function expectVerdict(allow, operation, what) {
 }
 
 export { assert };
+
+/** Values that arrive from a listener or a stream, awaited by predicate. */
+export class Arrivals {
+  #items = [];
+  #wake;
+
+  constructor(what) {
+    this.what = what;
+  }
+
+  push(item) {
+    this.#items.push(item);
+    this.#wake?.();
+  }
+
+  get last() {
+    return this.#items.at(-1);
+  }
+
+  /** The first arrival (past or future) that matches, within 10 s. */
+  async first(predicate) {
+    for (;;) {
+      const found = this.#items.find(predicate);
+      if (found !== undefined) return found;
+      await withTimeout(new Promise((resolve) => { this.#wake = resolve; }), 10000, this.what);
+    }
+  }
+
+  /** Waits until the latest arrival matches, within 10 s per arrival. */
+  async until(predicate) {
+    while (this.#items.length === 0 || !predicate(this.last)) {
+      await withTimeout(new Promise((resolve) => { this.#wake = resolve; }), 10000, this.what);
+    }
+    return this.last;
+  }
+}
