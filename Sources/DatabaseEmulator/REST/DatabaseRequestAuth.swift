@@ -14,7 +14,7 @@ enum DatabaseRequestAuth {
         if let header = request.headers["Authorization"] {
             let parts = header.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" || parts[0].lowercased() == "firebase" {
-                token = String(parts[1]).trimmingSpaces
+                token = String(parts[1].trimmingSpaces)
             }
         }
         var override: String?
@@ -76,14 +76,6 @@ enum DatabaseRequestAuth {
     }
 }
 
-extension String {
-    fileprivate var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
-    }
-}
 
 /// Users decoded from tokens, by token text (at most 1,024; emptied when full).
 final class DecodedTokens: Sendable {

@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// An HTTP/1.x request parser: a value-type state machine fed with bytes.
 ///
 /// Feed bytes with ``append(_:)``, then call ``next()`` until it returns `nil` (more input needed).
@@ -434,13 +436,6 @@ extension UInt8 {
 }
 
 extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
-        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
-        return s
-    }
-
     func equalsIgnoringCase(_ other: String) -> Bool {
         HTTPHeaders.namesMatch(String(self), other)
     }

@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// Parses `emulators` arguments by hand: subcommands, `--flag value`, `--flag=value`, short flags.
 ///
 /// ```swift
@@ -178,6 +180,6 @@ package enum CommandLineParser {
     }
 
     private static func splitList(_ text: String) -> [String] {
-        text.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+        text.split(separator: ",").map { String($0.trimmingSpaces) }.filter { !$0.isEmpty }
     }
 }

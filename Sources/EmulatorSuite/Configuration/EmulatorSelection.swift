@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// `--only` resolution: which emulators start, given what firebase.json configures.
 package enum EmulatorSelection {
     /// The emulators to start (the hub is added by the caller).
@@ -14,8 +16,7 @@ package enum EmulatorSelection {
         var requested: Set<EmulatorKind> = []
         var notices: [SuiteNotice] = []
         for item in only {
-            let name = String(item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-                .trimmingSpaces()
+            let name = String((item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "").trimmingSpaces)
             if name.isEmpty { continue }
             if let kind = EmulatorKind(rawValue: name) {
                 requested.insert(kind)

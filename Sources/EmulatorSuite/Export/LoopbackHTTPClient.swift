@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -107,7 +109,7 @@ package enum LoopbackHTTPClient {
         var headers: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces()))
+            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...].trimmingSpaces)))
         }
         let rest = Array(bytes[(end + 4)...])
         var reply = Reply(status: status, headers: headers, body: [])
@@ -143,7 +145,7 @@ package enum LoopbackHTTPClient {
             while lineEnd + 1 < bytes.count && !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
             guard lineEnd + 1 < bytes.count else { return nil }
             let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingSpaces(), radix: 16) else { return nil }
+            guard let size = Int(sizeText.trimmingSpaces, radix: 16) else { return nil }
             index = lineEnd + 2
             if size == 0 { return body }
             guard index + size + 2 <= bytes.count else { return nil }

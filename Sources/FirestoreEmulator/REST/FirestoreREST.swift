@@ -169,12 +169,3 @@ package struct FirestoreREST: Sendable {
         }
     }
 }
-
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
-    }
-}

@@ -1,9 +1,4 @@
 extension StringProtocol {
-    /// The text without leading and trailing spaces (` `), as flag lists and headers are read.
-    func trimmingSpaces() -> String {
-        trimming([" "])
-    }
-
     /// The text without leading and trailing characters from `set`.
     func trimming(_ set: Set<Character>) -> String {
         String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
