@@ -43,8 +43,11 @@ struct EmulatorUIEndToEndTests {
             #expect(text.contains("│ i  View Emulator UI at http://127.0.0.1:\(ui)/"))
             #expect(text.contains("│ Emulator  │ Host:Port "))
             #expect(text.contains("│ View in Emulator UI "))
-            #expect(text.contains("http://127.0.0.1:\(ui)/firestore │"))
-            #expect(text.contains("http://127.0.0.1:\(ui)/database │"))
+            let lines = text.split(separator: "\n").map(String.init)
+            let firestore = try #require(lines.first { $0.hasPrefix("│ Firestore ") })
+            let database = try #require(lines.first { $0.hasPrefix("│ Database ") })
+            #expect(firestore.hasSuffix("│ http://127.0.0.1:\(ui)/firestore │"))
+            #expect(database.hasSuffix("│ http://127.0.0.1:\(ui)/database  │"))
             // Starting emulators: lists data emulators only, as the official CLI.
             #expect(suite.configuration.emulators == [.firestore, .database])
         }
