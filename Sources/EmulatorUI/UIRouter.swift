@@ -27,6 +27,8 @@ package enum UIRouter {
         for file in UIAsset.all {
             let response = asset(file)
             router.add(.get, file.path) { _ in response }
+            // Browsers ask for /favicon.ico whatever the page says.
+            if file.path == "/assets/icon.svg" { router.add(.get, "/favicon.ico") { _ in response } }
         }
         router.add(.get, "/api/config") { _ in json(config(environment)) }
         router.add(.get, "/api/logs") { request in

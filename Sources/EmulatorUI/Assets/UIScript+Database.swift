@@ -137,28 +137,42 @@ views.database = {
     const children = h('div', { class: 'children', 'data-count': keys.length });
     node.querySelector(':scope > .children')?.remove();
     node.append(children);
-    this.drawChildren(children, path, shallow, keys, 0, Math.max(shown, CHILD_PAGE));
+    await this.drawChildren(children, path, shallow, keys, 0, Math.max(shown, CHILD_PAGE));
     node.dataset.renderMs = String(Math.round(performance.now() - started));
   },
 
-  drawChildren(children, path, shallow, keys, from, to) {
+  /// Shows children `from..<to`: each one's own shallow read says whether it is a leaf (its
+  /// value) or a parent (its child count); a few at a time, so a page of 100 stays quick.
+  async drawChildren(children, path, shallow, keys, from, to) {
     const s = this.state;
     children.querySelector(':scope > .more')?.remove();
+    const pending = [];
     for (const key of keys.slice(from, to)) {
       const childPath = path.concat([key]);
       const child = this.nodeElement(childPath, key, false);
       children.append(child);
       const value = shallow[key];
-      if (value === true) {
-        this.drawLine(child, child.querySelector('.line'), childPath, null, true);
-        if (s.expanded.has(childPath.join('/'))) this.loadChildren(child, childPath, false).catch(report);
-      } else this.drawLine(child, child.querySelector('.line'), childPath, value, false);
+      if (value !== true) this.drawLine(child, child.querySelector('.line'), childPath, value, false);
+      else pending.push([child, childPath]);
     }
     children.dataset.shown = String(Math.min(to, keys.length));
     if (to < keys.length) {
       children.append(h('div', { class: 'more line' }, h('button', { text: `Show ${Math.min(CHILD_PAGE, keys.length - to)} more (${keys.length - to} not shown)`,
-        onclick: () => this.drawChildren(children, path, shallow, keys, to, to + CHILD_PAGE) })));
+        onclick: action(() => this.drawChildren(children, path, shallow, keys, to, to + CHILD_PAGE)) })));
     }
+    let next = 0;
+    const worker = async () => {
+      while (next < pending.length) {
+        const [child, childPath] = pending[next++];
+        const v = await call(this.url(childPath, 'shallow=true'));
+        const line = child.querySelector('.line');
+        if (v !== null && typeof v === 'object') {
+          this.drawLine(child, line, childPath, Object.keys(v).length, true);
+          if (s.expanded.has(childPath.join('/'))) await this.loadChildren(child, childPath, false);
+        } else this.drawLine(child, line, childPath, v, false);
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, worker));
   },
 
   /// One node's line: toggle, key, value (leaves) or child count, and actions.
