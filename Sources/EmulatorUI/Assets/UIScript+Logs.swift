@@ -22,7 +22,9 @@ views.logs = {
       }
     };
     for (const el of [level, scope, text]) el.addEventListener('input', apply);
-    main.append(h('div', { class: 'toolbar' }, h('h1', { text: 'Logs', style: 'margin: 0' }), h('span', { class: 'grow' }), level, scope, text, pause,
+    // Rules denials (and `debug()` output) are logged at debug level by both emulators.
+    const denials = h('button', { text: 'Rules denials', id: 'logs-denials', onclick: () => { level.value = 'all'; text.value = 'PERMISSION_DENIED'; apply(); } });
+    main.append(h('div', { class: 'toolbar' }, h('h1', { text: 'Logs', style: 'margin: 0' }), h('span', { class: 'grow' }), level, scope, text, denials, pause,
       h('button', { text: 'Clear', id: 'logs-clear', onclick: action(async () => {
         const r = await fetch('/api/logs', { method: 'DELETE' });
         if (!r.ok) throw new RequestError('The log could not be cleared (' + r.status + ').');

@@ -23,7 +23,7 @@ def chromium_binary() -> str | None:
     if found or not shutil.which("apt-get") or os.geteuid() != 0:
         return found
     try:
-        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, timeout=600, check=False)
+        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, timeout=300, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return shutil.which("chromium")
@@ -188,6 +188,9 @@ def test_overview_firestore_and_database_views_render_without_errors(ui_suite, t
         })()""")
         browser.wait_for("document.querySelector('#fs-fields [data-field=score]')")
         assert request("GET", f"{documents}/users/ada")["fields"]["score"] == {"integerValue": "42"}
+        # Another client writes: the open document follows.
+        request("PATCH", f"{documents}/users/ada?updateMask.fieldPaths=motto", {"fields": {"motto": {"stringValue": "poetical science"}}})
+        browser.wait_for("document.querySelector('#fs-fields [data-field=motto]')")
         browser.screenshot(tmp_path / "firestore.png")
 
         browser.open(base + "/database")
@@ -195,6 +198,9 @@ def test_overview_firestore_and_database_views_render_without_errors(ui_suite, t
         browser.evaluate("document.querySelector('#db-tree .node[data-path=users] .toggle').click()")
         browser.wait_for("document.querySelector('#db-tree .node[data-path=\"users/count\"]')")
         assert "2" in browser.evaluate("document.querySelector('#db-tree .node[data-path=\"users/count\"]').innerText")
+        # Another client writes: the live tree follows (SSE).
+        request("PUT", f"http://127.0.0.1:{ui_suite['database']}/users/count.json?ns={PROJECT}-default-rtdb", 3)
+        browser.wait_for("document.querySelector('#db-tree .node[data-path=\"users/count\"]').innerText.includes('3')")
 
         browser.open(base + "/logs")
         browser.wait_for("document.querySelectorAll('#logs-table tr').length > 0")
