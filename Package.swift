@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 // The emulators package: one executable, no package dependencies.
 // Layers (arrows point down), see docs/ARCHITECTURE.md:
-//   emulators → EmulatorSuite → {FirestoreEmulator, DatabaseEmulator, EmulatorSnapshot, EmulatorPosix}
+//   emulators → EmulatorSuite → {FirestoreEmulator, DatabaseEmulator, EmulatorSnapshot, EmulatorUI, EmulatorPosix}
 //   → {EmulatorStorage, SecurityRules, EmulatorHTTP} → EmulatorModel → EmulatorSupport
 import PackageDescription
 
@@ -46,6 +46,7 @@ let package = Package(
         .target(
             name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
             swiftSettings: settings),
+        .target(name: "EmulatorUI", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .target(
             name: "EmulatorClient",
             dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
@@ -54,7 +55,7 @@ let package = Package(
         .target(
             name: "EmulatorSuite",
             dependencies: [
-                "FirestoreEmulator", "DatabaseEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "FirestoreEmulator", "DatabaseEmulator", "EmulatorSnapshot", "EmulatorUI", "EmulatorStorage", "SecurityRules",
                 "EmulatorPosix", "EmulatorHTTP", "EmulatorModel", "EmulatorSupport",
             ],
             swiftSettings: settings),
@@ -95,6 +96,7 @@ let package = Package(
             name: "EmulatorSnapshotTests",
             dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport"],
             swiftSettings: settings),
+        .testTarget(name: "EmulatorUITests", dependencies: ["EmulatorUI", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(
             name: "EmulatorClientTests",
             dependencies: [
@@ -105,7 +107,7 @@ let package = Package(
             name: "EmulatorSuiteTests",
             dependencies: [
                 "EmulatorSuite", "EmulatorClient", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf",
-                "EmulatorModel", "EmulatorSupport", "EmulatorStorage", "EmulatorTestSupport",
+                "EmulatorModel", "EmulatorSupport", "EmulatorStorage", "EmulatorTestSupport", "EmulatorUI",
             ],
             swiftSettings: settings),
     ]

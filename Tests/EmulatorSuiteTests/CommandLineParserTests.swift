@@ -53,6 +53,7 @@ struct CommandLineParserTests {
                     var options = StartOptions()
                     options.dataDirectory = "live"
                     options.dataDirectoryFsync = false
+                    options.showUI = false
                     return Command.exec(script: "true", options: options)
                 }())
         #expect(throws: UsageError.self) { try CommandLineParser.parse(["export", "out", "--data-dir", "x"]) }
@@ -65,8 +66,22 @@ struct CommandLineParserTests {
     @Test func execTakesOneScript() throws {
         #expect(
             try CommandLineParser.parse(["exec", "--only", "firestore", "npm test"])
-                == .exec(script: "npm test", options: { var o = StartOptions(); o.only = ["firestore"]; return o }()))
-        #expect(try CommandLineParser.parse(["emulators:exec", "--ui", "./run.sh"]) == .exec(script: "./run.sh", options: StartOptions()))
+                == .exec(script: "npm test", options: { var o = StartOptions(); o.only = ["firestore"]; o.showUI = false; return o }()))
+    }
+
+    /// As officially: `start` serves the Emulator UI, `exec` only with `--ui`.
+    @Test func uiRunsWithStartAndWithExecUI() throws {
+        #expect(
+            try CommandLineParser.parse(["emulators:exec", "--ui", "./run.sh"])
+                == .exec(script: "./run.sh", options: { var o = StartOptions(); o.requiresUI = true; return o }()))
+        #expect(StartOptions().showUI)
+        guard case .exec(_, let options) = try CommandLineParser.parse(["exec", "./run.sh"]) else {
+            Issue.record("not exec")
+            return
+        }
+        #expect(!options.showUI)
+        #expect(try CommandLineParser.parse(["start"]) == .start(StartOptions()))
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["start", "--ui"]) }
     }
 
     @Test func exportTakesADirectory() throws {

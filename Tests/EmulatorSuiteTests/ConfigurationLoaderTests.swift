@@ -68,7 +68,7 @@ struct ConfigurationLoaderTests {
         directory.write("firebase.json", #"{"firestore":{}}"#)
         let configuration = try load(directory) { $0.only = ["firestore", "database"] }
         #expect(configuration.emulators == [.firestore])
-        #expect(Set(configuration.listeners.keys) == [.firestore, .hub])
+        #expect(Set(configuration.listeners.keys) == [.firestore, .hub, .ui])
         #expect(configuration.notices.contains(SuiteNotice(
             .warning, nil, "Not starting the database emulator, make sure you have run firebase init.")))
     }

@@ -31,7 +31,18 @@ struct FirebaseConfigTests {
         #expect(try parse(#"{"emulators":{"database":{}}}"#).configured == [.database])
         #expect(try parse(#"{"emulators":{"hub":{"port":1}}}"#).configured.isEmpty)
         #expect(try parse(#"{"emulators":{"singleProjectMode":false}}"#).singleProjectMode == false)
-        #expect(try parse(#"{"emulators":{"ui":{"enabled":true}}}"#).mentionsUI)
+        #expect(try parse(#"{"emulators":{"ui":{"enabled":true}}}"#).uiEnabled == true)
+    }
+
+    @Test func emulatorUISettings() throws {
+        let config = try parse(#"{"emulators":{"ui":{"enabled":false,"host":"0.0.0.0","port":"4100"}}}"#)
+        #expect(config.uiEnabled == false)
+        #expect(config.endpoints[.ui] == FirebaseConfig.Endpoint(host: "0.0.0.0", port: 4100))
+        #expect(config.configured.isEmpty)
+        #expect(config.unserved.isEmpty)
+        #expect(try parse(#"{"emulators":{"ui":{}}}"#).uiEnabled == nil)
+        #expect(throws: ConfigurationError.self) { try parse(#"{"emulators":{"ui":{"enabled":"yes"}}}"#) }
+        #expect(throws: ConfigurationError.self) { try parse(#"{"emulators":{"ui":{"port":{}}}}"#) }
     }
 
     @Test func firestoreRulesForms() throws {

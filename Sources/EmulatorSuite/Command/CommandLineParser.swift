@@ -152,6 +152,10 @@ package enum CommandLineParser {
         _ values: [(flag: String, value: String?)], command: CommandName
     ) throws(UsageError) -> StartOptions {
         var options = StartOptions()
+        if command == .exec {
+            options.requiresUI = values.contains { $0.flag == "--ui" }
+            options.showUI = options.requiresUI
+        }
         for (flag, value) in values {
             switch flag {
             case "--only": options.only = value.map(splitList)

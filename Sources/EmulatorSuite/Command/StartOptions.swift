@@ -16,6 +16,11 @@ package struct StartOptions: Sendable, Equatable {
     package var dataDirectory: String?
     /// False with `--data-dir-no-fsync`: journal with `write` only (survives kill -9, not power loss).
     package var dataDirectoryFsync = true
+    /// Whether the Emulator UI may start: for `start` unless firebase.json's
+    /// `emulators.ui.enabled` is false; for `exec` only with `--ui`.
+    package var showUI = true
+    /// `exec --ui`: the UI starts even when firebase.json disables it, as officially.
+    package var requiresUI = false
 
     package init() {}
 }

@@ -76,7 +76,7 @@ package enum Usage {
 
         Options:
         \(startOptions)
-          --ui                  accepted for compatibility; this suite serves no Emulator UI
+          --ui                  also serve the Emulator UI (start serves it unless disabled)
 
         """
 

@@ -59,8 +59,13 @@ package enum ConfigurationLoader {
                 .warning, "emulators",
                 "firebase.json configures \(names), which this suite does not run; it serves only firestore, database and the hub."))
         }
-        if config.mentionsUI {
-            notices.append(SuiteNotice(.debug, "emulators", "emulators.ui is configured; this suite serves no Emulator UI."))
+        // The Emulator UI: on for `start` unless `emulators.ui.enabled` is false; `exec` only with
+        // --ui, which wins over `enabled: false` (as in the official CLI).
+        if options.requiresUI || (options.showUI && config.uiEnabled != false) {
+            let endpoint = config.endpoints[.ui] ?? FirebaseConfig.Endpoint()
+            listeners[.ui] = ListenAddress(
+                host: endpoint.host ?? ListenAddress.defaultHost, port: endpoint.port ?? EmulatorKind.ui.defaultPort,
+                isFixed: endpoint.port != nil)
         }
 
         // Rules

@@ -1,4 +1,5 @@
-/// The listeners this suite runs. Every kind gets its own port; the hub is always started.
+/// The listeners this suite runs. Every kind gets its own port; the hub is always started, the
+/// Emulator UI when firebase.json and the command allow it.
 ///
 /// ```swift
 /// EmulatorKind(validating: "firestore") // .firestore
@@ -8,6 +9,7 @@ package enum EmulatorKind: String, Sendable, Hashable, CaseIterable, Comparable 
     case hub
     case firestore
     case database
+    case ui
 
     /// The emulators a user can name with `--only` (the hub always runs).
     package static let selectable: [EmulatorKind] = [.firestore, .database]
@@ -24,11 +26,15 @@ package enum EmulatorKind: String, Sendable, Hashable, CaseIterable, Comparable 
         case .hub: 4400
         case .firestore: 8080
         case .database: 9000
+        case .ui: 4000
         }
     }
 
-    /// Whether a taken default port moves to the next free one (hub) or is fatal (emulators).
-    package var fallsBackToNextFreePort: Bool { self == .hub }
+    /// Whether a taken default port moves to the next free one (hub, UI) or is fatal (emulators).
+    package var fallsBackToNextFreePort: Bool { self == .hub || self == .ui }
+
+    /// Whether this is a data emulator (listed in the banner's rows, exported), not the hub or the UI.
+    package var isEmulator: Bool { self == .firestore || self == .database }
 
     /// The description the official CLI uses in messages: `Could not start Firestore Emulator, port taken.`
     package var description: String {
@@ -36,6 +42,7 @@ package enum EmulatorKind: String, Sendable, Hashable, CaseIterable, Comparable 
         case .hub: "emulator hub"
         case .firestore: "Firestore Emulator"
         case .database: "Database Emulator"
+        case .ui: "Emulator UI"
         }
     }
 
@@ -45,10 +52,12 @@ package enum EmulatorKind: String, Sendable, Hashable, CaseIterable, Comparable 
         case .hub: "Emulator Hub"
         case .firestore: "Firestore"
         case .database: "Database"
+        case .ui: "Emulator UI"
         }
     }
 
-    /// Start order: the hub last, so that tools which find the hub find every emulator ready.
+    /// Start order: the UI after the emulators, the hub last, so that tools which find the hub
+    /// find everything ready.
     package static func < (lhs: EmulatorKind, rhs: EmulatorKind) -> Bool {
         lhs.startOrder < rhs.startOrder
     }
@@ -57,7 +66,8 @@ package enum EmulatorKind: String, Sendable, Hashable, CaseIterable, Comparable 
         switch self {
         case .firestore: 0
         case .database: 1
-        case .hub: 2
+        case .ui: 2
+        case .hub: 3
         }
     }
 }

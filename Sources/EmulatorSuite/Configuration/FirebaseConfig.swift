@@ -49,8 +49,9 @@ package struct FirebaseConfig: Sendable, Equatable {
     package var databaseRules: [DatabaseRulesEntry] = []
     /// `emulators.singleProjectMode`; absent counts as true.
     package var singleProjectMode = true
-    /// `emulators.ui` is present (this suite serves no UI; the CLI says so).
-    package var mentionsUI = false
+    /// `emulators.ui.enabled`: nil when absent (the UI then runs with `start`, and with `exec --ui`).
+    /// Its host and port are in `endpoints[.ui]`.
+    package var uiEnabled: Bool?
     /// Official emulators `emulators` configures that this suite does not run (`auth`, `storage`, …),
     /// in file order.
     package var unserved: [String] = []
@@ -99,14 +100,20 @@ private struct KeyReader {
                     }
                     config.singleProjectMode = flag
                 case "ui":
-                    config.mentionsUI = true
+                    config.endpoints[.ui] = try endpoint(member.value, key: "emulators.ui")
+                    if let enabled = member.value[member: "enabled"] {
+                        guard case .bool(let flag) = enabled else {
+                            throw wrongType("emulators.ui.enabled", expected: "true or false", found: enabled)
+                        }
+                        config.uiEnabled = flag
+                    }
                 default:
                     guard let kind = EmulatorKind(rawValue: member.name) else {
                         if EmulatorKind.officialNames.contains(member.name) { config.unserved.append(member.name) }
                         continue
                     }
                     config.endpoints[kind] = try endpoint(member.value, key: "emulators.\(member.name)")
-                    if kind != .hub { config.configured.insert(kind) }
+                    if kind.isEmulator { config.configured.insert(kind) }
                 }
             }
         }

@@ -58,16 +58,17 @@ package struct SuiteConfiguration: Sendable {
     }
 
     /// Every emulator plus the hub on kernel-chosen ports, no locator file: for tests in parallel.
+    /// (The UI runs only when `kinds` names it.)
     package static func ephemeral(
-        projectId: String = "demo-test", kinds: Set<EmulatorKind> = Set(EmulatorKind.allCases)
+        projectId: String = "demo-test", kinds: Set<EmulatorKind> = Set(EmulatorKind.selectable)
     ) -> SuiteConfiguration {
         var listeners: [EmulatorKind: ListenAddress] = [:]
         for kind in kinds.union([.hub]) { listeners[kind] = ListenAddress(port: 0, isFixed: true) }
         return SuiteConfiguration(projectId: projectId, listeners: listeners, verbosity: .silent, locatorDirectory: nil)
     }
 
-    /// The emulators (not the hub) this configuration starts, in start order.
+    /// The emulators (not the hub or the UI) this configuration starts, in start order.
     package var emulators: [EmulatorKind] {
-        listeners.keys.filter { $0 != .hub }.sorted()
+        listeners.keys.filter(\.isEmulator).sorted()
     }
 }

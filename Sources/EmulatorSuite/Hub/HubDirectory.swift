@@ -44,9 +44,12 @@ package final class HubDirectory: Sendable {
     }
 
     /// `http://host:port` for each address of the hub; IPv6 in brackets.
-    package var origins: [String] {
-        guard let hub else { return [] }
-        return hub.listenAddresses.map { "http://" + ListenAddress.hostPort($0, hub.port) }
+    package var origins: [String] { origins(of: .hub) }
+
+    /// `http://host:port` for each address `kind` listens on; IPv6 in brackets.
+    package func origins(of kind: EmulatorKind) -> [String] {
+        guard let entry = running.first(where: { $0.kind == kind }) else { return [] }
+        return entry.listenAddresses.map { "http://" + ListenAddress.hostPort($0, entry.port) }
     }
 
     /// The locator file's contents: `{"version", "origins", "pid"}`.

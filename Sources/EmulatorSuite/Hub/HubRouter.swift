@@ -39,7 +39,7 @@ package enum HubRouter {
             if request.headers["Origin"] != nil {
                 return message("Export cannot be triggered by external callers.", status: .forbidden)
             }
-            let running = directory.running.map(\.kind).filter { $0 != .hub }
+            let running = directory.running.map(\.kind).filter(\.isEmulator)
             let decoded = decodeExport(request.body, running: running)
             guard case .success(let exportRequest) = decoded else {
                 if case .failure(let failure) = decoded { return message(failure.message, status: .badRequest) }

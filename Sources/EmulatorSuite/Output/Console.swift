@@ -11,6 +11,8 @@ package struct Console: Sendable {
 
     package var verbosity: LogVerbosity
     private let sink: @Sendable (Stream, String) -> Void
+    /// Sees every notice, whatever the verbosity (the Emulator UI's Logs view keeps them).
+    package var observer: (@Sendable (SuiteNotice) -> Void)?
 
     package init(verbosity: LogVerbosity, sink: @escaping @Sendable (Stream, String) -> Void = Console.writeToFile) {
         self.verbosity = verbosity
@@ -19,6 +21,7 @@ package struct Console: Sendable {
 
     /// Prints `notice` if the verbosity lets it through; errors and warnings go to stderr.
     package func emit(_ notice: SuiteNotice) {
+        observer?(notice)
         guard notice.isShown(at: verbosity) else { return }
         let stream: Stream = notice.level == .error ? .standardError : .standardOutput
         sink(stream, notice.rendered + "\n")

@@ -1,7 +1,8 @@
 /// The "All emulators ready!" box and table, laid out as the official CLI lays them out.
 ///
-/// The box, the table and the hub line are byte-for-byte the official ones (the UI column is left
-/// out: this suite serves no UI). Scripts grep for `All emulators ready`.
+/// The box, the table and the hub line are byte-for-byte the official ones; with the Emulator UI
+/// the box adds `i  View Emulator UI at http://127.0.0.1:4000/` and the table a "View in
+/// Emulator UI" column. Scripts grep for `All emulators ready`.
 ///
 /// ```
 /// ┌─────────────────────────────────────────────────────────────┐
@@ -20,10 +21,13 @@ package struct ReadyBanner: Sendable, Equatable {
     package struct Row: Sendable, Equatable {
         package var name: String
         package var hostPort: String
+        /// The row's page in the Emulator UI; nil when the UI does not run.
+        package var uiLink: String?
 
-        package init(name: String, hostPort: String) {
+        package init(name: String, hostPort: String, uiLink: String? = nil) {
             self.name = name
             self.hostPort = hostPort
+            self.uiLink = uiLink
         }
     }
 
@@ -32,8 +36,11 @@ package struct ReadyBanner: Sendable, Equatable {
     package var hubPort: Int
     /// Ports held but not listed in the table (none yet; the Firestore websocket port later).
     package var reservedPorts: [Int]
+    /// `http://127.0.0.1:4000/` when the Emulator UI runs: the box gains its line, the table a column.
+    package var uiURL: String?
 
-    package init(rows: [Row], hubHost: String, hubPort: Int, reservedPorts: [Int] = []) {
+    package init(rows: [Row], hubHost: String, hubPort: Int, reservedPorts: [Int] = [], uiURL: String? = nil) {
+        self.uiURL = uiURL
         self.rows = rows
         self.hubHost = hubHost
         self.hubPort = hubPort
@@ -45,9 +52,17 @@ package struct ReadyBanner: Sendable, Equatable {
     /// The whole banner, starting with an empty line and ending with a newline.
     package var rendered: String {
         var out = "\n"
-        out += Self.table(header: nil, rows: [[Self.readyMessage]])
-        out += "\n\n"
-        out += Self.table(header: ["Emulator", "Host:Port"], rows: rows.map { [$0.name, $0.hostPort] })
+        if let uiURL {
+            out += Self.table(header: nil, rows: [[Self.readyMessage], ["i  View Emulator UI at \(uiURL)"]])
+            out += "\n\n"
+            out += Self.table(
+                header: ["Emulator", "Host:Port", "View in Emulator UI"],
+                rows: rows.map { [$0.name, $0.hostPort, $0.uiLink ?? "n/a"] })
+        } else {
+            out += Self.table(header: nil, rows: [[Self.readyMessage]])
+            out += "\n\n"
+            out += Self.table(header: ["Emulator", "Host:Port"], rows: rows.map { [$0.name, $0.hostPort] })
+        }
         out += "\n  Emulator Hub host: \(hubHost) port: \(hubPort)"
         if !reservedPorts.isEmpty {
             out += "\n  Other reserved ports: " + reservedPorts.map(String.init).joined(separator: ", ")

@@ -15,6 +15,17 @@ package struct SuiteNotice: Sendable, Hashable {
         self.text = text
     }
 
+    /// The level's name in the UI's Logs view: `debug`, `info`, `success`, `warning`, `error`.
+    package var levelName: String {
+        switch level {
+        case .debug: "debug"
+        case .info: "info"
+        case .success: "success"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
     /// The line as printed, without a trailing newline: `⚠  firestore: Did not find …`.
     package var rendered: String {
         let mark: String

@@ -4,6 +4,7 @@ import Glibc
 import EmulatorHTTP
 import EmulatorSnapshot
 import EmulatorSupport
+import EmulatorUI
 import Synchronization
 
 /// A running emulator suite: every configured emulator plus the hub, in this process.
@@ -59,7 +60,16 @@ package final class Suite: Sendable {
         transport: any ListenerFactory = Suite.defaultTransport,
         console: Console? = nil
     ) throws(SuiteStartError) -> Suite {
-        let console = console ?? Console(verbosity: configuration.verbosity)
+        var console = console ?? Console(verbosity: configuration.verbosity)
+        // The UI's Logs view keeps the most recent lines, whatever the verbosity.
+        let logBook = configuration.listeners[.ui] == nil ? nil : UILogBook()
+        if let logBook {
+            let previous = console.observer
+            console.observer = { notice in
+                previous?(notice)
+                logBook.append(level: notice.levelName, scope: notice.scope ?? "", text: notice.text)
+            }
+        }
         let pid = Int(getpid())
         for notice in configuration.notices { console.emit(notice) }
         console.info("emulators", "Starting emulators: " + configuration.emulators.map(\.rawValue).joined(separator: ", "))
@@ -122,18 +132,25 @@ package final class Suite: Sendable {
         for kind in kinds {
             guard let address = configuration.listeners[kind] else { continue }
             // The hub answers browsers (the Emulator UI, rules-unit-testing in a page) like the official one.
-            let endpoint: EmulatorEndpoint? = kind == .hub ? nil : registry.endpoint(for: kind, context: context)
-            let handler: HTTPHandler =
-                kind == .hub
-                ? HubRouter.handler(
+            let endpoint: EmulatorEndpoint? = kind.isEmulator ? registry.endpoint(for: kind, context: context) : nil
+            let handler: HTTPHandler
+            switch kind {
+            case .hub:
+                handler = HubRouter.handler(
                     HubRouter.make(directory: directory, deferExports: transport.completesDeferredResponses, turn: exportTurn) {
                         request throws(SnapshotFailure) in try exportHook(request, context)
                     })
-                : (endpoint?.router ?? Router()).respond(to:)
+            case .ui:
+                handler = UIRouter.handler(UIEnvironment(
+                    projectId: configuration.projectId, emulators: { directory.emulatorsDocument },
+                    ownOrigins: { directory.origins(of: .ui) }, logs: logBook ?? UILogBook(capacity: 1)))
+            case .firestore, .database:
+                handler = (endpoint?.router ?? Router()).respond(to:)
+            }
             do throws(SuiteStartError) {
                 // Journaled writes are acknowledged once durable, without stalling the event loop.
                 let durable =
-                    dataDirectory != nil && kind != .hub && transport.completesDeferredResponses
+                    dataDirectory != nil && kind.isEmulator && transport.completesDeferredResponses
                     ? DurableAcknowledgement.deferring(handler) : handler
                 let handler = console.verbosity == .debug ? logging(durable, kind: kind, console: console) : durable
                 let listener = try bind(
@@ -141,7 +158,7 @@ package final class Suite: Sendable {
                 started.append((kind, listener))
                 directory.register(kind, host: address.advertisedHost, port: listener.port,
                     addresses: address.host == "localhost" ? listener.addresses : [])
-                if kind != .hub {
+                if kind.isEmulator {
                     console.info(kind.rawValue, "\(kind.description) listening on \(ListenAddress.hostPort(address.advertisedHost, listener.port))")
                 }
             } catch {
@@ -214,13 +231,17 @@ package final class Suite: Sendable {
         return ListenAddress.hostPort(address.advertisedHost, port)
     }
 
-    /// The ready banner for this suite's listeners.
+    /// The ready banner for this suite's listeners; with the UI, its address in the box and a
+    /// link per emulator (`http://127.0.0.1:4000/firestore`), as the official CLI prints them.
     package var banner: ReadyBanner {
+        let ui = hostPort(of: .ui).map { "http://\($0)" }
         let rows = configuration.emulators.compactMap { kind in
-            hostPort(of: kind).map { ReadyBanner.Row(name: kind.tableName, hostPort: $0) }
+            hostPort(of: kind).map {
+                ReadyBanner.Row(name: kind.tableName, hostPort: $0, uiLink: ui.map { "\($0)/\(kind.rawValue)" })
+            }
         }
         let hub = directory.hub
-        return ReadyBanner(rows: rows, hubHost: hub?.host ?? "", hubPort: hub?.port ?? 0)
+        return ReadyBanner(rows: rows, hubHost: hub?.host ?? "", hubPort: hub?.port ?? 0, uiURL: ui.map { $0 + "/" })
     }
 
     /// The variables `emulators exec` gives its command, as the official CLI sets them.

@@ -1,0 +1,209 @@
+"""The Emulator UI in a real browser: headless Chromium (Debian's `chromium`, installed when
+missing) driven over the DevTools protocol on a pipe, from the standard library only. Loads the
+overview, the Firestore and the Realtime Database views against a running suite, adds a field
+through the page, and checks that no JavaScript error reaches the console."""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import free_ports, wait_for_line
+
+PROJECT = "demo-ui-browser"
+
+
+def chromium_binary() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found or not shutil.which("apt-get") or os.geteuid() != 0:
+        return found
+    try:
+        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], capture_output=True, timeout=300, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return shutil.which("chromium")
+
+
+class Browser:
+    """One headless Chromium; `call` sends a DevTools command and returns its result."""
+
+    def __init__(self, binary: str, profile: Path):
+        commands_read, self._commands = os.pipe()
+        self._replies, replies_write = os.pipe()
+        # --remote-debugging-pipe reads commands on fd 3 and writes replies on fd 4.
+        self.process = subprocess.Popen(
+            ["bash", "-c", f'exec "$0" "$@" 3<&{commands_read} 4>&{replies_write}', binary,
+             "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+             "--remote-debugging-pipe", f"--user-data-dir={profile}", "about:blank"],
+            pass_fds=(commands_read, replies_write), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(commands_read)
+        os.close(replies_write)
+        self._buffer = b""
+        self._next = 0
+        self.events: list[dict] = []
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Runtime.enable", "Log.enable", "Page.enable"):
+            self.call(domain, session=self.session)
+
+    def _read(self) -> dict:
+        while b"\0" not in self._buffer:
+            chunk = os.read(self._replies, 65536)
+            if not chunk:
+                raise AssertionError("chromium closed its DevTools pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
+        self._next += 1
+        message = {"id": self._next, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    raise AssertionError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True},
+                           session=self.session)
+        if "exceptionDetails" in result:
+            raise AssertionError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 15):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            # An element is not serializable: report it as true.
+            value = self.evaluate(f"(() => {{ const v = ({expression}); return v instanceof Node ? true : v; }})()")
+            if value:
+                return value
+            time.sleep(0.1)
+        page = self.evaluate("document.getElementById('notice').innerText + ' | ' + document.getElementById('view').innerText")
+        raise AssertionError(f"never true: {expression}\npage: {page[-1500:]}\nconsole: {self.errors()}")
+
+    def open(self, url: str):
+        self.call("Page.navigate", {"url": url}, session=self.session)
+
+    def screenshot(self, path: Path):
+        import base64
+        data = self.call("Page.captureScreenshot", {"format": "png"}, session=self.session)["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def errors(self) -> list[str]:
+        found = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                found.append(json.dumps(params.get("exceptionDetails", {}))[:500])
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                found.append(json.dumps(params.get("args", []))[:500])
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                found.append(params["entry"].get("text", "")[:500])
+        return found
+
+    def close(self):
+        try:
+            self.call("Browser.close")
+        except (AssertionError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        os.close(self._commands)
+        os.close(self._replies)
+
+
+def request(method: str, url: str, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"Authorization": "Bearer owner"})
+    with urllib.request.urlopen(req, timeout=10) as reply:
+        return json.loads(reply.read() or b"null")
+
+
+@pytest.fixture
+def ui_suite(suite, tmp_path):
+    firestore, database, hub, ui = free_ports(4)
+    config = {"firestore": {}, "database": {}, "emulators": {
+        "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}, "ui": {"port": ui}}}
+    (tmp_path / "firebase.json").write_text(json.dumps(config))
+    (tmp_path / "tmp").mkdir()
+    log = tmp_path / "suite.log"
+    process = subprocess.Popen([suite.binary, "start", "--project", PROJECT], cwd=tmp_path,
+                               env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")), stdout=log.open("w"),
+                               stderr=subprocess.STDOUT)
+    try:
+        banner = wait_for_line(log, "All emulators ready", process)
+        assert f"i  View Emulator UI at http://127.0.0.1:{ui}/" in banner
+        yield {"firestore": firestore, "database": database, "ui": ui}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_overview_firestore_and_database_views_render_without_errors(ui_suite, tmp_path):
+    binary = chromium_binary()
+    if not binary:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    base = f"http://127.0.0.1:{ui_suite['ui']}"
+    documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
+    request("PATCH", f"{documents}/users/ada", {"fields": {
+        "name": {"stringValue": "Ada"}, "born": {"integerValue": "1815"},
+        "where": {"geoPointValue": {"latitude": 51.5, "longitude": -0.12}}}})
+    request("PUT", f"http://127.0.0.1:{ui_suite['database']}/users.json?ns={PROJECT}-default-rtdb",
+            {"ada": {"name": "Ada"}, "count": 2})
+
+    browser = Browser(binary, tmp_path / "profile")
+    try:
+        browser.open(base + "/")
+        assert browser.wait_for("document.querySelectorAll('[data-emulator]').length") == 4
+        browser.wait_for("[...document.querySelectorAll('.dot')].every(d => d.classList.contains('up'))")
+
+        browser.open(base + "/firestore/default/data/users/ada")
+        browser.wait_for("document.querySelector('#fs-fields [data-field=name]')")
+        fields = browser.evaluate("document.querySelector('#fs-fields').innerText")
+        assert '"Ada"' in fields and "geopoint" in fields and "integer" in fields
+        assert "ada" in browser.evaluate("document.querySelector('#fs-document-list').innerText")
+
+        # Add a field through the page; the emulator stores it.
+        browser.evaluate("document.querySelector('#fs-add-field').click()")
+        browser.wait_for("document.querySelector('#fs-fields form.editor')")
+        browser.evaluate("""(() => {
+            const form = document.querySelector('#fs-fields form.editor');
+            form.querySelector('[aria-label="field name"]').value = 'score';
+            const type = form.querySelector('[aria-label=type]'); type.value = 'number'; type.dispatchEvent(new Event('change'));
+            form.querySelector('[aria-label=value]').value = '42';
+            form.requestSubmit();
+        })()""")
+        browser.wait_for("document.querySelector('#fs-fields [data-field=score]')")
+        assert request("GET", f"{documents}/users/ada")["fields"]["score"] == {"integerValue": "42"}
+        # Another client writes: the open document follows.
+        request("PATCH", f"{documents}/users/ada?updateMask.fieldPaths=motto", {"fields": {"motto": {"stringValue": "poetical science"}}})
+        browser.wait_for("document.querySelector('#fs-fields [data-field=motto]')")
+        browser.screenshot(tmp_path / "firestore.png")
+
+        browser.open(base + "/database")
+        browser.wait_for("document.querySelector('#db-tree .node[data-path=users]')")
+        browser.evaluate("document.querySelector('#db-tree .node[data-path=users] .toggle').click()")
+        browser.wait_for("document.querySelector('#db-tree .node[data-path=\"users/count\"]')")
+        assert "2" in browser.evaluate("document.querySelector('#db-tree .node[data-path=\"users/count\"]').innerText")
+        # Another client writes: the live tree follows (SSE).
+        request("PUT", f"http://127.0.0.1:{ui_suite['database']}/users/count.json?ns={PROJECT}-default-rtdb", 3)
+        browser.wait_for("document.querySelector('#db-tree .node[data-path=\"users/count\"]').innerText.includes('3')")
+
+        browser.open(base + "/logs")
+        browser.wait_for("document.querySelectorAll('#logs-table tr').length > 0")
+        assert browser.errors() == []
+    finally:
+        browser.close()
