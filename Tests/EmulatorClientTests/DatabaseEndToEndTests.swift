@@ -192,7 +192,7 @@ func withDatabase(_ body: (Database) async throws -> Void) async throws {
         struct User: Codable, Equatable { var username: String; var age: Int }
         try await withDatabase { db in
             let ref = db.reference().child("users/u1")
-            try await ref.setValue(from: User(username: "ada", age: 36))
+            try ref.setValue(from: User(username: "ada", age: 36))
             #expect(try await ref.getData().data(as: User.self) == User(username: "ada", age: 36))
         }
     }

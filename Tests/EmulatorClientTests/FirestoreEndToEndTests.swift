@@ -27,7 +27,7 @@ func withFirestore(_ body: (Firestore) async throws -> Void) async throws {
     @Test func guideBooksDecodeMissingAndInvalidDocuments() async throws {
         try await withFirestore { db in
             let books = db.collection("books")
-            try await books.document("hitchhiker").setData(
+            try books.document("hitchhiker").setData(
                 from: Book(title: "The Hitchhiker's Guide to the Galaxy", numberOfPages: 816, author: "Douglas Adams"))
             try await books.document("invalid-data").setData(["title": 42, "pages": "many"])
 
@@ -61,7 +61,7 @@ func withFirestore(_ body: (Firestore) async throws -> Void) async throws {
 
     @Test func addDocumentFromCodableMakesTwentyCharacterIDs() async throws {
         try await withFirestore { db in
-            let ref = try await db.collection("languages").addDocument(
+            let ref = try db.collection("languages").addDocument(
                 from: ProgrammingLanguage(name: "Ada", year: Date(timeIntervalSince1970: -3_976_214_400)))
             #expect(ref.documentID.count == 20)
             let ada = try await ref.getDocument(as: ProgrammingLanguage.self)
@@ -72,7 +72,7 @@ func withFirestore(_ body: (Firestore) async throws -> Void) async throws {
 
     @Test func serverTimestampAndFieldValueTransforms() async throws {
         try await withFirestore { db in
-            let ref = try await db.collection("posts").addDocument(from: Post(text: "hello"))
+            let ref = try db.collection("posts").addDocument(from: Post(text: "hello"))
             let post = try await ref.getDocument(as: Post.self)
             let created = try #require(post.createdAt)
             #expect(abs(created.timeIntervalSinceNow) < 60)
@@ -172,14 +172,14 @@ func withFirestore(_ body: (Firestore) async throws -> Void) async throws {
     @Test func snapshotListenerSeesAnAddedDocumentUntilRemoved() async throws {
         try await withFirestore { db in
             let colors = db.collection("colors")
-            try await colors.document("red").setData(from: ColorEntry(name: "Red", color: Color(red: 255, green: 0, blue: 0)))
+            try colors.document("red").setData(from: ColorEntry(name: "Red", color: Color(red: 255, green: 0, blue: 0)))
             let seen = Mutex<[[String]]>([])
             let registration = colors.addSnapshotListener { snapshot, _ in
                 let names = snapshot?.documents.compactMap { try? $0.data(as: ColorEntry.self).name } ?? []
                 seen.withLock { $0.append(names) }
             }
             try await waitUntil { seen.withLock { $0.last == ["Red"] } }
-            try await colors.addDocument(from: ColorEntry(name: "Green", color: Color(red: 0, green: 255, blue: 0)))
+            try colors.addDocument(from: ColorEntry(name: "Green", color: Color(red: 0, green: 255, blue: 0)))
             try await waitUntil { seen.withLock { $0.last?.sorted() == ["Green", "Red"] } }
             registration.remove()
             try await Task.sleep(for: .milliseconds(300))

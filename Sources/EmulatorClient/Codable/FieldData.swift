@@ -12,27 +12,19 @@ indirect enum FieldData: Sendable, Hashable {
     /// Converts a user value (`String`, numbers, `Bool`, `NSNull`, `Date`, `Data`, `Timestamp`,
     /// `GeoPoint`, `DocumentReference`, `FieldValue`, arrays and `[String: Any]`).
     init(any: Any) throws(FirestoreError) {
+        if let scalar = UserScalar.classify(any) {
+            switch scalar {
+            case .bool(let b): self = .value(.boolean(b))
+            case .int(let i): self = .value(.integer(i))
+            case .double(let d): self = .value(.double(d))
+            case .tooLarge(let u): throw FirestoreError(.invalidArgument, "NSNumber (\(u)) is too large")
+            }
+            return
+        }
         switch any {
         case let v as FieldValue: self = .sentinel(v)
         case let v as FieldData: self = v
         case is NSNull: self = .value(.null)
-        case let v as Bool: self = .value(.boolean(v))
-        case let v as Int: self = .value(.integer(Int64(v)))
-        case let v as Int64: self = .value(.integer(v))
-        case let v as Int32: self = .value(.integer(Int64(v)))
-        case let v as Int16: self = .value(.integer(Int64(v)))
-        case let v as Int8: self = .value(.integer(Int64(v)))
-        case let v as UInt8: self = .value(.integer(Int64(v)))
-        case let v as UInt16: self = .value(.integer(Int64(v)))
-        case let v as UInt32: self = .value(.integer(Int64(v)))
-        case let v as UInt:
-            guard let i = Int64(exactly: v) else { throw FirestoreError(.invalidArgument, "NSNumber (\(v)) is too large") }
-            self = .value(.integer(i))
-        case let v as UInt64:
-            guard let i = Int64(exactly: v) else { throw FirestoreError(.invalidArgument, "NSNumber (\(v)) is too large") }
-            self = .value(.integer(i))
-        case let v as Double: self = .value(.double(v))
-        case let v as Float: self = .value(.double(Double(v)))
         case let v as String: self = .value(.string(v))
         case let v as Timestamp: self = .value(.timestamp(v.model))
         case let v as Date: self = .value(.timestamp(Timestamp(date: v).model))

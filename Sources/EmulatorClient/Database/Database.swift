@@ -7,8 +7,9 @@ import Synchronization
 /// WebSocket connection (opened on first use) that carries the onDisconnect operations.
 ///
 /// ```swift
-/// let db = Database.database(url: "http://127.0.0.1:9000?ns=demo-default-rtdb")
-/// let ref = db.reference()
+/// FirebaseApp.configure(options: FirebaseOptions(projectID: "demo-books"))   // or GCLOUD_PROJECT
+/// Database.database().useEmulator(withHost: "127.0.0.1", port: 9000)         // or FIREBASE_DATABASE_EMULATOR_HOST
+/// let ref = Database.database().reference()
 /// try await ref.child("users").child(uid).setValue(["username": name])
 /// ```
 public final class Database: Sendable {
@@ -22,11 +23,23 @@ public final class Database: Sendable {
     private let credential = Mutex("owner")
     /// The WebSocket connection that carries the onDisconnect operations.
     let connection: DatabaseConnection
+    /// Why this instance cannot reach a database (no URL and no project); every call fails with it.
+    let configurationError: DatabaseError?
+    /// Runs writes one at a time in the order they were made; reads wait for the writes made before them.
+    let writeQueue = OrderedWork(label: "EmulatorClient.Database.writes")
+    /// Runs completion blocks and observers one at a time, like the Apple SDK's callback queue.
+    let callbackQueue = CallbackQueue(label: "EmulatorClient.Database.callbacks")
+    private let persistence = Mutex(false)
 
     /// A database from its URL: `http://host:port?ns=name`, `https://name.firebaseio.com`, … The
     /// namespace is `ns` when present, else the first label of the host. `FIREBASE_DATABASE_EMULATOR_HOST`
     /// (`host:port`) redirects requests to an emulator.
-    public init(url: String) {
+    public convenience init(url: String) {
+        self.init(url: url, configurationError: nil)
+    }
+
+    init(url: String, configurationError: DatabaseError?) {
+        self.configurationError = configurationError
         var host = "127.0.0.1"
         var port = 9000
         var namespace = "localhost"
@@ -38,19 +51,59 @@ public final class Database: Sendable {
             if let p = components.port { port = p } else if components.scheme == "https" { port = 443 }
             if let ns = components.queryItems?.first(where: { $0.name == "ns" })?.value, !ns.isEmpty { namespace = ns }
         }
-        if let env = ProcessInfo.processInfo.environment["FIREBASE_DATABASE_EMULATOR_HOST"],
-            let colon = env.lastIndex(of: ":"), let p = Int(env[env.index(after: colon)...])
-        {
-            host = String(env[..<colon])
-            port = p
+        if let address = EmulatorEnvironment.databaseHost {
+            host = address.host
+            port = address.port
         }
         self.namespace = namespace
         self.endpoint = Mutex((host, port))
         self.connection = DatabaseConnection(namespace: namespace, host: host, port: port, credential: "owner")
     }
 
-    /// The same as `Database(url:)`.
+    /// A new instance; the same as `Database(url:)`.
     public static func database(url: String) -> Database { Database(url: url) }
+
+    /// The default app's database: ``FirebaseOptions/databaseURL``, else the project's default
+    /// instance `<project>-default-rtdb` (project from the options or `GCLOUD_PROJECT`) at
+    /// `FIREBASE_DATABASE_EMULATOR_HOST` or `127.0.0.1:9000`. Every call returns the same
+    /// instance. Without a URL or project the instance is made, and every operation on it fails
+    /// with an error saying what is missing.
+    public static func database() -> Database {
+        if let app = FirebaseApp.app() { return database(app: app) }
+        return defaultDatabase(appName: FirebaseApp.defaultName, url: nil, project: EmulatorEnvironment.projectID)
+    }
+
+    /// The database of `app`.
+    public static func database(app: FirebaseApp) -> Database {
+        defaultDatabase(
+            appName: app.name, url: app.options.databaseURL, project: app.options.projectID ?? EmulatorEnvironment.projectID)
+    }
+
+    /// The database at `url` of `app`; the same instance for the same app and URL.
+    public static func database(app: FirebaseApp, url: String) -> Database {
+        DefaultInstances.database(app: app.name, url: url) { Database(url: url) }
+    }
+
+    private static func defaultDatabase(appName: String, url: String?, project: String?) -> Database {
+        if let url { return DefaultInstances.database(app: appName, url: url) { Database(url: url) } }
+        guard let project else {
+            return DefaultInstances.database(app: appName, url: "") {
+                Database(
+                    url: "http://127.0.0.1:9000?ns=unconfigured",
+                    configurationError: DatabaseError(
+                        "Database.database() has no database URL: call FirebaseApp.configure(options:) with "
+                            + "FirebaseOptions.databaseURL or projectID set, or set GCLOUD_PROJECT"))
+            }
+        }
+        let url = "http://127.0.0.1:9000?ns=\(project)-default-rtdb"
+        return DefaultInstances.database(app: appName, url: url) { Database(url: url) }
+    }
+
+    /// Kept for source compatibility: this client has no disk cache, so the value changes nothing.
+    public var isPersistenceEnabled: Bool {
+        get { persistence.withLock { $0 } }
+        set { persistence.withLock { $0 = newValue } }
+    }
 
     /// Sends every request to the emulator at `host:port` (the namespace stays).
     public func useEmulator(withHost host: String, port: Int) {
@@ -142,6 +195,7 @@ public final class Database: Sendable {
         _ method: String, path: [String], query: [(String, String)] = [], body: JSONValue? = nil,
         headers: [(String, String)] = [], accept: Set<Int> = []
     ) throws(DatabaseError) -> HTTPClientResponse {
+        if let configurationError { throw configurationError }
         let response: HTTPClientResponse
         do {
             response = try client.send(

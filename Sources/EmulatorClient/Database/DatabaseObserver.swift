@@ -7,8 +7,8 @@ import Synchronization
 final class DatabaseObserver: Sendable {
     let query: DatabaseQuery
     let eventType: DataEventType
-    private let block: @Sendable (DataSnapshot, String?) -> Void
-    private let cancel: (@Sendable (any Error) -> Void)?
+    private let block: UserCallback<(DataSnapshot, String?) -> Void>
+    private let cancel: UserCallback<(any Error) -> Void>?
     private let stream = Mutex<EventStream?>(nil)
     private let stopped = Atomic<Bool>(false)
 
@@ -21,8 +21,8 @@ final class DatabaseObserver: Sendable {
     private let cache = Mutex(Cache())
 
     init(
-        query: DatabaseQuery, eventType: DataEventType, block: @escaping @Sendable (DataSnapshot, String?) -> Void,
-        cancel: (@Sendable (any Error) -> Void)?
+        query: DatabaseQuery, eventType: DataEventType, block: UserCallback<(DataSnapshot, String?) -> Void>,
+        cancel: UserCallback<(any Error) -> Void>?
     ) {
         self.query = query
         self.eventType = eventType
@@ -38,7 +38,7 @@ final class DatabaseObserver: Sendable {
             headers: [query.database.authorization],
             onEvent: { [self] name, data in self.handle(name, data) },
             onEnd: { [self] reason in
-                if !self.stopped.load(ordering: .acquiring) { self.cancel?(DatabaseError(reason)) }
+                if !self.stopped.load(ordering: .acquiring) { self.report(DatabaseError(reason)) }
             })
         stream.withLock { $0 = s }
         if stopped.load(ordering: .acquiring) { s.cancel() }
@@ -52,7 +52,7 @@ final class DatabaseObserver: Sendable {
     private func handle(_ name: String, _ data: String) {
         guard name == "put" || name == "patch" else {
             if name == "cancel" || name == "auth_revoked" {
-                cancel?(DatabaseError(data))
+                report(DatabaseError(data))
                 stop()
             }
             return
@@ -74,9 +74,20 @@ final class DatabaseObserver: Sendable {
             defer { c.view = view }
             return derive(old: c.view, new: view)
         }
-        for (type, snapshot, previous) in events where type == eventType && !stopped.load(ordering: .acquiring) {
-            block(snapshot, previous)
+        let wanted = events.filter { $0.0 == eventType }
+        guard !wanted.isEmpty else { return }
+        let block = self.block
+        query.database.callbackQueue.deliver { [self] in
+            for (_, snapshot, previous) in wanted where !stopped.load(ordering: .acquiring) {
+                block.call(snapshot, previous)
+            }
         }
+    }
+
+    /// Hands a refused read or a failed stream to the cancel block, on the callback queue.
+    private func report(_ error: DatabaseError) {
+        guard let cancel, !stopped.load(ordering: .acquiring) else { return }
+        query.database.callbackQueue.deliver { cancel.call(error) }
     }
 
     /// The events between two views: child removals, additions, changes, then the value.

@@ -75,8 +75,17 @@ public class DatabaseQuery: @unchecked Sendable {
     /// Reads the current value from the server.
     public func getData() async throws -> DataSnapshot {
         let query = self
-        return try await blocking { try query.read() }
+        return try await blocking { try query.readAfterWrites() }
     }
+
+    /// Reads after the writes this database queued before.
+    func readAfterWrites() throws(DatabaseError) -> DataSnapshot {
+        database.writeQueue.waitForEarlierWork()
+        return try read()
+    }
+
+    /// Kept for source compatibility: there is no local cache to keep in sync (every read asks the server).
+    public func keepSynced(_ keepSynced: Bool) {}
 
     func read() throws(DatabaseError) -> DataSnapshot {
         let response = try database.send("GET", path: path, query: params.restQuery + [("format", "export")])
@@ -98,11 +107,12 @@ public class DatabaseQuery: @unchecked Sendable {
     /// Calls `block` for each event of `eventType` until the observer is removed: `.value` once
     /// with the current data and after every change; child events per child (initial children
     /// arrive as `.childAdded`). Events are derived locally from a Server-Sent Events stream and
-    /// delivered on that stream's thread.
+    /// delivered on the database's callback queue; `cancel` gets a refused read ("Permission
+    /// denied") or a failed stream, after which the observer is gone.
     @discardableResult
     public func observe(
-        _ eventType: DataEventType, with block: @escaping @Sendable (DataSnapshot) -> Void,
-        withCancel cancel: (@Sendable (any Error) -> Void)? = nil
+        _ eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void,
+        withCancel cancel: ((any Error) -> Void)? = nil
     ) -> DatabaseHandle {
         observe(eventType, andPreviousSiblingKeyWith: { snapshot, _ in block(snapshot) }, withCancel: cancel)
     }
@@ -111,25 +121,54 @@ public class DatabaseQuery: @unchecked Sendable {
     /// sibling in query order (nil for the first child).
     @discardableResult
     public func observe(
-        _ eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping @Sendable (DataSnapshot, String?) -> Void,
-        withCancel cancel: (@Sendable (any Error) -> Void)? = nil
+        _ eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void,
+        withCancel cancel: ((any Error) -> Void)? = nil
     ) -> DatabaseHandle {
         let handle = database.nextHandle.add(1, ordering: .relaxed).oldValue
-        let observer = DatabaseObserver(query: self, eventType: eventType, block: block, cancel: cancel)
+        let observer = DatabaseObserver(
+            query: self, eventType: eventType, block: UserCallback(block), cancel: cancel.map { UserCallback($0) })
         database.observers.withLock { $0[handle] = observer }
-        observer.start()
+        let database = self.database
+        BackgroundThread.run {
+            database.writeQueue.waitForEarlierWork()
+            observer.start()
+        }
         return handle
     }
 
-    /// Calls `block` once: with the current value for `.value`, or once per current child for `.childAdded`.
-    public func observeSingleEvent(of eventType: DataEventType, with block: @escaping @Sendable (DataSnapshot) -> Void) {
+    /// Calls `block` once, on the callback queue: with the current value for `.value`, or once
+    /// per current child for `.childAdded`. A refused read or an unreachable server goes to `cancel`.
+    public func observeSingleEvent(
+        of eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void, withCancel cancel: ((any Error) -> Void)? = nil
+    ) {
+        observeSingleEvent(of: eventType, andPreviousSiblingKeyWith: { snapshot, _ in block(snapshot) }, withCancel: cancel)
+    }
+
+    /// As ``observeSingleEvent(of:with:withCancel:)``; child events also get the previous sibling's key.
+    public func observeSingleEvent(
+        of eventType: DataEventType, andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void,
+        withCancel cancel: ((any Error) -> Void)? = nil
+    ) {
         let query = self
+        let callback = UserCallback(block)
+        let cancelCallback = cancel.map { UserCallback($0) }
         BackgroundThread.run {
-            guard let snapshot = try? query.read() else { return }
-            switch eventType {
-            case .value: block(snapshot)
-            case .childAdded: for child in snapshot.children { block(child) }
-            default: break
+            let result = Result { () throws(DatabaseError) in try query.readAfterWrites() }
+            query.database.callbackQueue.deliver {
+                switch result {
+                case .success(let snapshot):
+                    switch eventType {
+                    case .value: callback.call(snapshot, nil)
+                    case .childAdded:
+                        var previous: String?
+                        for child in snapshot.children {
+                            callback.call(child, previous)
+                            previous = child.key
+                        }
+                    default: break
+                    }
+                case .failure(let error): cancelCallback?.call(error)
+                }
             }
         }
     }

@@ -1,113 +1,176 @@
 import EmulatorSupport
+public import Foundation
 
-typealias EmulatorSupportJSON = JSONValue
-
-/// Completion-block forms of the writes and reads, for synchronous callers. Blocks run on a
-/// background thread once the server answered.
+/// The writes in the Apple SDK's synchronous shapes: fire-and-forget and with a completion
+/// block. Writes of one `Database` reach the server in the order they were made; blocks run on
+/// its callback queue once the server applied (or refused) the write.
 extension DatabaseReference {
-    public func setValue(_ value: Any?, withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void) {
-        let body: EmulatorSupportJSON
-        do { body = try DatabaseValue.json(value) } catch {
-            block(error, self)
-            return
-        }
-        perform("PUT", body: body, block)
+    public func setValue(_ value: Any?) {
+        setValue(value, withCompletionBlock: nil)
+    }
+
+    public func setValue(_ value: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
+        enqueue("PUT", path: path, body: Result { () throws(DatabaseError) in try DatabaseValue.json(value) }, block)
+    }
+
+    public func setValue(_ value: Any?, andPriority priority: Any?) {
+        setValue(value, andPriority: priority, withCompletionBlock: nil)
+    }
+
+    public func setValue(
+        _ value: Any?, andPriority priority: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
+    ) {
+        enqueue(
+            "PUT", path: path, body: Result { () throws(DatabaseError) in try DatabaseReference.withPriority(value, priority) },
+            block)
+    }
+
+    public func setPriority(_ priority: Any?) {
+        setPriority(priority, withCompletionBlock: nil)
+    }
+
+    public func setPriority(_ priority: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
+        enqueue("PUT", path: path + [".priority"], body: Result { () throws(DatabaseError) in try DatabaseValue.json(priority) }, block)
+    }
+
+    public func updateChildValues(_ values: [AnyHashable: Any]) {
+        updateChildValues(values, withCompletionBlock: nil)
     }
 
     public func updateChildValues(
-        _ values: [String: Any], withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+        _ values: [AnyHashable: Any], withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
-        let body: EmulatorSupportJSON
-        do { body = try DatabaseReference.patchBody(values) } catch {
-            block(error, self)
-            return
-        }
-        perform("PATCH", body: body, block)
+        enqueue("PATCH", path: path, body: Result { () throws(DatabaseError) in try DatabaseReference.patchBody(values) }, block)
     }
 
-    public func removeValue(completionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void) {
-        perform("DELETE", body: nil, block)
+    public func removeValue() {
+        removeValue(completionBlock: nil)
     }
 
-    private func perform(
-        _ method: String, body: EmulatorSupportJSON?, _ block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+    public func removeValue(completionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
+        enqueue("DELETE", path: path, body: nil, block)
+    }
+
+    // MARK: transactions
+
+    /// Runs the transaction on a background thread (see the `async` form); the result is not reported.
+    public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) {
+        runTransactionBlock(block, andCompletionBlock: { _, _, _ in })
+    }
+
+    /// Runs the transaction on a background thread (`block` may run several times there);
+    /// `completion` gets the error, whether it committed, and the final data, on the callback queue.
+    public func runTransactionBlock(
+        _ block: @escaping (MutableData) -> TransactionResult,
+        andCompletionBlock completion: @escaping ((any Error)?, Bool, DataSnapshot?) -> Void
+    ) {
+        runTransactionBlock(block, andCompletionBlock: completion, withLocalEvents: true)
+    }
+
+    /// As ``runTransactionBlock(_:andCompletionBlock:)``; there are no local events to suppress.
+    public func runTransactionBlock(
+        _ block: @escaping (MutableData) -> TransactionResult,
+        andCompletionBlock completion: @escaping ((any Error)?, Bool, DataSnapshot?) -> Void,
+        withLocalEvents: Bool
     ) {
         let ref = self
+        let body = UserCallback(block)
+        let callback = UserCallback(completion)
         BackgroundThread.run {
-            do {
-                _ = try ref.database.send(method, path: ref.path, query: [("print", "silent")], body: body)
-                block(nil, ref)
-            } catch {
-                block(error, ref)
+            let result = Result { () throws(DatabaseError) in try ref.transact(body.call) }
+            ref.database.callbackQueue.deliver {
+                switch result {
+                case .success(let (committed, snapshot)): callback.call(nil, committed, snapshot)
+                case .failure(let error): callback.call(error, false, nil)
+                }
             }
         }
     }
 }
 
-/// Completion-block forms of the onDisconnect calls, as the Apple SDK spells them. Blocks run on
-/// the connection's thread once the server queued (or refused) the operation.
+/// The onDisconnect calls in the Apple SDK's synchronous shapes. Blocks run on the callback
+/// queue once the server queued (or refused) the operation.
 extension DatabaseReference {
-    public func onDisconnectSetValue(
-        _ value: Any?, withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
-    ) {
-        let data: EmulatorSupportJSON
-        do { data = try DatabaseValue.json(value) } catch {
-            block(error, self)
-            return
-        }
-        onDisconnect("o", data, block)
+    public func onDisconnectSetValue(_ value: Any?) {
+        onDisconnectSetValue(value, withCompletionBlock: nil)
+    }
+
+    public func onDisconnectSetValue(_ value: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
+        onDisconnect("o", Result { () throws(DatabaseError) in try DatabaseValue.json(value) }, block)
+    }
+
+    public func onDisconnectSetValue(_ value: Any?, andPriority priority: Any?) {
+        onDisconnectSetValue(value, andPriority: priority, withCompletionBlock: nil)
     }
 
     public func onDisconnectSetValue(
-        _ value: Any?, andPriority priority: Any?,
-        withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+        _ value: Any?, andPriority priority: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
-        let data: EmulatorSupportJSON
-        do { data = try DatabaseReference.withPriority(value, priority) } catch {
-            block(error, self)
-            return
-        }
-        onDisconnect("o", data, block)
+        onDisconnect("o", Result { () throws(DatabaseError) in try DatabaseReference.withPriority(value, priority) }, block)
+    }
+
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) {
+        onDisconnectUpdateChildValues(values, withCompletionBlock: nil)
     }
 
     public func onDisconnectUpdateChildValues(
-        _ values: [String: Any], withCompletionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+        _ values: [AnyHashable: Any], withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
-        let data: EmulatorSupportJSON
-        do { data = try DatabaseReference.patchBody(values) } catch {
-            block(error, self)
-            return
-        }
-        onDisconnect("om", data, block)
+        onDisconnect("om", Result { () throws(DatabaseError) in try DatabaseReference.patchBody(values) }, block)
     }
 
-    public func onDisconnectRemoveValue(completionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void) {
-        onDisconnect("o", .null, block)
+    public func onDisconnectRemoveValue() {
+        onDisconnectRemoveValue(completionBlock: nil)
     }
 
-    public func cancelDisconnectOperations(completionBlock block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void) {
-        onDisconnect("oc", .null, block)
+    public func onDisconnectRemoveValue(completionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
+        onDisconnect("o", .success(.null), block)
+    }
+
+    public func cancelDisconnectOperations() {
+        cancelDisconnectOperations(completionBlock: nil)
+    }
+
+    public func cancelDisconnectOperations(completionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
+        onDisconnect("oc", .success(.null), block)
     }
 
     private func onDisconnect(
-        _ action: String, _ data: EmulatorSupportJSON, _ block: @escaping @Sendable ((any Error)?, DatabaseReference) -> Void
+        _ action: String, _ data: Result<JSONValue, DatabaseError>, _ block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
         let ref = self
-        database.connection.request(action, .object([JSONMember("p", wirePath), JSONMember("d", data)])) { result in
+        let callback = block.map { UserCallback($0) }
+        let report: @Sendable ((any Error)?) -> Void = { error in
+            if let callback { ref.database.callbackQueue.deliver { callback.call(error, ref) } }
+        }
+        if let error = database.configurationError { return report(error) }
+        let body: JSONValue
+        switch data {
+        case .success(let d): body = d
+        case .failure(let error): return report(error)
+        }
+        database.connection.request(action, .object([JSONMember("p", wirePath), JSONMember("d", body)])) { result in
             switch result {
-            case .success: block(nil, ref)
-            case .failure(let error): block(error, ref)
+            case .success: report(nil)
+            case .failure(let error): report(error)
             }
         }
     }
 }
 
 extension DatabaseQuery {
-    /// Reads the current value; `completion` runs on a background thread.
-    public func getData(completion: @escaping @Sendable ((any Error)?, DataSnapshot?) -> Void) {
+    /// Reads the current value; `completion` runs on the callback queue.
+    public func getData(completion: @escaping ((any Error)?, DataSnapshot?) -> Void) {
         let query = self
+        let callback = UserCallback(completion)
         BackgroundThread.run {
-            do { completion(nil, try query.read()) } catch { completion(error, nil) }
+            let result = Result { () throws(DatabaseError) in try query.readAfterWrites() }
+            query.database.callbackQueue.deliver {
+                switch result {
+                case .success(let snapshot): callback.call(nil, snapshot)
+                case .failure(let error): callback.call(error, nil)
+                }
+            }
         }
     }
 

@@ -36,19 +36,19 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     }
     public var description: String { url }
 
-    // MARK: writes
+    // MARK: writes (async forms; the synchronous and completion forms are in DatabaseReference+Completion.swift)
 
     /// Replaces the value here (nil deletes). Returns when the server has applied the write.
     @discardableResult
     public func setValue(_ value: Any?) async throws -> DatabaseReference {
-        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: try DatabaseValue.json(value))
+        try await write("PUT", body: try DatabaseValue.json(value))
         return self
     }
 
     /// Replaces the value and sets its priority (`String`, number or nil).
     @discardableResult
     public func setValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
-        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: try DatabaseReference.withPriority(value, priority))
+        try await write("PUT", body: try DatabaseReference.withPriority(value, priority))
         return self
     }
 
@@ -62,31 +62,39 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         return .object([JSONMember(".value", v), JSONMember(".priority", p)])
     }
 
-    /// Encodes `value` with `JSONEncoder` and writes it.
-    @discardableResult
-    public func setValue<T: Encodable>(from value: T, encoder: JSONEncoder = JSONEncoder()) async throws -> DatabaseReference {
-        let data = try encoder.encode(value)
-        let json: JSONValue
-        do { json = try JSONReader.parse([UInt8](data)) } catch { throw DatabaseError("Encoder produced invalid JSON") }
-        try await sendAsync("PUT", path: path, query: [("print", "silent")], body: json)
-        return self
+    /// Encodes `value` with `JSONEncoder` (keys as properties) and writes it. Synchronous, as in
+    /// the Apple SDK: encoding errors are thrown at once, the write is queued, and `completion`
+    /// (on the callback queue) gets the server's answer.
+    public func setValue<T: Encodable>(
+        from value: T, encoder: JSONEncoder = JSONEncoder(), completion: (((any Error)?) -> Void)? = nil
+    ) throws {
+        let json = try DatabaseReference.encode(value, encoder: encoder)
+        enqueue("PUT", path: path, body: json) { error, _ in completion?(error) }
     }
 
-    public func setPriority(_ priority: Any?) async throws {
-        try await sendAsync("PUT", path: path + [".priority"], query: [("print", "silent")], body: try DatabaseValue.json(priority))
+    static func encode<T: Encodable>(_ value: T, encoder: JSONEncoder) throws -> JSONValue {
+        let data = try encoder.encode(value)
+        do { return try JSONReader.parse([UInt8](data)) } catch { throw DatabaseError("Encoder produced invalid JSON") }
+    }
+
+    @discardableResult
+    public func setPriority(_ priority: Any?) async throws -> DatabaseReference {
+        try await write("PUT", path: path + [".priority"], body: try DatabaseValue.json(priority))
+        return self
     }
 
     /// Writes each key (a relative path, `/` allowed) without touching siblings; all or nothing.
     @discardableResult
-    public func updateChildValues(_ values: [String: Any]) async throws -> DatabaseReference {
-        try await sendAsync("PATCH", path: path, query: [("print", "silent")], body: try DatabaseReference.patchBody(values))
+    public func updateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
+        try await write("PATCH", body: try DatabaseReference.patchBody(values))
         return self
     }
 
-    static func patchBody(_ values: [String: Any]) throws(DatabaseError) -> JSONValue {
+    static func patchBody(_ values: [AnyHashable: Any]) throws(DatabaseError) -> JSONValue {
         var members: [JSONMember] = []
         for (k, v) in values {
-            let key = split(k).joined(separator: "/")
+            guard let keyText = k.base as? String else { throw DatabaseError("updateChildValues keys must be strings") }
+            let key = split(keyText).joined(separator: "/")
             members.append(JSONMember(key, try DatabaseValue.json(v)))
         }
         return .object(members)
@@ -94,15 +102,40 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     @discardableResult
     public func removeValue() async throws -> DatabaseReference {
-        try await sendAsync("DELETE", path: path, query: [("print", "silent")])
+        try await write("DELETE", body: nil)
         return self
     }
 
-    private func sendAsync(
-        _ method: String, path: [String], query: [(String, String)] = [], body: JSONValue? = nil
-    ) async throws {
+    /// Queues one REST write behind this database's earlier writes and waits for the server.
+    private func write(_ method: String, path: [String]? = nil, body: JSONValue?) async throws {
         let database = self.database
-        _ = try await blocking { try database.send(method, path: path, query: query, body: body) }
+        let path = path ?? self.path
+        _ = try await database.writeQueue.run {
+            try database.send(method, path: path, query: [("print", "silent")], body: body)
+        }
+    }
+
+    /// Queues one REST write; `block` runs on the callback queue with nil or the error.
+    func enqueue(
+        _ method: String, path: [String], body: Result<JSONValue?, DatabaseError>,
+        _ block: (((any Error)?, DatabaseReference) -> Void)?
+    ) {
+        let ref = self
+        let callback = block.map { UserCallback($0) }
+        database.writeQueue.enqueue {
+            let outcome: (any Error)?
+            do {
+                _ = try ref.database.send(method, path: path, query: [("print", "silent")], body: try body.get())
+                outcome = nil
+            } catch {
+                outcome = error
+            }
+            if let callback { ref.database.callbackQueue.deliver { callback.call(outcome, ref) } }
+        }
+    }
+
+    func enqueue(_ method: String, path: [String], body: JSONValue?, _ block: (((any Error)?, DatabaseReference) -> Void)?) {
+        enqueue(method, path: path, body: .success(body), block)
     }
 
     // MARK: transactions
@@ -111,13 +144,17 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     /// meanwhile (ETag `if-match`); on a conflict the block runs again with the newer value, up to
     /// 25 times. Returns whether it committed and the final data.
     public func runTransactionBlock(
-        _ block: (MutableData) -> TransactionResult
+        _ block: @escaping (MutableData) -> TransactionResult
     ) async throws -> (Bool, DataSnapshot) {
-        let database = self.database
-        let path = self.path
-        var response = try await blocking {
-            try database.send("GET", path: path, query: [("format", "export")], headers: [("X-Firebase-ETag", "true")])
-        }
+        let ref = self
+        let callback = UserCallback(block)
+        return try await blocking { try ref.transact(callback.call) }
+    }
+
+    /// The transaction loop, on the calling thread, after this database's earlier writes.
+    func transact(_ block: (MutableData) -> TransactionResult) throws(DatabaseError) -> (Bool, DataSnapshot) {
+        database.writeQueue.waitForEarlierWork()
+        var response = try database.send("GET", path: path, query: [("format", "export")], headers: [("X-Firebase-ETag", "true")])
         for _ in 0..<25 {
             guard let etag = response.header("etag") else { throw DatabaseError("The server sent no ETag") }
             let current = try DatabaseQuery.node(response.body)
@@ -126,12 +163,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
                 return (false, DataSnapshot(ref: self, node: current))
             }
             let proposed = result.storage.node.json(export: true)
-            let put = try await blocking {
-                try database.send(
-                    "PUT", path: path, body: proposed, headers: [("X-Firebase-ETag", "true"), ("if-match", etag)], accept: [412])
-            }
+            let put = try database.send(
+                "PUT", path: path, body: proposed, headers: [("X-Firebase-ETag", "true"), ("if-match", etag)], accept: [412])
             if put.status != 412 {
-                return (true, try await getData())
+                return (true, try read())
             }
             response = put
         }
@@ -144,6 +179,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     var wirePath: JSONValue { .string("/" + path.joined(separator: "/")) }
 
     private func onDisconnect(_ action: String, _ data: JSONValue) async throws {
+        if let error = database.configurationError { throw error }
         _ = try await database.connection.request(action, .object([JSONMember("p", wirePath), JSONMember("d", data)]))
     }
 
@@ -169,7 +205,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     }
 
     /// Asks the server to apply `values` (relative paths, `/` allowed) here when the connection closes.
-    public func onDisconnectUpdateChildValues(_ values: [String: Any]) async throws {
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) async throws {
         try await onDisconnect("om", try DatabaseReference.patchBody(values))
     }
 

@@ -8,17 +8,18 @@ enum DatabaseValue {
     /// (arrays are sent as they are; the server stores them as objects keyed "0", "1", …).
     static func json(_ value: Any?) throws(DatabaseError) -> JSONValue {
         guard let value else { return .null }
+        if let scalar = UserScalar.classify(value) {
+            switch scalar {
+            case .bool(let b): return .bool(b)
+            case .int(let i): return .int(i)
+            case .double(let d):
+                guard d.isFinite else { throw DatabaseError("Cannot store \(d) in the Realtime Database") }
+                return .double(d)
+            case .tooLarge(let u): throw DatabaseError("Cannot store \(u) in the Realtime Database: too large")
+            }
+        }
         switch value {
         case is NSNull: return .null
-        case let v as Bool: return .bool(v)
-        case let v as Int: return .int(Int64(v))
-        case let v as Int64: return .int(v)
-        case let v as Int32: return .int(Int64(v))
-        case let v as UInt32: return .int(Int64(v))
-        case let v as Double:
-            guard v.isFinite else { throw DatabaseError("Cannot store \(v) in the Realtime Database") }
-            return .double(v)
-        case let v as Float: return .double(Double(v))
         case let v as String: return .string(v)
         case let v as [String: Any]:
             var members: [JSONMember] = []

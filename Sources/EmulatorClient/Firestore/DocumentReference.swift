@@ -30,46 +30,12 @@ public struct DocumentReference: Sendable, Hashable, CustomStringConvertible {
 
     var name: String { firestore.documentsName + "/" + path }
 
-    // MARK: writes
-
-    /// Replaces the document with `data` (creating it if needed).
-    public func setData(_ data: [String: Any]) async throws {
-        try await setData(data, merge: false)
-    }
-
-    /// With `merge`, writes only the given fields and keeps the others.
-    public func setData(_ data: [String: Any], merge: Bool) async throws {
-        let write = try WriteOperation.set(self, try FieldData.fields(data), merge: merge)
-        try await firestore.commit([write])
-    }
-
-    /// Writes only `mergeFields` (dotted paths) from `data`, keeping every other field.
-    public func setData(_ data: [String: Any], mergeFields: [String]) async throws {
-        let write = try WriteOperation.set(self, try FieldData.fields(data), mergeFields: mergeFields.map(FieldPath.dotted))
-        try await firestore.commit([write])
-    }
-
-    /// Encodes `value` with `encoder` and writes it (see `setData(_:merge:)`).
-    public func setData<T: Encodable>(from value: T, merge: Bool = false, encoder: Firestore.Encoder = .init()) async throws {
-        let write = try WriteOperation.set(self, try encoder.encodeFields(value), merge: merge)
-        try await firestore.commit([write])
-    }
-
-    /// Updates the given fields (keys are dotted field paths); fails with NOT_FOUND if the document is missing.
-    public func updateData(_ fields: [String: Any]) async throws {
-        try await firestore.commit([try WriteOperation.update(self, fields)])
-    }
-
-    public func delete() async throws {
-        try await firestore.commit([WriteOperation.delete(self)])
-    }
-
     // MARK: reads
 
     /// Reads the document from the server.
     public func getDocument() async throws -> DocumentSnapshot {
         let ref = self
-        return try await blocking { try ref.fetch(transaction: nil) }
+        return try await blocking { try ref.fetchAfterWrites() }
     }
 
     /// Reads and decodes the document. A missing document throws `DecodingError.valueNotFound`
@@ -78,15 +44,41 @@ public struct DocumentReference: Sendable, Hashable, CustomStringConvertible {
         try await getDocument().data(as: type, decoder: decoder)
     }
 
-    /// The completion form of ``getDocument(as:decoder:)``; `completion` runs on a background thread.
-    public func getDocument<T: Decodable & Sendable>(
+    /// The completion form of ``getDocument(as:decoder:)``; `completion` runs on the instance's
+    /// callback queue. A missing document fails with `DecodingError.valueNotFound` unless `T` is Optional.
+    public func getDocument<T: Decodable>(
         as type: T.Type, decoder: Firestore.Decoder = .init(),
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+        completion: @escaping (Result<T, any Error>) -> Void
     ) {
         let ref = self
-        BackgroundThread.run {
-            completion(Result { try ref.fetch(transaction: nil).data(as: T.self, decoder: decoder) })
+        let finish = UserCallback { (result: Result<DocumentSnapshot, any Error>) in
+            completion(result.flatMap { snapshot in Result { try snapshot.data(as: T.self, decoder: decoder) } })
         }
+        BackgroundThread.run {
+            let result: Result<DocumentSnapshot, any Error> = Result { try ref.fetchAfterWrites() }
+            ref.firestore.callbackQueue.deliver { finish.call(result) }
+        }
+    }
+
+    /// Reads the document; `completion` runs on the instance's callback queue with the snapshot or the error.
+    public func getDocument(completion: @escaping (DocumentSnapshot?, (any Error)?) -> Void) {
+        let ref = self
+        let callback = UserCallback(completion)
+        BackgroundThread.run {
+            let result = Result { try ref.fetchAfterWrites() }
+            ref.firestore.callbackQueue.deliver {
+                switch result {
+                case .success(let snapshot): callback.call(snapshot, nil)
+                case .failure(let error): callback.call(nil, error)
+                }
+            }
+        }
+    }
+
+    /// Reads after the writes this instance queued before.
+    func fetchAfterWrites() throws(FirestoreError) -> DocumentSnapshot {
+        firestore.writeQueue.waitForEarlierWork()
+        return try fetch(transaction: nil)
     }
 
     func fetch(transaction: String?) throws(FirestoreError) -> DocumentSnapshot {

@@ -6,35 +6,78 @@ import Synchronization
 /// A Firestore database reached over the emulator's REST API.
 ///
 /// ```swift
-/// let db = Firestore(projectID: "demo-books")
-/// db.useEmulator(withHost: "127.0.0.1", port: 8080)
-/// try await db.collection("books").document("hitchhiker").setData(from: book)
+/// FirebaseApp.configure(options: FirebaseOptions(projectID: "demo-books"))   // or GCLOUD_PROJECT
+/// let db = Firestore.firestore()
+/// db.useEmulator(withHost: "127.0.0.1", port: 8080)                          // or FIRESTORE_EMULATOR_HOST
+/// try db.collection("books").document("hitchhiker").setData(from: book)
 /// ```
 public final class Firestore: Sendable, Hashable {
     public let projectID: String
     public let databaseID: String
     private let endpoint: Mutex<(host: String, port: Int)>
     private let clients = Mutex<HTTPClient?>(nil)
+    /// Why this instance cannot talk to a database (nothing names the project); every call throws it.
+    let configurationError: FirestoreError?
+    /// Runs writes one at a time in the order they were made; reads wait for the writes made before them.
+    let writeQueue = OrderedWork(label: "EmulatorClient.Firestore.writes")
+    /// Runs completion blocks and listener callbacks one at a time, like the Apple SDK's callback queue.
+    let callbackQueue = CallbackQueue(label: "EmulatorClient.Firestore.callbacks")
 
     /// A database; the emulator address comes from `FIRESTORE_EMULATOR_HOST` (`host:port`) when set,
     /// else `127.0.0.1:8080`, until ``useEmulator(withHost:port:)`` changes it.
     public init(projectID: String, database: String = "(default)") {
         self.projectID = projectID
         self.databaseID = database
-        var host = "127.0.0.1"
-        var port = 8080
-        if let env = ProcessInfo.processInfo.environment["FIRESTORE_EMULATOR_HOST"],
-            let colon = env.lastIndex(of: ":"), let p = Int(env[env.index(after: colon)...])
-        {
-            host = String(env[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            port = p
-        }
-        endpoint = Mutex((host, port))
+        self.configurationError = nil
+        let address = EmulatorEnvironment.firestoreHost ?? ("127.0.0.1", 8080)
+        endpoint = Mutex((address.host, address.port))
     }
 
-    /// The same as `Firestore(projectID:database:)`.
+    private init(unconfigured error: FirestoreError, database: String) {
+        self.projectID = ""
+        self.databaseID = database
+        self.configurationError = error
+        let address = EmulatorEnvironment.firestoreHost ?? ("127.0.0.1", 8080)
+        endpoint = Mutex((address.host, address.port))
+    }
+
+    /// A new instance; the same as `Firestore(projectID:database:)`.
     public static func firestore(projectID: String, database: String = "(default)") -> Firestore {
         Firestore(projectID: projectID, database: database)
+    }
+
+    /// The default app's database: the project of ``FirebaseApp/configure(options:)``, else of
+    /// `GCLOUD_PROJECT`. Every call returns the same instance. Without a project the instance
+    /// is made, and every operation on it fails with a `failedPrecondition` error saying what is missing.
+    public static func firestore() -> Firestore { firestore(database: "(default)") }
+
+    /// A named database of the default app.
+    public static func firestore(database: String) -> Firestore {
+        if let app = FirebaseApp.app() { return firestore(app: app, database: database) }
+        return DefaultInstances.firestore(app: FirebaseApp.defaultName, database: database) {
+            if let project = EmulatorEnvironment.projectID { return Firestore(projectID: project, database: database) }
+            return Firestore(
+                unconfigured: FirestoreError(
+                    .failedPrecondition,
+                    "Firestore.firestore() has no project ID: call FirebaseApp.configure(options:) with "
+                        + "FirebaseOptions.projectID set, or set GCLOUD_PROJECT"),
+                database: database)
+        }
+    }
+
+    /// The database of `app` (its `options.projectID`).
+    public static func firestore(app: FirebaseApp, database: String = "(default)") -> Firestore {
+        DefaultInstances.firestore(app: app.name, database: database) {
+            if let project = app.options.projectID ?? EmulatorEnvironment.projectID {
+                return Firestore(projectID: project, database: database)
+            }
+            return Firestore(
+                unconfigured: FirestoreError(
+                    .failedPrecondition,
+                    "Firestore.firestore(app:) has no project ID: the app \"\(app.name)\" has no "
+                        + "FirebaseOptions.projectID and GCLOUD_PROJECT is not set"),
+                database: database)
+        }
     }
 
     /// Points this instance at an emulator.
@@ -100,6 +143,7 @@ public final class Firestore: Sendable, Hashable {
 
     /// Calls the REST API; returns the parsed JSON body or throws the mapped error.
     func call(_ method: String, _ target: String, body: JSONValue? = nil) throws(FirestoreError) -> JSONValue {
+        if let configurationError { throw configurationError }
         let bytes = body.map { JSONWriter.encode($0) } ?? []
         let response: HTTPClientResponse
         do {

@@ -194,7 +194,7 @@ public class Query: @unchecked Sendable {
     /// Runs the query on the server.
     public func getDocuments() async throws -> QuerySnapshot {
         let query = self
-        return QuerySnapshot(query: self, documents: try await blocking { try query.run() }, previous: nil)
+        return QuerySnapshot(query: self, documents: try await blocking { try query.runAfterWrites() }, previous: nil)
     }
 
     /// The number of matching documents, counted by the server.
@@ -230,22 +230,6 @@ public final class CollectionReference: Query, @unchecked Sendable {
 
     /// A new document with a random 20-character id.
     public func document() -> DocumentReference { document(CollectionReference.autoID()) }
-
-    /// Adds a document with a random id.
-    @discardableResult
-    public func addDocument(data: [String: Any]) async throws -> DocumentReference {
-        let ref = document()
-        try await firestore.commit([try WriteOperation.create(ref, try FieldData.fields(data))])
-        return ref
-    }
-
-    /// Encodes `value` and adds it with a random id.
-    @discardableResult
-    public func addDocument<T: Encodable>(from value: T, encoder: Firestore.Encoder = .init()) async throws -> DocumentReference {
-        let ref = document()
-        try await firestore.commit([try WriteOperation.create(ref, try encoder.encodeFields(value))])
-        return ref
-    }
 
     static func autoID() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

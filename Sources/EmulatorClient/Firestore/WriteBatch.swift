@@ -51,9 +51,16 @@ public final class WriteBatch: Sendable {
         return self
     }
 
-    /// Commits every write, or none.
+    /// Commits every write, or none, and returns once the server answered.
     public func commit() async throws {
         if let error = failure.withLock({ $0 }) { throw error }
         try await firestore.commit(writes.withLock { $0 })
+    }
+
+    /// Queues the commit; `completion` (on the instance's callback queue) gets nil or the error.
+    public func commit(completion: (((any Error)?) -> Void)? = nil) {
+        let writes: Result<[WriteOperation], FirestoreError> =
+            if let error = failure.withLock({ $0 }) { .failure(error) } else { .success(self.writes.withLock { $0 }) }
+        firestore.enqueueCommit(writes, completion: completion)
     }
 }

@@ -79,10 +79,6 @@ struct WriteOperation: Sendable {
 extension Firestore {
     /// Commits writes atomically (optionally inside a transaction).
     @discardableResult
-    func commit(_ writes: [WriteOperation], transaction: String? = nil) async throws -> JSONValue {
-        try await blocking { try self.commitNow(writes, transaction: transaction) }
-    }
-
     func commitNow(_ writes: [WriteOperation], transaction: String? = nil) throws(FirestoreError) -> JSONValue {
         var members = [JSONMember("writes", .array(writes.map(\.json)))]
         if let transaction { members.append(JSONMember("transaction", .string(transaction))) }
