@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 // The emulators package: one executable, no package dependencies.
 // Layers (arrows point down), see docs/ARCHITECTURE.md:
-//   emulators → EmulatorSuite → {FirestoreEmulator, DatabaseEmulator, EmulatorSnapshot, EmulatorUI, EmulatorPosix}
+//   emulators, EmulatorTesting → EmulatorSuite → {FirestoreEmulator, DatabaseEmulator, EmulatorSnapshot, EmulatorUI, EmulatorPosix}
 //   → {EmulatorStorage, SecurityRules, EmulatorHTTP} → EmulatorModel → EmulatorSupport
 import PackageDescription
 
@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .executable(name: "emulators", targets: ["emulators"]),
         .library(name: "EmulatorClient", targets: ["EmulatorClient"]),
+        .library(name: "EmulatorTesting", targets: ["EmulatorTesting"]),
     ],
     targets: [
         // L0
@@ -60,6 +61,7 @@ let package = Package(
             ],
             swiftSettings: settings),
         // L5
+        .target(name: "EmulatorTesting", dependencies: ["EmulatorClient", "EmulatorSuite"], swiftSettings: settings),
         .executableTarget(name: "emulators", dependencies: ["EmulatorSuite", "EmulatorSupport"], swiftSettings: settings),
         .executableTarget(
             name: "EmulatorBenchmarks",
@@ -100,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorClientTests",
             dependencies: [
-                "EmulatorClient", "EmulatorSuite", "FirestoreEmulator", "EmulatorStorage", "EmulatorModel", "EmulatorSupport",
+                "EmulatorClient", "EmulatorTesting", "EmulatorSuite", "FirestoreEmulator", "EmulatorStorage", "EmulatorModel", "EmulatorSupport",
             ],
             swiftSettings: settings),
         .testTarget(

@@ -210,3 +210,28 @@ public final class Database: Sendable {
         throw DatabaseError(message, status: response.status)
     }
 }
+
+/// The emulator's own endpoints (not part of the Realtime Database API), for test set-up.
+extension Database {
+    /// Replaces this namespace's rules (`PUT /.settings/rules.json`, as the admin credential).
+    package func loadEmulatorRules(_ json: String) async throws {
+        let target = "/.settings/rules.json?ns=" + PercentQuery.encode(namespace)
+        let address = self.address
+        let response = try await blocking {
+            try HTTPClient(host: address.host, port: address.port, headers: [("Authorization", "Bearer owner")])
+                .send(method: "PUT", target: target, headers: [], body: Array(json.utf8))
+        }
+        if !(200..<300).contains(response.status) { throw DatabaseError(response.text, status: response.status) }
+    }
+
+    /// Deletes everything in this namespace, bypassing the rules.
+    package func clearEmulatorData() async throws {
+        let target = "/.json?ns=" + PercentQuery.encode(namespace) + "&print=silent"
+        let address = self.address
+        let response = try await blocking {
+            try HTTPClient(host: address.host, port: address.port, headers: [("Authorization", "Bearer owner")])
+                .send(method: "DELETE", target: target, headers: [], body: [])
+        }
+        if !(200..<300).contains(response.status) { throw DatabaseError(response.text, status: response.status) }
+    }
+}

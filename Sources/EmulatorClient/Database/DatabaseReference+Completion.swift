@@ -1,5 +1,5 @@
 import EmulatorSupport
-public import Foundation
+import Foundation
 
 /// The writes in the Apple SDK's synchronous shapes: fire-and-forget and with a completion
 /// block. Writes of one `Database` reach the server in the order they were made; blocks run on

@@ -16,6 +16,7 @@ public final class Firestore: Sendable, Hashable {
     public let databaseID: String
     private let endpoint: Mutex<(host: String, port: Int)>
     private let clients = Mutex<HTTPClient?>(nil)
+    private let credential = Mutex("owner")
     /// Why this instance cannot talk to a database (nothing names the project); every call throws it.
     let configurationError: FirestoreError?
     /// Runs writes one at a time in the order they were made; reads wait for the writes made before them.
@@ -86,6 +87,15 @@ public final class Firestore: Sendable, Hashable {
         clients.withLock { $0 = nil }
     }
 
+    /// The credential of every later request (an emulator extension; the SDK takes it from
+    /// Firebase Auth): an ID token whose claims become the rules' `request.auth`, or nil for the
+    /// admin credential `owner` (the default), which bypasses the rules.
+    public func setAuthToken(_ token: String?) {
+        let value = token.flatMap { $0.isEmpty ? nil : $0 } ?? "owner"
+        credential.withLock { $0 = value }
+        clients.withLock { $0 = nil }
+    }
+
     public static func == (a: Firestore, b: Firestore) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
@@ -118,7 +128,8 @@ public final class Firestore: Sendable, Hashable {
         clients.withLock { c in
             if let c { return c }
             let e = endpoint.withLock { $0 }
-            let made = HTTPClient(host: e.host, port: e.port, headers: [("Authorization", "Bearer owner")])
+            let token = credential.withLock { $0 }
+            let made = HTTPClient(host: e.host, port: e.port, headers: [("Authorization", "Bearer " + token)])
             c = made
             return made
         }
