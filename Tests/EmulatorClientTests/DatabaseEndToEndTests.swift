@@ -89,14 +89,17 @@ func withDatabase(_ body: (Database) async throws -> Void) async throws {
         }
     }
 
+    /// Five clients (one `Database` each: transactions of one instance queue behind each other).
     @Test func transactionsRetryUnderContention() async throws {
         try await withDatabase { db in
             let counter = db.reference().child("counter")
             try await counter.setValue(0)
+            let port = try #require(URLComponents(string: counter.url)?.port)
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<5 {
+                    let client = Database.database(url: "http://127.0.0.1:\(port)?ns=\(db.namespace)")
                     group.addTask {
-                        let (committed, _) = try await counter.runTransactionBlock { current in
+                        let (committed, _) = try await client.reference().child("counter").runTransactionBlock { current in
                             current.value = (current.value as? Int ?? 0) + 1
                             return .success(withValue: current)
                         }

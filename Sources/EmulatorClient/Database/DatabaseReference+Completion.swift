@@ -53,13 +53,14 @@ extension DatabaseReference {
 
     // MARK: transactions
 
-    /// Runs the transaction on a background thread (see the `async` form); the result is not reported.
+    /// Queues the transaction (see the `async` form); the result is not reported.
     public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) {
         runTransactionBlock(block, andCompletionBlock: { _, _, _ in })
     }
 
-    /// Runs the transaction on a background thread (`block` may run several times there);
-    /// `completion` gets the error, whether it committed, and the final data, on the callback queue.
+    /// Queues the transaction among this database's writes (`block` may run several times, on the
+    /// write queue's thread); `completion` gets the error, whether it committed, and the final
+    /// data, on the callback queue.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult,
         andCompletionBlock completion: @escaping ((any Error)?, Bool, DataSnapshot?) -> Void
@@ -76,7 +77,7 @@ extension DatabaseReference {
         let ref = self
         let body = UserCallback(block)
         let callback = UserCallback(completion)
-        BackgroundThread.run {
+        database.writeQueue.enqueue {
             let result = Result { () throws(DatabaseError) in try ref.transact(body.call) }
             ref.database.callbackQueue.deliver {
                 switch result {

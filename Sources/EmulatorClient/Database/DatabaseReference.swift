@@ -142,18 +142,19 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     /// Runs `block` on the current value and writes its result only if the value did not change
     /// meanwhile (ETag `if-match`); on a conflict the block runs again with the newer value, up to
-    /// 25 times. Returns whether it committed and the final data.
+    /// 25 times. Returns whether it committed and the final data. The transaction takes its place
+    /// among this database's writes: it starts after the writes made before it, and writes made
+    /// after it wait for it.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult
     ) async throws -> (Bool, DataSnapshot) {
         let ref = self
         let callback = UserCallback(block)
-        return try await blocking { try ref.transact(callback.call) }
+        return try await database.writeQueue.run { try ref.transact(callback.call) }
     }
 
-    /// The transaction loop, on the calling thread, after this database's earlier writes.
+    /// The transaction loop, on the calling thread; callers run it on the write queue.
     func transact(_ block: (MutableData) -> TransactionResult) throws(DatabaseError) -> (Bool, DataSnapshot) {
-        database.writeQueue.waitForEarlierWork()
         var response = try database.send("GET", path: path, query: [("format", "export")], headers: [("X-Firebase-ETag", "true")])
         for _ in 0..<25 {
             guard let etag = response.header("etag") else { throw DatabaseError("The server sent no ETag") }
