@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "EmulatorUI", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .target(
             name: "EmulatorClient",
-            dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport"],
+            dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorPosix", "EmulatorSupport"],
             swiftSettings: settings),
         // L4
         .target(

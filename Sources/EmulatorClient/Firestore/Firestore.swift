@@ -124,6 +124,12 @@ public final class Firestore: Sendable, Hashable {
 
     // MARK: transport
 
+    /// Where requests go now.
+    var address: (host: String, port: Int) { endpoint.withLock { $0 } }
+
+    /// `Bearer <credential>`, as REST and gRPC calls send it.
+    var authorizationHeader: String { "Bearer " + credential.withLock { $0 } }
+
     private var client: HTTPClient {
         clients.withLock { c in
             if let c { return c }

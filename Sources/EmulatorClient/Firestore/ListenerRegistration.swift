@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 import Foundation
 import Synchronization
 
@@ -7,10 +8,9 @@ public protocol ListenerRegistration: Sendable {
     func remove()
 }
 
-/// Polls a read every `interval` on its own thread and reports when the result changes.
-///
-/// The emulator's REST API has no change stream for Firestore (Listen is gRPC/WebChannel only),
-/// so snapshot listeners in this client poll `runQuery` / `GET` about every 100 ms.
+/// Polls a read every `interval` on its own thread and reports when the result changes: the
+/// listeners of `limit(toLast:)` queries, which the `Listen` stream cannot express (the SDKs
+/// reverse such queries and re-sort on the client).
 final class PollingListener: ListenerRegistration {
     private let stopped: StopFlag
 
@@ -72,8 +72,9 @@ extension Query {
         addSnapshotListener(includeMetadataChanges: false, listener: listener)
     }
 
-    /// As ``addSnapshotListener(_:)``; snapshots come from the server only, so there are no
-    /// metadata-only changes to include.
+    /// As ``addSnapshotListener(_:)``. Snapshots come from the server's `Listen` stream (only
+    /// `limit(toLast:)` queries poll `runQuery`, about every 100 ms); there is no local cache, so
+    /// there are no metadata-only changes to include.
     @discardableResult
     public func addSnapshotListener(
         includeMetadataChanges: Bool, listener: @escaping (QuerySnapshot?, (any Error)?) -> Void
@@ -81,21 +82,41 @@ extension Query {
         let query = self
         let callback = UserCallback(listener)
         let stopped = StopFlag()
+        let send: @Sendable (Result<QuerySnapshot, any Error>) -> Void = { result in
+            query.firestore.callbackQueue.deliver {
+                if stopped.isSet { return }
+                switch result {
+                case .success(let snapshot): callback.call(snapshot, nil)
+                case .failure(let error): callback.call(nil, error)
+                }
+            }
+        }
+        if !description.limitToLast {
+            let last = Mutex<[DocumentSnapshot]?>(nil)
+            return StreamingListener(
+                firestore: firestore, target: .query(query), stopped: stopped,
+                deliver: { protos in
+                    let documents = query.sorted(protos.compactMap { proto in
+                        DocumentReference(name: proto.name, firestore: query.firestore).map { DocumentSnapshot(proto: proto, reference: $0) }
+                    })
+                    let previous: [DocumentSnapshot]? = last.withLock { old in
+                        defer { old = documents }
+                        return old
+                    }
+                    if let previous, !QuerySnapshot.differs(previous, documents) { return }
+                    send(.success(QuerySnapshot(query: query, documents: documents, previous: previous ?? [])))
+                },
+                fail: { error in send(.failure(error)) })
+        }
         return PollingListener(
             firestore: firestore, stopped: stopped,
             read: { try query.run() },
             changed: { old, new in
                 guard let old else { return true }
-                return !DocumentChange.diff(old: old, new: new).isEmpty || old.map(\.reference.path) != new.map(\.reference.path)
+                return QuerySnapshot.differs(old, new)
             },
             deliver: { previous, result in
-                query.firestore.callbackQueue.deliver {
-                    if stopped.isSet { return }
-                    switch result {
-                    case .success(let docs): callback.call(QuerySnapshot(query: query, documents: docs, previous: previous ?? []), nil)
-                    case .failure(let error): callback.call(nil, error)
-                    }
-                }
+                send(result.map { QuerySnapshot(query: query, documents: $0, previous: previous ?? []) })
             })
     }
 
@@ -119,7 +140,8 @@ extension DocumentReference {
         addSnapshotListener(includeMetadataChanges: false, listener: listener)
     }
 
-    /// As ``addSnapshotListener(_:)`` (no metadata-only changes: snapshots come from the server).
+    /// As ``addSnapshotListener(_:)`` (over the `Listen` stream; no metadata-only changes:
+    /// snapshots come from the server).
     @discardableResult
     public func addSnapshotListener(
         includeMetadataChanges: Bool, listener: @escaping (DocumentSnapshot?, (any Error)?) -> Void
@@ -127,17 +149,24 @@ extension DocumentReference {
         let ref = self
         let callback = UserCallback(listener)
         let stopped = StopFlag()
-        return PollingListener(
-            firestore: firestore, stopped: stopped,
-            read: { try ref.fetch(transaction: nil) },
-            changed: { old, new in old?.fields != new.fields || old?.updateTime != new.updateTime },
-            deliver: { _, result in
+        let last = Mutex<DocumentSnapshot?>(nil)
+        return StreamingListener(
+            firestore: firestore, target: .document(ref), stopped: stopped,
+            deliver: { protos in
+                let snapshot = protos.first { $0.name == ref.name }.map { DocumentSnapshot(proto: $0, reference: ref) }
+                    ?? DocumentSnapshot(reference: ref, fields: nil)
+                let changed = last.withLock { old in
+                    defer { old = snapshot }
+                    return old == nil || old?.fields != snapshot.fields || old?.updateTime != snapshot.updateTime
+                }
+                guard changed else { return }
                 ref.firestore.callbackQueue.deliver {
-                    if stopped.isSet { return }
-                    switch result {
-                    case .success(let doc): callback.call(doc, nil)
-                    case .failure(let error): callback.call(nil, error)
-                    }
+                    if !stopped.isSet { callback.call(snapshot, nil) }
+                }
+            },
+            fail: { error in
+                ref.firestore.callbackQueue.deliver {
+                    if !stopped.isSet { callback.call(nil, error) }
                 }
             })
     }

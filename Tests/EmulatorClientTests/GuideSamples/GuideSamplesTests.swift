@@ -29,7 +29,10 @@ enum GuideSampleFixture {
     }()
 
     /// EmulatorClient and every target it depends on, whose objects the sample program links.
-    static let clientTargets = ["EmulatorClient", "EmulatorModel", "EmulatorSupport", "EmulatorHTTP", "EmulatorPosix", "CEmulatorLinux"]
+    static let clientTargets = [
+        "EmulatorClient", "EmulatorModel", "EmulatorSupport", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorPosix",
+        "CEmulatorLinux",
+    ]
 
     static func samples() throws -> [GuideSample] {
         GuideSample.parse(try String(contentsOfFile: samplesFile, encoding: .utf8))

@@ -1,0 +1,104 @@
+import EmulatorModel
+import EmulatorProtobuf
+import Foundation
+import Synchronization
+
+/// A snapshot listener over the Firestore `Listen` stream (gRPC on the emulator's port): one
+/// HTTP/2 connection and one reading thread per listener. A dropped connection is reopened with
+/// backoff (0.1 s doubling to 5 s) and the target added again; the server then sends the whole
+/// result, so the next snapshot carries exactly the changes made meanwhile. A target the server
+/// removes (rules refusing the read, an invalid query) ends the listener with that error.
+final class StreamingListener: ListenerRegistration {
+    private let stopped: StopFlag
+    private let interrupter = Mutex<Interrupter?>(nil)
+
+    init(
+        firestore: Firestore, target: ListenTargetSpec, stopped: StopFlag,
+        deliver: @escaping @Sendable ([ProtoDocument]) -> Void, fail: @escaping @Sendable (FirestoreError) -> Void
+    ) {
+        self.stopped = stopped
+        BackgroundThread.run(name: "SnapshotListener") { [self] in
+            if let error = firestore.configurationError { return fail(error) }
+            firestore.writeQueue.waitForEarlierWork()
+            var delay = 0.1
+            while !stopped.isSet {
+                do {
+                    let address = firestore.address
+                    let call = try GRPCStreamConnection(
+                        host: address.host, port: address.port, path: "/google.firestore.v1.Firestore/Listen",
+                        metadata: [
+                            ("authorization", firestore.authorizationHeader),
+                            ("google-cloud-resource-prefix", firestore.databaseName),
+                        ])
+                    interrupter.withLock { $0 = call.interrupter }
+                    if stopped.isSet { return }
+                    try call.send(target.addRequest(targetID: 1))
+                    var state = ListenTargetState(targetID: 1)
+                    reading: while !stopped.isSet {
+                        switch try call.next() {
+                        case .message(let bytes):
+                            let event: ListenEvent
+                            do throws(EmulatorError) { event = try ListenEvent.decode(bytes) } catch {
+                                return fail(FirestoreError(.internal, "Unreadable ListenResponse: \(error.message)"))
+                            }
+                            switch state.apply(event) {
+                            case .snapshot(let documents)?:
+                                delay = 0.1
+                                deliver(documents)
+                            case .failed(let code, let message)?:
+                                return fail(FirestoreError(FirestoreErrorCode(rawValue: Int(code)), message))
+                            case nil: break
+                            }
+                        case .end(let code, let message):
+                            // OK, CANCELLED and UNAVAILABLE end a stream a client reopens; others are final.
+                            if [0, 1, 14].contains(code) { break reading }
+                            return fail(FirestoreError(FirestoreErrorCode(rawValue: code), message))
+                        }
+                    }
+                } catch {
+                    // The connection failed or broke: reopen it below.
+                }
+                if stopped.isSet { return }
+                usleep(useconds_t(delay * 1_000_000))
+                delay = min(delay * 2, 5)
+            }
+        }
+    }
+
+    func remove() {
+        stopped.set()
+        interrupter.withLock { $0?.interrupt() }
+    }
+
+    /// Breaks the current connection as a network failure would; the listener reconnects. For tests.
+    package func simulateConnectionLoss() {
+        interrupter.withLock { $0?.interrupt() }
+    }
+}
+
+extension DocumentSnapshot {
+    init(proto: ProtoDocument, reference: DocumentReference) {
+        self.init(
+            reference: reference, fields: proto.fields,
+            updateTime: proto.updateTime.map { EmulatorModelTimestamp(microseconds: $0).rfc3339 })
+    }
+}
+
+extension Query {
+    /// The documents in this query's order (its order-bys, then the implicit ones, then the name).
+    func sorted(_ documents: [DocumentSnapshot]) -> [DocumentSnapshot] {
+        let orders = effectiveOrders
+        return documents.sorted { a, b in
+            for order in orders {
+                let c: Int
+                if order.path.isDocumentID {
+                    c = ResourcePath.compareNames(a.reference.name, b.reference.name)
+                } else {
+                    c = Value.compare(a.modelValue(at: order.path) ?? .null, b.modelValue(at: order.path) ?? .null)
+                }
+                if c != 0 { return order.descending ? c > 0 : c < 0 }
+            }
+            return false
+        }
+    }
+}
