@@ -99,6 +99,8 @@ public final class Database: Sendable {
         return DefaultInstances.database(app: appName, url: url) { Database(url: url) }
     }
 
+    static func isUnreachable(_ error: any Error) -> Bool { (error as? DatabaseError)?.isUnreachable == true }
+
     /// Kept for source compatibility: this client has no disk cache, so the value changes nothing.
     public var isPersistenceEnabled: Bool {
         get { persistence.withLock { $0 } }
@@ -202,7 +204,9 @@ public final class Database: Sendable {
                 method: method, target: target(path, query: query), headers: headers,
                 body: body.map { JSONWriter.encode($0) } ?? [])
         } catch {
-            throw DatabaseError("Could not reach the Realtime Database emulator: \(error.description)")
+            var failure = DatabaseError("Could not reach the Realtime Database emulator: \(error.description)")
+            failure.isUnreachable = true
+            throw failure
         }
         if (200..<300).contains(response.status) || accept.contains(response.status) { return response }
         var message = response.text

@@ -111,7 +111,9 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         let database = self.database
         let path = path ?? self.path
         _ = try await database.writeQueue.run {
-            try database.send(method, path: path, query: [("print", "silent")], body: body)
+            try database.writeQueue.untilReachable(Database.isUnreachable) {
+                try database.send(method, path: path, query: [("print", "silent")], body: body)
+            }
         }
     }
 
@@ -125,7 +127,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         database.writeQueue.enqueue {
             let outcome: (any Error)?
             do {
-                _ = try ref.database.send(method, path: path, query: [("print", "silent")], body: try body.get())
+                let body = try body.get()
+                _ = try ref.database.writeQueue.untilReachable(Database.isUnreachable) {
+                    try ref.database.send(method, path: path, query: [("print", "silent")], body: body)
+                }
                 outcome = nil
             } catch {
                 outcome = error

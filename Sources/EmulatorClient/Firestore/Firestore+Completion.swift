@@ -8,7 +8,8 @@ extension Firestore {
         writeQueue.enqueue { [self] in
             let outcome: (any Error)?
             do {
-                _ = try commitNow(try writes.get())
+                let writes = try writes.get()
+                _ = try writeQueue.untilReachable(Firestore.isUnreachable) { try commitNow(writes) }
                 outcome = nil
             } catch {
                 outcome = error
@@ -19,8 +20,10 @@ extension Firestore {
 
     /// Queues `writes` and waits until the server committed them.
     func commit(_ writes: [WriteOperation]) async throws {
-        _ = try await writeQueue.run { try self.commitNow(writes) }
+        _ = try await writeQueue.run { try self.writeQueue.untilReachable(Firestore.isUnreachable) { try self.commitNow(writes) } }
     }
+
+    static func isUnreachable(_ error: any Error) -> Bool { (error as? FirestoreError)?.isUnreachable == true }
 }
 
 extension DocumentReference {

@@ -168,7 +168,9 @@ public final class Firestore: Sendable, Hashable {
                 method: method, target: target,
                 headers: body == nil ? [] : [("Content-Type", "application/json")], body: bytes)
         } catch {
-            throw FirestoreError(.unavailable, "Could not reach the Firestore emulator: \(error.description)")
+            var failure = FirestoreError(.unavailable, "Could not reach the Firestore emulator: \(error.description)")
+            failure.isUnreachable = true
+            throw failure
         }
         let json: JSONValue
         do {

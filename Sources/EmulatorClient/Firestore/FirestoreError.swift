@@ -39,6 +39,8 @@ public struct FirestoreErrorCode: Sendable, Hashable, CustomStringConvertible {
 public struct FirestoreError: Error, Sendable, CustomStringConvertible {
     public var code: FirestoreErrorCode
     public var message: String
+    /// The emulator could not be reached (no answer at all), so a queued write may be sent again.
+    var isUnreachable = false
 
     public init(_ code: FirestoreErrorCode, _ message: String) {
         self.code = code
