@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "EmulatorBenchmarks",
             dependencies: [
-                "EmulatorSuite", "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
+                "EmulatorSuite", "EmulatorClient", "DatabaseEmulator", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorStorage", "SecurityRules",
                 "EmulatorModel", "EmulatorHTTP", "EmulatorPosix", "EmulatorSupport",
             ],
             swiftSettings: settings),

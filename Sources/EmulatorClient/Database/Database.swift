@@ -19,6 +19,8 @@ public final class Database: Sendable {
     private let clientCache = Mutex<HTTPClient?>(nil)
     let pushIDs = PushIdGenerator()
     let observers = Mutex<[UInt: DatabaseObserver]>([:])
+    /// `.info/connected` observers: their connection watcher and stop flag, by handle.
+    let infoObservers = Mutex<[UInt: (watcher: UInt, stopped: StopFlag)]>([:])
     let nextHandle = Atomic<UInt>(1)
     private let credential = Mutex("owner")
     /// The WebSocket connection that carries the onDisconnect operations.

@@ -50,6 +50,11 @@ final class DatabaseConnection: Sendable {
         var keepAliveSeconds = 45
         /// Keep-alives sent so far.
         var keepAlives = 0
+        /// What `.info/connected` says: a socket is open and greeted.
+        var connected = false
+        /// `.info/connected` watchers by id.
+        var watchers: [UInt: @Sendable (Bool) -> Void] = [:]
+        var nextWatcher: UInt = 1
     }
 
     let namespace: String
@@ -142,11 +147,12 @@ final class DatabaseConnection: Sendable {
     /// Closes the socket (the server then runs the onDisconnect operations) and stays closed.
     /// Unanswered requests wait for ``goOnline()``.
     func goOffline() {
-        let socket = state.withLock { s -> WebSocketClient? in
+        let (socket, generation) = state.withLock { s -> (WebSocketClient?, Int) in
             s.online = false
-            return Self.detach(&s)
+            return (Self.detach(&s), s.generation)
         }
         socket?.close()
+        setConnected(false, generation: generation)
     }
 
     /// Reconnects if a connection was in use.
@@ -235,9 +241,12 @@ final class DatabaseConnection: Sendable {
             case .timeout:
                 if (try? socket.send(text: WireFraming.keepAlive)) != nil { state.withLock { $0.keepAlives += 1 } }
             case .closed:
-                state.withLock { s in
-                    if s.generation == generation { _ = Self.detach(&s) }
+                let current = state.withLock { s -> Int? in
+                    guard s.generation == generation else { return nil }
+                    _ = Self.detach(&s)
+                    return s.generation
                 }
+                if let current { setConnected(false, generation: current) }
                 return
             case .text(let frame):
                 guard let text = joiner.add(frame), let message = try? JSONReader.parse(text) else { continue }
@@ -256,6 +265,7 @@ final class DatabaseConnection: Sendable {
                         s.ready = true
                         return true
                     }
+                    if current { setConnected(true, generation: generation) }
                     if !current {
                         socket.close()
                         return
@@ -320,9 +330,46 @@ final class DatabaseConnection: Sendable {
         let socket = state.withLock { s -> WebSocketClient? in
             s.online = false
             s.wanted = false
+            s.watchers.removeAll()
             return Self.detach(&s)
         }
         socket?.close()
+    }
+
+    // MARK: .info/connected
+
+    /// Whether a socket is open and greeted now.
+    var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Calls `handler` (under the connection's lock: it must only queue work) with the current
+    /// state, then on every change, until ``unwatch(_:)``; opens
+    /// the connection if none is wanted yet (as the SDKs connect when `.info/connected` is observed).
+    func watchConnected(_ handler: @escaping @Sendable (Bool) -> Void) -> UInt {
+        let (id, spawn) = state.withLock { s -> (UInt, Bool) in
+            let id = s.nextWatcher
+            s.nextWatcher += 1
+            s.watchers[id] = handler
+            s.wanted = true
+            handler(s.connected)
+            return (id, Self.claimThread(&s))
+        }
+        if spawn { startThread() }
+        return id
+    }
+
+    func unwatch(_ id: UInt) {
+        state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+    }
+
+    /// Records the state and tells the watchers when it changed; a socket generation that is no
+    /// longer current changes nothing.
+    private func setConnected(_ value: Bool, generation: Int) {
+        // Watchers only queue a callback, so they run under the lock: changes reach them in order.
+        state.withLock { s in
+            guard s.generation == generation, s.connected != value else { return }
+            s.connected = value
+            for (_, watcher) in s.watchers.sorted(by: { $0.key < $1.key }) { watcher(value) }
+        }
     }
 }
 

@@ -87,7 +87,11 @@ public class DatabaseQuery: @unchecked Sendable {
     /// Kept for source compatibility: there is no local cache to keep in sync (every read asks the server).
     public func keepSynced(_ keepSynced: Bool) {}
 
+    /// `.info/connected`: whether the Database's WebSocket connection is open.
+    var isInfoConnected: Bool { path == [".info", "connected"] }
+
     func read() throws(DatabaseError) -> DataSnapshot {
+        if isInfoConnected { return DataSnapshot(ref: ref, node: .leaf(.bool(database.connection.isConnected))) }
         let response = try database.send("GET", path: path, query: params.restQuery + [("format", "export")])
         return DataSnapshot(ref: ref, node: try DatabaseQuery.node(response.body), params: params)
     }
@@ -125,6 +129,21 @@ public class DatabaseQuery: @unchecked Sendable {
         withCancel cancel: ((any Error) -> Void)? = nil
     ) -> DatabaseHandle {
         let handle = database.nextHandle.add(1, ordering: .relaxed).oldValue
+        if isInfoConnected {
+            // Local, like the SDKs' `.info/connected`: the state of this Database's WebSocket.
+            guard eventType == .value else { return handle }
+            let callback = UserCallback(block)
+            let ref = self.ref
+            let database = self.database
+            let stopped = StopFlag()
+            let watcher = database.connection.watchConnected { connected in
+                database.callbackQueue.deliver {
+                    if !stopped.isSet { callback.call(DataSnapshot(ref: ref, node: .leaf(.bool(connected))), nil) }
+                }
+            }
+            database.infoObservers.withLock { $0[handle] = (watcher, stopped) }
+            return handle
+        }
         let observer = DatabaseObserver(
             query: self, eventType: eventType, block: UserCallback(block), cancel: cancel.map { UserCallback($0) })
         database.observers.withLock { $0[handle] = observer }
@@ -174,6 +193,10 @@ public class DatabaseQuery: @unchecked Sendable {
     }
 
     public func removeObserver(withHandle handle: DatabaseHandle) {
+        if let info = database.infoObservers.withLock({ $0.removeValue(forKey: handle) }) {
+            info.stopped.set()
+            database.connection.unwatch(info.watcher)
+        }
         database.observers.withLock { $0.removeValue(forKey: handle) }?.stop()
     }
 
@@ -184,5 +207,15 @@ public class DatabaseQuery: @unchecked Sendable {
             return keys.compactMap { all.removeValue(forKey: $0) }
         }
         for o in mine { o.stop() }
+        if isInfoConnected {
+            let info = database.infoObservers.withLock { all in
+                defer { all.removeAll() }
+                return Array(all.values)
+            }
+            for i in info {
+                i.stopped.set()
+                database.connection.unwatch(i.watcher)
+            }
+        }
     }
 }
