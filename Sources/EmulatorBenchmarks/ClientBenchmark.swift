@@ -79,5 +79,27 @@ private func clientBenchmark(quick: Bool) async throws {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         print(String(format: "client setData(from:) in 500-document batches: %d docs in %.2f s = %.0f docs/s", total, seconds, Double(total) / seconds))
+        runPythonBatches(port: port, total: total)
+    }
+}
+
+/// The same documents through google-cloud-firestore against the same suite, when
+/// `CLIENT_BENCH_PYTHON` names a Python that has it (Benchmarks/client_batch_python.py).
+private func runPythonBatches(port: Int, total: Int) {
+    guard let python = ProcessInfo.processInfo.environment["CLIENT_BENCH_PYTHON"] else {
+        print("python comparison skipped: set CLIENT_BENCH_PYTHON to a python3 with google-cloud-firestore")
+        return
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = ["Benchmarks/client_batch_python.py", "demo-bench", String(total)]
+    var environment = ProcessInfo.processInfo.environment
+    environment["FIRESTORE_EMULATOR_HOST"] = "127.0.0.1:\(port)"
+    process.environment = environment
+    do {
+        try process.run()
+        process.waitUntilExit()
+    } catch {
+        print("python comparison failed: \(error)")
     }
 }
