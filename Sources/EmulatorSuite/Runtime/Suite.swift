@@ -198,7 +198,9 @@ package final class Suite: Sendable {
             let port = address.port + offset
             guard port <= 65535 else { break }
             do throws(ListenFailure) {
-                let listener = try transport.listen(host: address.host, port: port, handler: handler, http2Handler: http2Handler)
+                let listener = try transport.listen(
+                    host: address.host, port: port, handler: handler, http2Handler: http2Handler,
+                    logger: ConsoleLogHandler.logger(kind.rawValue, console: console))
                 if offset > 0 {
                     console.warning(kind.rawValue, "\(kind.description) unable to start on port \(address.port), starting on \(port) instead.")
                 }
