@@ -7,7 +7,7 @@ extension DatabaseEmulator {
     /// rules (admin only; a bad file answers 400 with the parse message).
     func rulesEndpoint(_ http: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
         let items = http.queryItems
-        let name = DatabaseRESTRequest.namespace(http, items: items, defaultNamespace: configuration.defaultNamespace)
+        let name = try DatabaseRESTRequest.namespace(http, items: items, defaultNamespace: configuration.defaultNamespace)
         let auth = try DatabaseRequestAuth.resolve(http, query: items)
         guard auth.isAdmin else { throw .permissionDenied }
         let namespace = store.namespace(name)
