@@ -1,5 +1,6 @@
 import CEmulatorLinux
 import EmulatorHTTP
+import EmulatorSupport
 import Glibc
 import Synchronization
 
@@ -29,9 +30,18 @@ final class ConnectionDriver: @unchecked Sendable {
     private var takeover: (any UpgradedConnectionHandler)?
     /// The deferred response the request in progress waits for; pipelined requests wait behind it.
     private var pendingDeferred: HTTPDeferredResponse?
+    /// Set while pipelined requests wait because too many response bytes are unsent.
+    private var pausedForOutput = false
 
     private static let lingerNanos: Int64 = 500_000_000
     private static let maxBufferedWhileStreaming = 1 << 20
+    /// Unsent response bytes past which no further pipelined request is handled until the peer
+    /// reads: a client that pipelines requests and never reads cannot make the server hold all
+    /// their responses (one response may still exceed it; the next waits).
+    static let maxUnsentBeforeNextRequest = 1 << 20
+
+    /// Response bytes queued on this connection and not yet accepted by the kernel.
+    private var unsentCount: Int { outbound.count - outboundOffset }
 
     init(fd: Int32, loop: EventLoop, server: ServerContext, now: Int64) {
         self.fd = fd
@@ -125,7 +135,17 @@ final class ConnectionDriver: @unchecked Sendable {
 
     /// Pulls actions from the state machine until it needs more input.
     private func process() {
-        while !closed, let action = connection.nextAction(into: &outbound) {
+        while !closed {
+            if unsentCount > Self.maxUnsentBeforeNextRequest {
+                flush()
+                if closed { return }
+                if unsentCount > Self.maxUnsentBeforeNextRequest {
+                    // Resumed by `flush` once the peer has read enough.
+                    pausedForOutput = true
+                    return
+                }
+            }
+            guard let action = connection.nextAction(into: &outbound) else { return }
             switch action {
             case .handle(let request):
                 if !apply(server.handler(request)) { return }
@@ -223,6 +243,14 @@ final class ConnectionDriver: @unchecked Sendable {
             return
         }
         flush()
+        if !closed, unsentCount > server.configuration.maxStreamBacklogBytes {
+            // A subscriber that does not read (an SSE stream, a WebSocket) would make the server
+            // keep every event for it. Drop it; the SDKs reconnect and resync.
+            server.configuration.logger.warning(
+                "port \(server.port): closing a connection that is not reading: \(unsentCount / 1024) KiB unsent "
+                    + "(limit \(server.configuration.maxStreamBacklogBytes / 1024) KiB)")
+            close()
+        }
     }
 
     // MARK: - Writing
@@ -279,6 +307,17 @@ final class ConnectionDriver: @unchecked Sendable {
         if waitingForWritable {
             waitingForWritable = false
             updateInterest()
+        }
+        if pausedForOutput {
+            // Everything went out: serve the requests pipelined behind (their responses are sent
+            // by the flush below, or wait for room again).
+            pausedForOutput = false
+            process()
+            if closed { return }
+            if outboundOffset < outbound.count {
+                flush()
+                return
+            }
         }
         if closeAfterFlush, server.draining.load(ordering: .relaxed) {
             close()

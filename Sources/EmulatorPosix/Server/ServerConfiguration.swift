@@ -26,7 +26,12 @@ package struct ServerConfiguration: Sendable {
     package var http2Handler: HTTP2ConnectionHandlerFactory?
     /// `listen` backlog.
     package var backlog: Int32
-    /// Where the server reports trouble that no request sees (running out of descriptors).
+    /// Unsent bytes a streamed response (SSE) or taken-over connection (WebSocket, gRPC) may
+    /// queue; past it the peer is taken to have stopped reading and the connection is closed
+    /// (logged). gRPC stays far below it: HTTP/2 sends only what the peer's windows allow.
+    package var maxStreamBacklogBytes = 32 << 20
+    /// Where the server reports trouble that no request sees (running out of descriptors, a
+    /// subscriber closed for not reading).
     package var logger: Logger
     /// Tests only: stands in for `accept4` on the listening socket (descriptor, or -1 and errno).
     var acceptOverride: (@Sendable (Int32) -> (fd: Int32, errno: Int32))?
