@@ -35,6 +35,9 @@ package final class StorageEngine: Sendable {
     package let levels: LevelPolicy
     /// Namespaces with a tidy-up scheduled (`scheduleTidy`).
     private let tidying = Mutex<Set<NamespaceID>>([])
+    /// Whether a namespace keeps superseded versions for reads at earlier times (`retention`).
+    /// One that does not keeps only what a held snapshot (a transaction, an export) references.
+    package let keepsHistory: @Sendable (NamespaceID) -> Bool
 
     /// - Parameters:
     ///   - retention: history kept readable, in microseconds (default one hour).
@@ -42,10 +45,15 @@ package final class StorageEngine: Sendable {
     ///   - cutThreshold: `deleteSubtree` deletes a subtree of at most this many entries key by
     ///     key and cuts a larger one out whole (tests pass 0 to always cut, `.max` to never).
     ///   - levels: the sizes at which writes are merged down (tests pass tiny ones to merge often).
+    ///   - keepsHistory: which namespaces serve reads at earlier times (default: all). The others
+    ///     drop a superseded version when the commit that superseded it ends, so overwritten and
+    ///     deleted values are freed at once instead of after `retention`; reads at earlier times
+    ///     in them see the head.
     package init(
         retention: CommitTime = 3_600_000_000, clock: StorageClock = .system, cutThreshold: Int = 64,
-        levels: LevelPolicy = .standard
+        levels: LevelPolicy = .standard, keepsHistory: @escaping @Sendable (NamespaceID) -> Bool = { _ in true }
     ) {
+        self.keepsHistory = keepsHistory
         self.retention = retention
         self.cutThreshold = cutThreshold
         self.levels = levels
@@ -91,7 +99,8 @@ package final class StorageEngine: Sendable {
             let time = max(clock.now(), before.lastCommitTime + 1)
             let horizon = max(before.retainedSince, time - retention)
             var builder = CommitBuilder(
-                state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold, levels: levels)
+                state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold, levels: levels,
+                keepsHistory: keepsHistory)
             let value = try body(&builder)
             let (cleared, changes) = builder.finish()
             var after = builder.state
@@ -149,7 +158,7 @@ package final class StorageEngine: Sendable {
         tidying.withLock { _ = $0.remove(namespace) }
         let underWay = commitLock.withLockIfAvailable { _ -> Bool in
             var state = head.withLock { $0 }
-            let horizon = state.retainedSince
+            let horizon = keepsHistory(namespace) ? state.retainedSince : state.lastCommitTime
             guard let underWay = state.namespaces.modify(namespace, { space in
                 space.settle(policy: levels, horizon: horizon)
                 return space.mergesUnderWay
