@@ -87,3 +87,44 @@ import Testing
         #expect(try engine.value("t/5") == nil)
     }
 }
+
+/// History is bounded by memory as well as by time.
+@Suite struct HistoryMemoryBoundTests {
+    @Test func pastTheBoundTheOldestVersionsExpireFirst() throws {
+        let clock = ManualClock()
+        let engine = StorageEngine(clock: clock.storageClock, levels: .immediate, maxHistoryBytes: 100 * 1024)
+        let value = String(repeating: "v", count: 30 * 1024)
+        var times: [CommitTime] = []
+        for i in 0..<10 {
+            clock.advance(by: 10)
+            times.append(try engine.put([("doc", value + "\(i)")]))
+        }
+        // Nine overwrites of 30 KiB each; 100 KiB keep the last three superseded versions.
+        #expect(try engine.value("doc", at: times[8]) == value + "8")
+        #expect(try engine.value("doc", at: times[6]) == value + "6")
+        #expect(throws: StorageError.self) { try engine.snapshot(at: times[5]) }
+        do {
+            _ = try engine.snapshot(at: times[0])
+        } catch {
+            #expect(error.code == .historyExpired)
+        }
+        // Expired versions are freed when their leaf is next written, merged or swept, and a
+        // commit prunes with the horizon the commits before it set: the bound plus at most one
+        // commit's worth (before: all nine versions, 270 KiB).
+        #expect(engine.historyFootprint(of: testNamespace).bytes <= 131 * 1024)
+        clock.advance(by: 10)
+        try engine.put([("doc", "small")])
+        #expect(engine.historyFootprint(of: testNamespace).bytes <= 131 * 1024)
+        #expect(engine.invariantViolations() == [])
+    }
+
+    @Test func withinTheBoundEverythingStaysReadable() throws {
+        let clock = ManualClock()
+        let engine = StorageEngine(clock: clock.storageClock, maxHistoryBytes: 1 << 20)
+        clock.advance(by: 10)
+        let t1 = try engine.put([("doc", "one")])
+        clock.advance(by: 10)
+        try engine.put([("doc", "two")])
+        #expect(try engine.value("doc", at: t1) == "one")
+    }
+}
