@@ -32,6 +32,8 @@ final class ConnectionDriver: @unchecked Sendable {
     private var pendingDeferred: HTTPDeferredResponse?
     /// Set while pipelined requests wait because too many response bytes are unsent.
     private var pausedForOutput = false
+    /// When the kernel last accepted bytes of this connection (monotonic nanoseconds).
+    private var lastSendProgress: Int64
 
     private static let lingerNanos: Int64 = 500_000_000
     private static let maxBufferedWhileStreaming = 1 << 20
@@ -39,6 +41,9 @@ final class ConnectionDriver: @unchecked Sendable {
     /// reads: a client that pipelines requests and never reads cannot make the server hold all
     /// their responses (one response may still exceed it; the next waits).
     static let maxUnsentBeforeNextRequest = 1 << 20
+    /// How long a connection past its stream backlog limit may go without the kernel taking any
+    /// of its bytes before it counts as not reading.
+    static let stalledNanos: Int64 = 1_000_000_000
 
     /// Response bytes queued on this connection and not yet accepted by the kernel.
     private var unsentCount: Int { outbound.count - outboundOffset }
@@ -50,6 +55,7 @@ final class ConnectionDriver: @unchecked Sendable {
         self.connection = HTTP1Connection(limits: server.configuration.limits)
         self.lastActivity = now
         self.requestStart = now
+        self.lastSendProgress = now
         server.connectionCount.add(1, ordering: .relaxed)
     }
 
@@ -243,9 +249,13 @@ final class ConnectionDriver: @unchecked Sendable {
             return
         }
         flush()
-        if !closed, unsentCount > server.configuration.maxStreamBacklogBytes {
+        let limit = server.configuration.maxStreamBacklogBytes
+        if !closed, unsentCount > limit,
+            unsentCount > 8 * limit || EventLoop.now() - lastSendProgress > Self.stalledNanos
+        {
             // A subscriber that does not read (an SSE stream, a WebSocket) would make the server
-            // keep every event for it. Drop it; the SDKs reconnect and resync.
+            // keep every event for it. Drop it; the SDKs reconnect and resync. (One that reads,
+            // however slowly, keeps a large first snapshot: only eight times the limit ends it.)
             server.configuration.logger.warning(
                 "port \(server.port): closing a connection that is not reading: \(unsentCount / 1024) KiB unsent "
                     + "(limit \(server.configuration.maxStreamBacklogBytes / 1024) KiB)")
@@ -267,6 +277,7 @@ final class ConnectionDriver: @unchecked Sendable {
             let n = cemu_send(fd, base + sent, UInt(bytes.count - sent))
             if n > 0 {
                 sent += n
+                lastSendProgress = EventLoop.now()
             } else if n < 0, cemu_errno() == EINTR {
                 continue
             } else {
@@ -284,6 +295,7 @@ final class ConnectionDriver: @unchecked Sendable {
             }
             if n > 0 {
                 outboundOffset += n
+                lastSendProgress = EventLoop.now()
             } else {
                 let error = cemu_errno()
                 if n < 0, error == EINTR { continue }
