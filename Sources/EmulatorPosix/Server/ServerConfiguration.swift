@@ -27,8 +27,9 @@ package struct ServerConfiguration: Sendable {
     /// `listen` backlog.
     package var backlog: Int32
     /// Unsent bytes a streamed response (SSE) or taken-over connection (WebSocket, gRPC) may
-    /// queue; past it the peer is taken to have stopped reading and the connection is closed
-    /// (logged). gRPC stays far below it: HTTP/2 sends only what the peer's windows allow.
+    /// queue; past it, once the kernel has taken none of the connection's bytes for a second (or
+    /// past eight times it at once), the peer counts as not reading and the connection is
+    /// closed (logged). gRPC stays far below it: HTTP/2 sends only what the peer's windows allow.
     package var maxStreamBacklogBytes = 32 << 20
     /// Where the server reports trouble that no request sees (running out of descriptors, a
     /// subscriber closed for not reading).
