@@ -11,7 +11,10 @@ struct DatabaseTestClient {
     let clock: TestClock
     let storage: StorageEngine
 
-    init(now: Int64 = 1_700_000_000_000, storage: StorageEngine = StorageEngine(), replyGate: ReplyGate? = nil) {
+    init(
+        now: Int64 = 1_700_000_000_000, storage: StorageEngine = StorageEngine(keepsHistory: { _ in false }),
+        replyGate: ReplyGate? = nil
+    ) {
         let clock = TestClock(now)
         self.clock = clock
         self.storage = storage

@@ -10,9 +10,11 @@ import Testing
 @Suite struct SubtreeDeletionTests {
     static let children = 300
 
-    /// A database with `children` children of two leaves each under `/c`, plus `/keep`.
+    /// A database with `children` children of two leaves each under `/c`, plus `/keep`. Its
+    /// engine keeps history (a suite's keeps none for the RTDB), so the tests can read the data
+    /// at the time before a cut.
     static func loaded() -> DatabaseTestClient {
-        let db = DatabaseTestClient()
+        let db = DatabaseTestClient(storage: StorageEngine())
         let members = (0..<children).map { #""d\#($0)":{"name":"user\#($0)","n":\#($0)}"# }.joined(separator: ",")
         db.patch("/c.json?ns=big", "{" + members + "}")
         db.put("/keep.json?ns=big", "1")

@@ -178,6 +178,15 @@ struct CommandRunnerConfigurationTests {
         #expect(!output.standardOutput.contains("Starting emulators"))
     }
 
+    @Test func exportOnExitThatCannotExportExitsOneSayingSo() {
+        let directory = TemporaryDirectory()
+        directory.write("firebase.json", #"{"emulators":{"database":{"port":0},"hub":{"port":0}}}"#)
+        // The target is free at start; the script puts a file there, so the export at exit fails.
+        let (status, output) = run(["exec", "--export-on-exit", "data", "echo x > \(directory.path)/data"], in: directory)
+        #expect(status == 1)
+        #expect(output.standardError.contains("Error: --export-on-exit could not export to \"\(directory.path)/data\""))
+    }
+
     @Test func exportWithNoSuiteExitsOne() {
         let directory = TemporaryDirectory()
         directory.write(".firebaserc", #"{"projects":{"default":"demo-rc"}}"#)

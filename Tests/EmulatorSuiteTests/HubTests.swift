@@ -88,6 +88,11 @@ struct HubTests {
         response = router.respond(to: request)
         #expect(response.status == .forbidden)
         #expect(seen.all.count == 1)
+
+        // A page on the user's own machine (the Emulator UI, a dev server) may.
+        request.headers = HTTPHeaders([("Origin", "http://127.0.0.1:4000")])
+        #expect(router.respond(to: request).status == .ok)
+        #expect(seen.all.count == 2)
     }
 
     @Test func exportAnswers501UntilSnapshotsLandAnd400ForBadBodies() {

@@ -6,8 +6,11 @@ extension DatabaseEmulator {
     /// `/.settings/rules.json`: GET the rules text (`format=strict` gives strict JSON), PUT new
     /// rules (admin only; a bad file answers 400 with the parse message).
     func rulesEndpoint(_ http: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
+        // Admin credentials travel in the query (`access_token=owner`), so a page on another site
+        // could send them through the user's browser: only loopback origins may (AdminOriginCheck).
+        guard AdminOriginCheck.permits(http) else { return Self.error(.forbidden, AdminOriginCheck.refusal) }
         let items = http.queryItems
-        let name = DatabaseRESTRequest.namespace(http, items: items, defaultNamespace: configuration.defaultNamespace)
+        let name = try DatabaseRESTRequest.namespace(http, items: items, defaultNamespace: configuration.defaultNamespace)
         let auth = try DatabaseRequestAuth.resolve(http, query: items)
         guard auth.isAdmin else { throw .permissionDenied }
         let namespace = store.namespace(name)

@@ -115,7 +115,7 @@ extension DatabaseEmulator {
         if request.isPriority { throw .badRequest(DatabaseRESTError.invalidPatchBody) }
         let json: JSONValue
         do {
-            json = try JSONReader.parse(http.body)
+            json = try JSONReader.parse(http.body, rejectingDuplicateKeys: true)
         } catch {
             throw .badRequest(DatabaseRESTError.invalidPatchBody)
         }
@@ -210,7 +210,8 @@ extension DatabaseEmulator {
     static func parseBody(_ body: [UInt8]) throws(DatabaseRESTError) -> JSONValue {
         if body.count > maxBodyBytes { throw .badRequest(DatabaseRESTError.writeTooBig) }
         do {
-            return try JSONReader.parse(body)
+            // A key given twice is refused rather than one of its values dropped silently.
+            return try JSONReader.parse(body, rejectingDuplicateKeys: true)
         } catch {
             throw .badRequest(DatabaseRESTError.invalidJSON)
         }

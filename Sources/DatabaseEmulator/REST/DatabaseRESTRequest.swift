@@ -24,7 +24,7 @@ struct DatabaseRESTRequest {
     /// Decodes `request` (whose path ends in `.json`).
     init(_ request: HTTPRequest, defaultNamespace: String) throws(DatabaseRESTError) {
         items = request.queryItems
-        namespace = Self.namespace(request, items: items, defaultNamespace: defaultNamespace)
+        namespace = try Self.namespace(request, items: items, defaultNamespace: defaultNamespace)
 
         var raw = request.rawPath
         raw.removeLast(".json".utf8.count)
@@ -91,17 +91,25 @@ struct DatabaseRESTRequest {
     }
 
     /// `?ns=` wins; else the first DNS label of `Host` (`foo.localhost:9000` → `foo`, `localhost`
-    /// → `localhost`); an IP address or no host gives the default namespace.
+    /// → `localhost`); an IP address, no host, or a label that is no namespace name
+    /// (`emulator_1`, a container name) gives the default namespace. An `ns` that breaks the
+    /// namespace rule (``DatabaseNamespaceName``) is a 400: such a name would end up as a file
+    /// name in every later export.
     static func namespace(_ request: HTTPRequest, items: [(name: String, value: String)], defaultNamespace: String)
-        -> String
+        throws(DatabaseRESTError) -> String
     {
-        if let ns = items.first(where: { $0.name == "ns" })?.value, !ns.isEmpty { return ns }
+        if let ns = items.first(where: { $0.name == "ns" })?.value, !ns.isEmpty {
+            if let problem = DatabaseNamespaceName.problem(ns) { throw .badRequest(problem) }
+            return ns
+        }
         guard let host = request.headers["Host"], !host.isEmpty else { return defaultNamespace }
         var name = Substring(host)
         if name.first == "[" { return defaultNamespace }  // IPv6 literal
         if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
         if name.allSatisfy({ $0.isNumber || $0 == "." }) { return defaultNamespace }
-        guard let label = name.split(separator: ".").first, !label.isEmpty else { return defaultNamespace }
+        guard let label = name.split(separator: ".").first, DatabaseNamespaceName.isValid(label) else {
+            return defaultNamespace
+        }
         return String(label)
     }
 

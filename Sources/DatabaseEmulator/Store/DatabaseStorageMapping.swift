@@ -1,16 +1,22 @@
 import EmulatorModel
-import EmulatorStorage
+package import EmulatorStorage
 import EmulatorSupport
 
 /// How a database tree lives in the shared storage engine: namespace `database/<ns>`, one entry
 /// per leaf keyed by its path segments, a priority at `<node path>/.priority`, a root leaf at
 /// `/.value` (the engine keeps no value at the root key). `.priority` and `.value` are keys no user
 /// can write, since `.` is invalid in keys.
-enum DatabaseStorageMapping {
+package enum DatabaseStorageMapping {
     static let priorityKey = ".priority"
     static let rootValueKey = ".value"
 
     static func namespaceID(_ name: String) -> NamespaceID { NamespaceID("database/" + name) }
+
+    /// Whether `namespace` holds Realtime Database data. The RTDB never reads at an earlier time,
+    /// so a suite's engine keeps no history for these (`StorageEngine(keepsHistory:)`).
+    package static func isDatabaseNamespace(_ namespace: NamespaceID) -> Bool {
+        namespace.name.utf8.starts(with: "database/".utf8)
+    }
 
     static func key(_ path: DatabasePath) -> StorageKey { StorageKey(segments: path.keys) }
 

@@ -7,8 +7,8 @@ extension DatabaseEmulator {
     /// `GET /.ws?v=5&ns=<ns>` upgraded to a WebSocket: the SDKs' realtime connection
     /// (`useEmulator(host, port)`). The namespace comes from `ns` (else the `Host` label, as for
     /// REST); the hello names the `Host` the client connected to, which iOS keeps using.
-    func webSocket(_ request: HTTPRequest) -> HTTPResponse {
-        let name = DatabaseRESTRequest.namespace(
+    func webSocket(_ request: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
+        let name = try DatabaseRESTRequest.namespace(
             request, items: request.queryItems, defaultNamespace: configuration.defaultNamespace)
         let host = request.headers["Host"] ?? "localhost"
         return WebSocketHandshake.upgrade(request) { [self] writer in

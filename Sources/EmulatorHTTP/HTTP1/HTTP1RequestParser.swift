@@ -140,7 +140,12 @@ package struct HTTP1RequestParser: Sendable {
                 return nil
             }
         }
-        guard let end = findHeadEnd() else {
+        let scanned = max(scanIndex, readIndex)
+        let end = findHeadEnd()
+        // A line ending in a bare LF can never complete a head (the terminator is CRLF CRLF):
+        // answer 400 now instead of waiting for the header timeout.
+        if containsBareLF(from: scanned, to: end.map { $0 + 4 } ?? buffer.count) { return .some(fail(.badRequest)) }
+        guard let end else {
             if bufferedCount > limits.maxHeadBytes { return .some(fail(.headerFieldsTooLarge)) }
             return nil
         }
@@ -171,6 +176,16 @@ package struct HTTP1RequestParser: Sendable {
         }
         scanIndex = i
         return nil
+    }
+
+    /// Whether an LF in `start..<end` of the head being read is not preceded by a CR.
+    private func containsBareLF(from start: Int, to end: Int) -> Bool {
+        var i = start
+        while i < end {
+            if buffer[i] == .lf, i == readIndex || buffer[i - 1] != .cr { return true }
+            i += 1
+        }
+        return false
     }
 
     private enum HeadResult {

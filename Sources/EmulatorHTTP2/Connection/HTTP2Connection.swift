@@ -273,6 +273,18 @@ package struct HTTP2Connection: Sendable {
         return actions
     }
 
+    /// Response bytes queued on open streams that the peer's flow-control windows do not yet let
+    /// out (DATA payloads only).
+    package var queuedBytes: Int {
+        var total = 0
+        for state in streams.values where !state.pending.isEmpty {
+            for (i, item) in state.pending.enumerated() {
+                if case .data(let payload, _) = item { total += payload.count - (i == 0 ? state.pendingOffset : 0) }
+            }
+        }
+        return total
+    }
+
     /// Queues `payload` on `stream`; it goes out as flow-control windows allow.
     package mutating func sendData(stream: UInt32, _ payload: [UInt8], endStream: Bool = false) -> [Action] {
         guard streams[stream] != nil, streams[stream]?.localClosed == false else { return [] }

@@ -40,7 +40,15 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         /// Bytes produced under the lock, written in one piece when the lock is released.
         var outbound: [UInt8] = []
         var nextHold: UInt64 = 0
+        /// Unary and server-streaming calls whose requests are complete, waiting to run (in
+        /// arrival order) until the responses already queued fit the peer's windows.
+        var waiting: [@Sendable () -> Void] = []
     }
+
+    /// Response bytes the connection may hold beyond what the peer's windows let out before
+    /// further calls wait: a client that sends many calls and reads nothing cannot make the server
+    /// produce every response (900 unread `GetDocument`s of 1 MiB each held 900 MiB before).
+    package static let maxQueuedBytesBeforeNextCall = 4 << 20
 
     private let router: GRPCRouter
     let output: any UpgradedConnectionWriter
@@ -68,6 +76,22 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             perform(actions, &s, &work)
         }
         for w in work { w() }
+        runWaitingCalls()
+    }
+
+    /// Runs waiting calls one at a time while what is queued fits the bound; the rest wait for
+    /// the peer's WINDOW_UPDATEs (which arrive through `received`).
+    private func runWaitingCalls() {
+        while true {
+            let next = state.withLock { s -> (@Sendable () -> Void)? in
+                guard !s.closed, !s.waiting.isEmpty,
+                    s.connection.queuedBytes <= Self.maxQueuedBytesBeforeNextCall
+                else { return nil }
+                return s.waiting.removeFirst()
+            }
+            guard let next else { return }
+            next()
+        }
     }
 
     package func closed() {
@@ -75,6 +99,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             s.closed = true
             let calls = s.calls.values.compactMap(\.streaming)
             s.calls.removeAll()
+            s.waiting.removeAll()
             return calls
         }
         for c in calls { c.cancelled() }
@@ -202,7 +227,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 return
             }
             let context = call.context
-            work.append { [self] in
+            s.waiting.append { [self] in
                 gated(stream) {
                     switch handler(context, request) {
                     case .success(let response):
@@ -219,7 +244,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             }
             let context = call.context
             let batching = BatchingWriter(connection: self, stream: stream)
-            work.append { batching.finish(handler(context, request, batching)) }
+            s.waiting.append { batching.finish(handler(context, request, batching)) }
         }
     }
 

@@ -1,4 +1,5 @@
 import CEmulatorLinux
+import EmulatorSupport
 import Glibc
 import Synchronization
 
@@ -31,13 +32,23 @@ final class EventLoop: @unchecked Sendable {
 
     // Loop-confined state.
     private var connections: [ConnectionDriver?] = []
-    private var listeners: [Int32: ServerContext] = [:]
+    private var listeners: [Int32: Listener] = [:]
+    /// When the earliest paused listener polls again (monotonic nanoseconds; `Int64.max`: none).
+    private var nextListenerResume = Int64.max
     private var connectionCount = 0
     private let readBuffer: UnsafeMutableRawBufferPointer
     private var sweepIntervalNanos: Int64 = 1_000_000_000
     private var nextSweep: Int64 = 0
     /// Outbound scratch shared by every connection on this loop (cleared after each use).
     var scratch: [UInt8] = []
+
+    /// A listening socket and how its accepting fares.
+    private struct Listener {
+        let server: ServerContext
+        var backoff = AcceptBackoff()
+        /// Set while the listener is out of epoll after a descriptor shortage.
+        var resumeAt: Int64?
+    }
 
     private static let wakeToken: UInt64 = 0
     private static let listenerFlag: UInt64 = 1 << 40
@@ -93,7 +104,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - Registration (loop thread only)
 
     func addListener(_ fd: Int32, server: ServerContext) {
-        listeners[fd] = server
+        listeners[fd] = Listener(server: server)
         _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_ADD, fd, CEMU_EPOLLIN, Self.listenerFlag | UInt64(fd))
         adjustSweep(for: server)
     }
@@ -161,7 +172,12 @@ final class EventLoop: @unchecked Sendable {
         while true {
             let now = Self.now()
             let timeout = max(0, Int32(clamping: (nextSweep - now + 999_999) / 1_000_000))
-            let count = cemu_epoll_wait(epollFD, events, Int32(capacity), connectionCount > 0 ? timeout : -1)
+            var wait: Int32 = connectionCount > 0 ? timeout : -1
+            if nextListenerResume != .max {
+                let resume = max(0, Int32(clamping: (nextListenerResume - now + 999_999) / 1_000_000))
+                wait = wait < 0 ? resume : min(wait, resume)
+            }
+            let count = cemu_epoll_wait(epollFD, events, Int32(capacity), wait)
             if count < 0 {
                 if cemu_errno() == EINTR { continue }
                 return
@@ -179,6 +195,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             let after = Self.now()
+            if after >= nextListenerResume { resumeListeners(now: after) }
             if after >= nextSweep {
                 sweep(now: after)
                 nextSweep = after + sweepIntervalNanos
@@ -201,16 +218,47 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func accept(on listenerFD: Int32) {
-        guard let server = listeners[listenerFD] else { return }
+        guard var listener = listeners[listenerFD], listener.resumeAt == nil else { return }
+        let server = listener.server
+        defer { listeners[listenerFD] = listener }
         for _ in 0..<64 {
-            let fd = cemu_accept_nonblocking(listenerFD)
-            if fd < 0 { return }
+            let (fd, error) = server.acceptConnection(listenerFD)
+            if fd < 0 {
+                let action = listener.backoff.failed(errno: error, now: Self.now(), port: server.port)
+                if case .pause(let resumeAt, let log) = action {
+                    // Level-triggered: left in epoll, a listener with a waiting connection would
+                    // wake the loop again at once and spin until a descriptor frees up.
+                    _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_MOD, listenerFD, 0, Self.listenerFlag | UInt64(listenerFD))
+                    listener.resumeAt = resumeAt
+                    nextListenerResume = min(nextListenerResume, resumeAt)
+                    if let log { server.configuration.logger.warning(log) }
+                }
+                return
+            }
+            if case .recovered(let log) = listener.backoff.accepted(port: server.port) {
+                server.configuration.logger.info(log)
+            }
             _ = cemu_set_nodelay(fd)
             let target = server.group.next()
             if target === self {
                 adopt(fd, server: server)
             } else {
                 target.execute { loop in loop.adopt(fd, server: server) }
+            }
+        }
+    }
+
+    /// Puts listeners whose pause is over back into epoll (a connection waiting in the backlog
+    /// reports them readable at once, which tries `accept` again).
+    private func resumeListeners(now: Int64) {
+        nextListenerResume = .max
+        for (fd, listener) in listeners {
+            guard let resumeAt = listener.resumeAt else { continue }
+            if resumeAt <= now {
+                listeners[fd]?.resumeAt = nil
+                _ = cemu_epoll_ctl(epollFD, CEMU_EPOLL_CTL_MOD, fd, CEMU_EPOLLIN, Self.listenerFlag | UInt64(fd))
+            } else {
+                nextListenerResume = min(nextListenerResume, resumeAt)
             }
         }
     }

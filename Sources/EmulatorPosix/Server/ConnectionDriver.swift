@@ -1,5 +1,6 @@
 import CEmulatorLinux
 import EmulatorHTTP
+import EmulatorSupport
 import Glibc
 import Synchronization
 
@@ -29,9 +30,23 @@ final class ConnectionDriver: @unchecked Sendable {
     private var takeover: (any UpgradedConnectionHandler)?
     /// The deferred response the request in progress waits for; pipelined requests wait behind it.
     private var pendingDeferred: HTTPDeferredResponse?
+    /// Set while pipelined requests wait because too many response bytes are unsent.
+    private var pausedForOutput = false
+    /// When the kernel last accepted bytes of this connection (monotonic nanoseconds).
+    private var lastSendProgress: Int64
 
     private static let lingerNanos: Int64 = 500_000_000
     private static let maxBufferedWhileStreaming = 1 << 20
+    /// Unsent response bytes past which no further pipelined request is handled until the peer
+    /// reads: a client that pipelines requests and never reads cannot make the server hold all
+    /// their responses (one response may still exceed it; the next waits).
+    static let maxUnsentBeforeNextRequest = 1 << 20
+    /// How long a connection past its stream backlog limit may go without the kernel taking any
+    /// of its bytes before it counts as not reading.
+    static let stalledNanos: Int64 = 1_000_000_000
+
+    /// Response bytes queued on this connection and not yet accepted by the kernel.
+    private var unsentCount: Int { outbound.count - outboundOffset }
 
     init(fd: Int32, loop: EventLoop, server: ServerContext, now: Int64) {
         self.fd = fd
@@ -40,6 +55,7 @@ final class ConnectionDriver: @unchecked Sendable {
         self.connection = HTTP1Connection(limits: server.configuration.limits)
         self.lastActivity = now
         self.requestStart = now
+        self.lastSendProgress = now
         server.connectionCount.add(1, ordering: .relaxed)
     }
 
@@ -125,7 +141,17 @@ final class ConnectionDriver: @unchecked Sendable {
 
     /// Pulls actions from the state machine until it needs more input.
     private func process() {
-        while !closed, let action = connection.nextAction(into: &outbound) {
+        while !closed {
+            if unsentCount > Self.maxUnsentBeforeNextRequest {
+                flush()
+                if closed { return }
+                if unsentCount > Self.maxUnsentBeforeNextRequest {
+                    // Resumed by `flush` once the peer has read enough.
+                    pausedForOutput = true
+                    return
+                }
+            }
+            guard let action = connection.nextAction(into: &outbound) else { return }
             switch action {
             case .handle(let request):
                 if !apply(server.handler(request)) { return }
@@ -223,6 +249,18 @@ final class ConnectionDriver: @unchecked Sendable {
             return
         }
         flush()
+        let limit = server.configuration.maxStreamBacklogBytes
+        if !closed, unsentCount > limit,
+            unsentCount > 8 * limit || EventLoop.now() - lastSendProgress > Self.stalledNanos
+        {
+            // A subscriber that does not read (an SSE stream, a WebSocket) would make the server
+            // keep every event for it. Drop it; the SDKs reconnect and resync. (One that reads,
+            // however slowly, keeps a large first snapshot: only eight times the limit ends it.)
+            server.configuration.logger.warning(
+                "port \(server.port): closing a connection that is not reading: \(unsentCount / 1024) KiB unsent "
+                    + "(limit \(server.configuration.maxStreamBacklogBytes / 1024) KiB)")
+            close()
+        }
     }
 
     // MARK: - Writing
@@ -239,6 +277,7 @@ final class ConnectionDriver: @unchecked Sendable {
             let n = cemu_send(fd, base + sent, UInt(bytes.count - sent))
             if n > 0 {
                 sent += n
+                lastSendProgress = EventLoop.now()
             } else if n < 0, cemu_errno() == EINTR {
                 continue
             } else {
@@ -256,6 +295,7 @@ final class ConnectionDriver: @unchecked Sendable {
             }
             if n > 0 {
                 outboundOffset += n
+                lastSendProgress = EventLoop.now()
             } else {
                 let error = cemu_errno()
                 if n < 0, error == EINTR { continue }
@@ -279,6 +319,17 @@ final class ConnectionDriver: @unchecked Sendable {
         if waitingForWritable {
             waitingForWritable = false
             updateInterest()
+        }
+        if pausedForOutput {
+            // Everything went out: serve the requests pipelined behind (their responses are sent
+            // by the flush below, or wait for room again).
+            pausedForOutput = false
+            process()
+            if closed { return }
+            if outboundOffset < outbound.count {
+                flush()
+                return
+            }
         }
         if closeAfterFlush, server.draining.load(ordering: .relaxed) {
             close()

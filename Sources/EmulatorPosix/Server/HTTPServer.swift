@@ -24,6 +24,7 @@ package enum HTTPServer {
     ) throws(ServerError) -> RunningServer {
         guard group.loopCount > 0 else { throw .system(operation: "epoll_create1", errno: EMFILE) }
         ignoreSIGPIPE()
+        DescriptorLimit.raiseSoftLimitToHard()
         // `localhost` means both loopbacks: IPv4 first (it decides the port), then IPv6 on the same
         // port when the machine has it and nobody holds that port there.
         let dual = configuration.host == "localhost"
@@ -34,7 +35,7 @@ package enum HTTPServer {
             listeners.append((fd6, "::1"))
         }
         let fds = listeners.map(\.fd)
-        let context = ServerContext(configuration: configuration, handler: handler, group: group)
+        let context = ServerContext(configuration: configuration, handler: handler, group: group, port: port)
         let listenerLoop = group.next()
         listenerLoop.execute { loop in
             for fd in fds { loop.addListener(fd, server: context) }

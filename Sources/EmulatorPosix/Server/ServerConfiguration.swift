@@ -1,4 +1,5 @@
 package import EmulatorHTTP
+package import EmulatorSupport
 
 /// Where and how an ``HTTPServer`` listens.
 ///
@@ -25,6 +26,16 @@ package struct ServerConfiguration: Sendable {
     package var http2Handler: HTTP2ConnectionHandlerFactory?
     /// `listen` backlog.
     package var backlog: Int32
+    /// Unsent bytes a streamed response (SSE) or taken-over connection (WebSocket, gRPC) may
+    /// queue; past it, once the kernel has taken none of the connection's bytes for a second (or
+    /// past eight times it at once), the peer counts as not reading and the connection is
+    /// closed (logged). gRPC stays far below it: HTTP/2 sends only what the peer's windows allow.
+    package var maxStreamBacklogBytes = 32 << 20
+    /// Where the server reports trouble that no request sees (running out of descriptors, a
+    /// subscriber closed for not reading).
+    package var logger: Logger
+    /// Tests only: stands in for `accept4` on the listening socket (descriptor, or -1 and errno).
+    var acceptOverride: (@Sendable (Int32) -> (fd: Int32, errno: Int32))?
 
     package init(
         host: String = "127.0.0.1",
@@ -33,7 +44,8 @@ package struct ServerConfiguration: Sendable {
         headerReadTimeout: Duration = .seconds(30),
         idleTimeout: Duration = .seconds(120),
         http2Handler: HTTP2ConnectionHandlerFactory? = nil,
-        backlog: Int32 = 1024
+        backlog: Int32 = 1024,
+        logger: Logger = Logger(label: "server")
     ) {
         self.host = host
         self.port = port
@@ -42,5 +54,6 @@ package struct ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.http2Handler = http2Handler
         self.backlog = backlog
+        self.logger = logger
     }
 }

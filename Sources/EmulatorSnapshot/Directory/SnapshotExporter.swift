@@ -127,10 +127,9 @@ package struct SnapshotExporter: Sendable {
             let dir = directory + "/" + Self.databasePath
             try fileSystem.makeDirectory(dir)
             for namespace in database {
-                guard Self.isSafeFileName(namespace.name) else {
-                    throw SnapshotError(.refused, "Database namespace \"\(namespace.name)\" cannot be used as a file name.")
-                }
-                let file = try fileSystem.create(dir + "/" + namespace.name + ".json")
+                // Encoded, so no name (one kept from before names were checked, say) can fail the
+                // whole export or write outside `dir`.
+                let file = try fileSystem.create(dir + "/" + DatabaseExportFileName.encode(namespace.name) + ".json")
                 defer { file.close() }
                 try namespace.stream { bytes throws(SnapshotError) in try file.write(bytes) }
                 try file.sync()

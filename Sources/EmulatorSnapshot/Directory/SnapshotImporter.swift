@@ -141,7 +141,8 @@ package struct SnapshotImporter: Sendable {
             let file = dir + "/" + entry
             let bytes = try fileSystem.read(file)
             do throws(JSONError) {
-                namespaces.append((String(entry.dropLast(5)), file, try JSONReader.parse(bytes, maxDepth: 64)))
+                let name = DatabaseExportFileName.decode(String(entry.dropLast(5)))
+                namespaces.append((name, file, try JSONReader.parse(bytes, maxDepth: 64)))
             } catch {
                 throw SnapshotError(.corrupted, "invalid JSON: \(error)", file: file, offset: error.offset)
             }

@@ -28,16 +28,37 @@ package struct CommitBuilder {
     /// lookup in `state.namespaces` copies the whole namespace state, and a commit's puts mostly
     /// go to one namespace. Limits change only outside commits.
     private var lastLimits: (namespace: NamespaceID, limits: NamespaceLimits?)?
+    /// Which namespaces keep history (see `StorageEngine.keepsHistory`).
+    let keepsHistory: @Sendable (NamespaceID) -> Bool
+    /// The answer of `keepsHistory` for the namespace written last (a commit's writes mostly go
+    /// to one namespace).
+    private var lastHistory: (namespace: NamespaceID, keeps: Bool)?
 
     init(
         state: EngineState, commitTime: CommitTime, horizon: CommitTime, cutThreshold: Int = 64,
-        levels: LevelPolicy = .standard
+        levels: LevelPolicy = .standard, keepsHistory: @escaping @Sendable (NamespaceID) -> Bool = { _ in true }
     ) {
         self.state = state
         self.commitTime = commitTime
         self.horizon = horizon
         self.cutThreshold = cutThreshold
         self.levels = levels
+        self.keepsHistory = keepsHistory
+    }
+
+    /// Whether `namespace` keeps history, remembered for the namespace asked about last.
+    private mutating func keepsHistory(of namespace: NamespaceID) -> Bool {
+        if let last = lastHistory, last.namespace == namespace { return last.keeps }
+        let keeps = keepsHistory(namespace)
+        lastHistory = (namespace, keeps)
+        return keeps
+    }
+
+    /// The horizon for `namespace`: the engine's, or for a namespace without history the moment
+    /// before this commit (versions this commit superseded stay until it ends: a second write of
+    /// a key in the same commit looks at them).
+    private mutating func horizon(for namespace: NamespaceID) -> CommitTime {
+        keepsHistory(of: namespace) ? horizon : commitTime - 1
     }
 
     // MARK: Reads
@@ -177,9 +198,10 @@ package struct CommitBuilder {
             cleared.append(ClearedSubtree(namespace: namespace, key: key))
         }
         var removed = 0
+        let retires = keepsHistory(of: namespace)
         modify(namespace) { space in
             // A cut earlier in this commit that covers the range already kept its history.
-            if !space.retired.contains(where: { $0.time == time && $0.subtree.contains(key) }) {
+            if retires, !space.retired.contains(where: { $0.time == time && $0.subtree.contains(key) }) {
                 space.retired.append(RetiredSubtree(time: time, subtree: key, before: space.headStack))
             }
             if key.isRoot {
@@ -212,6 +234,7 @@ package struct CommitBuilder {
         var change: StorageChange?
         var rewrite = false
         if wrote.last != namespace && !wrote.contains(namespace) { wrote.append(namespace) }
+        let horizon = horizon(for: namespace)
         let times = state.namespaces[namespace, default: NamespaceState()].update(key.encoded, horizon: horizon) {
             entry -> WriteTimes in
             do throws(StorageError) {
@@ -290,11 +313,17 @@ package struct CommitBuilder {
                 deltas.append(delta)
             }
         }
-        let (horizon, levels) = (horizon, levels)
+        let levels = levels
         for (namespace, delta) in zip(touched, deltas) where delta != 0 {
             modify(namespace) { $0.liveCount += delta }
         }
+        // Namespaces without history drop the versions this commit superseded now that it ends
+        // (overwrites and deletes; a creation has none).
+        for change in changes where change.old != nil && !keepsHistory(of: change.namespace) {
+            modify(change.namespace) { $0.forgetHistory(change.key.encoded) }
+        }
         for namespace in touched {
+            let horizon = horizon(for: namespace)
             modify(namespace) { space in
                 space.sweepStep(horizon: horizon)
                 for id in Array(space.indexes.keys) {
@@ -304,7 +333,10 @@ package struct CommitBuilder {
                 }
             }
         }
-        for namespace in wrote { modify(namespace) { $0.settle(policy: levels, horizon: horizon) } }
+        for namespace in wrote {
+            let horizon = horizon(for: namespace)
+            modify(namespace) { $0.settle(policy: levels, horizon: horizon) }
+        }
         return (cleared, changes)
     }
 }

@@ -268,6 +268,27 @@ struct NamespaceState: Sendable {
         if horizon > 0 && entry.value != nil && !entry.history.isEmpty { _ = entry.prune(horizon: horizon) }
     }
 
+    /// Drops the superseded versions of `key` (a namespace without history, after the commit that
+    /// wrote it). A tombstone above the main tree keeps one empty version, so that it still hides
+    /// older levels; in the main tree it goes altogether.
+    mutating func forgetHistory(_ key: [UInt8]) {
+        let hash = KeyFilter.hash(key)
+        if pendingHolds(key, hash) {
+            pending.update(key, horizon: 0) { NamespaceState.dropVersions(&$0, keepingMarker: true) }
+        } else if direct && !freshOrRecentHolds(key, hash) && main.filter.mayContain(hash) {
+            main.tree.update(key, horizon: 0) { NamespaceState.dropVersions(&$0, keepingMarker: false) }
+        }
+    }
+
+    private static func dropVersions(_ entry: inout VersionedEntry, keepingMarker: Bool) {
+        guard let last = entry.history.last else { return }
+        if entry.value != nil || !keepingMarker {
+            entry.history = []
+        } else if last.value != nil || entry.history.count > 1 {
+            entry.history = [EntryVersion(time: last.time, createTime: last.createTime, value: nil)]
+        }
+    }
+
     /// Stores `entry` (live) in place of whatever the head holds for its key; returns that.
     /// (A restore settles whenever `pending` has `sealSize` entries.)
     mutating func replace(with entry: VersionedEntry) -> VersionedEntry? {

@@ -186,3 +186,21 @@ extension StorageEngine {
             + "main \(space.main.filter.words.count * 8); merges under way: \(space.mergesUnderWay)"
     }
 }
+
+extension StorageEngine {
+    /// Bytes of superseded versions the head still holds in `namespace` (every level), plus the
+    /// number of retired subtrees kept for reads at earlier times: what history costs there.
+    package func historyFootprint(of namespace: NamespaceID) -> (bytes: Int, retiredSubtrees: Int) {
+        guard let state = try? snapshot().state, let space = state.namespaces[namespace] else { return (0, 0) }
+        let roots = [space.pending.root] + space.fresh.map(\.root) + [space.recent.root, space.draining.root, space.main.tree.root]
+        var bytes = 0
+        for root in roots {
+            var problems: [String] = []
+            var leafDepth: Int?
+            root.check(depth: 0, lower: nil, upper: nil, isRoot: true, leafDepth: &leafDepth, problems: &problems) { entry in
+                for version in entry.history { bytes += version.value?.count ?? 0 }
+            }
+        }
+        return (bytes, space.retired.count)
+    }
+}

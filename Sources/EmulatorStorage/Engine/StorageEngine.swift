@@ -35,6 +35,12 @@ package final class StorageEngine: Sendable {
     package let levels: LevelPolicy
     /// Namespaces with a tidy-up scheduled (`scheduleTidy`).
     private let tidying = Mutex<Set<NamespaceID>>([])
+    /// Whether a namespace keeps superseded versions for reads at earlier times (`retention`).
+    /// One that does not keeps only what a held snapshot (a transaction, an export) references.
+    package let keepsHistory: @Sendable (NamespaceID) -> Bool
+    /// Bytes of superseded versions per commit, to bound history by memory (touched only under
+    /// `commitLock`).
+    private let ledger: Mutex<HistoryLedger>
 
     /// - Parameters:
     ///   - retention: history kept readable, in microseconds (default one hour).
@@ -42,10 +48,20 @@ package final class StorageEngine: Sendable {
     ///   - cutThreshold: `deleteSubtree` deletes a subtree of at most this many entries key by
     ///     key and cuts a larger one out whole (tests pass 0 to always cut, `.max` to never).
     ///   - levels: the sizes at which writes are merged down (tests pass tiny ones to merge often).
+    ///   - keepsHistory: which namespaces serve reads at earlier times (default: all). The others
+    ///     drop a superseded version when the commit that superseded it ends, so overwritten and
+    ///     deleted values are freed at once instead of after `retention`; reads at earlier times
+    ///     in them see the head.
+    ///   - maxHistoryBytes: about how many bytes of superseded values history may hold; past it
+    ///     the oldest versions expire before `retention` (reads at their times fail
+    ///     `.historyExpired`).
     package init(
         retention: CommitTime = 3_600_000_000, clock: StorageClock = .system, cutThreshold: Int = 64,
-        levels: LevelPolicy = .standard
+        levels: LevelPolicy = .standard, keepsHistory: @escaping @Sendable (NamespaceID) -> Bool = { _ in true },
+        maxHistoryBytes: Int = 256 << 20
     ) {
+        self.keepsHistory = keepsHistory
+        self.ledger = Mutex(HistoryLedger(limit: maxHistoryBytes))
         self.retention = retention
         self.cutThreshold = cutThreshold
         self.levels = levels
@@ -91,13 +107,15 @@ package final class StorageEngine: Sendable {
             let time = max(clock.now(), before.lastCommitTime + 1)
             let horizon = max(before.retainedSince, time - retention)
             var builder = CommitBuilder(
-                state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold, levels: levels)
+                state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold, levels: levels,
+                keepsHistory: keepsHistory)
             let value = try body(&builder)
             let (cleared, changes) = builder.finish()
             var after = builder.state
             after.lastCommitTime = time
-            after.retainedSince = horizon
-            expired = after.dropRetired(through: horizon)
+            let bounded = ledger.withLock { $0.record(time: time, bytes: supersededBytes(changes), horizon: horizon) }
+            after.retainedSince = bounded
+            expired = after.dropRetired(through: bounded)
             tidyLater(changes.lazy.map(\.namespace), in: after)
             publish(after)
             let changed = !changes.isEmpty || !cleared.isEmpty
@@ -116,6 +134,24 @@ package final class StorageEngine: Sendable {
         expired.removeAll()
         // Set on every path that does not throw.
         return outcome.unsafelyUnwrapped
+    }
+
+    /// The bytes of the values `changes` overwrote or deleted in namespaces that keep history.
+    private func supersededBytes(_ changes: [StorageChange]) -> Int {
+        var bytes = 0
+        var last: (namespace: NamespaceID, keeps: Bool)?
+        for change in changes {
+            guard let old = change.old else { continue }
+            let keeps: Bool
+            if let last, last.namespace == change.namespace {
+                keeps = last.keeps
+            } else {
+                keeps = keepsHistory(change.namespace)
+                last = (change.namespace, keeps)
+            }
+            if keeps { bytes += old.value.count + old.key.encoded.count }
+        }
+        return bytes
     }
 
     private func publish(_ state: consuming EngineState) {
@@ -149,7 +185,7 @@ package final class StorageEngine: Sendable {
         tidying.withLock { _ = $0.remove(namespace) }
         let underWay = commitLock.withLockIfAvailable { _ -> Bool in
             var state = head.withLock { $0 }
-            let horizon = state.retainedSince
+            let horizon = keepsHistory(namespace) ? state.retainedSince : state.lastCommitTime
             guard let underWay = state.namespaces.modify(namespace, { space in
                 space.settle(policy: levels, horizon: horizon)
                 return space.mergesUnderWay

@@ -94,7 +94,15 @@ package struct CommandRunner: Sendable {
             "emulators",
             "Please wait for a clean shutdown or send the \(SignalWatcher.describe(first)) signal again to stop right now.")
         shutdown(suite, signals: signals, counter: &counter, console: console)
-        return 0
+        return exportOnExitStatus(suite, console: console, otherwise: 0)
+    }
+
+    /// 1 (saying why) when `--export-on-exit` could not export, else `status`: a script or
+    /// service that stops the suite must not take a failed export for a saved one.
+    private func exportOnExitStatus(_ suite: Suite, console: Console, otherwise status: Int32) -> Int32 {
+        guard suite.exportOnExitError != nil, let target = suite.configuration.exportOnExit else { return status }
+        console.fatal("--export-on-exit could not export to \"\(target)\": the data of this run was not saved.")
+        return status == 0 ? 1 : status
     }
 
     /// Shuts down on a helper thread (export-on-exit, then the listeners) while watching the
@@ -178,7 +186,7 @@ package struct CommandRunner: Sendable {
         }
         // Export-on-exit and the listeners' drain: a second signal still exits at once.
         shutdown(suite, signals: signals, counter: &counter, console: console)
-        return status
+        return exportOnExitStatus(suite, console: console, otherwise: status)
     }
 
     private func export(_ options: ExportOptions) -> Int32 {

@@ -35,8 +35,8 @@ package enum HubRouter {
         router.add(.get, "/") { _ in json(directory.rootDocument) }
         router.add(.get, "/emulators") { _ in json(directory.emulatorsDocument) }
         router.add(.post, "/_admin/export") { request in
-            // A page in a browser must not make the suite write files.
-            if request.headers["Origin"] != nil {
+            // A page on another site must not make the suite write files (AdminOriginCheck).
+            if !AdminOriginCheck.permits(request) {
                 return message("Export cannot be triggered by external callers.", status: .forbidden)
             }
             let running = directory.running.map(\.kind).filter(\.isEmulator)

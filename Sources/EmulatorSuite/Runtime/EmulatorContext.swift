@@ -1,5 +1,6 @@
 package import EmulatorHTTP
 package import EmulatorStorage
+import DatabaseEmulator
 
 /// What every emulator is built from: one per running suite, shared by all of them.
 ///
@@ -23,7 +24,7 @@ package struct EmulatorContext: Sendable {
 
     package init(
         projectId: String, singleProjectMode: Bool = true, firestoreRules: RulesSource? = nil,
-        databaseRules: [DatabaseRulesBinding] = [], console: Console, storage: StorageEngine = StorageEngine()
+        databaseRules: [DatabaseRulesBinding] = [], console: Console, storage: StorageEngine = EmulatorContext.suiteStorage()
     ) {
         self.storage = storage
         self.projectId = projectId
@@ -31,5 +32,14 @@ package struct EmulatorContext: Sendable {
         self.firestoreRules = firestoreRules
         self.databaseRules = databaseRules
         self.console = console
+    }
+}
+
+extension EmulatorContext {
+    /// The engine a suite runs on: history (reads at an earlier time, Firestore's `read_time`)
+    /// only where a reader can ask for it, so overwritten and deleted RTDB values are freed when
+    /// the commit ends instead of an hour later.
+    package static func suiteStorage() -> StorageEngine {
+        StorageEngine(keepsHistory: { !DatabaseStorageMapping.isDatabaseNamespace($0) })
     }
 }

@@ -28,6 +28,8 @@ package final class Suite: Sendable {
     /// `--data-dir`: journals every commit; closed (flushed) at shutdown.
     private let dataDirectory: DataDirectory?
     private let stopped = Mutex(false)
+    /// Set when `--export-on-exit` could not export (the command then exits non-zero).
+    private let exportOnExitFailure = Mutex<String?>(nil)
     /// Held by each export (the hub's and `--export-on-exit`): exports never overlap, and the
     /// shutdown waits for one in progress before the data directory closes and the process ends.
     private let exportTurn: ExportTurn
@@ -198,7 +200,9 @@ package final class Suite: Sendable {
             let port = address.port + offset
             guard port <= 65535 else { break }
             do throws(ListenFailure) {
-                let listener = try transport.listen(host: address.host, port: port, handler: handler, http2Handler: http2Handler)
+                let listener = try transport.listen(
+                    host: address.host, port: port, handler: handler, http2Handler: http2Handler,
+                    logger: ConsoleLogHandler.logger(kind.rawValue, console: console))
                 if offset > 0 {
                     console.warning(kind.rawValue, "\(kind.description) unable to start on port \(address.port), starting on \(port) instead.")
                 }
@@ -275,6 +279,7 @@ package final class Suite: Sendable {
                 try exportTurn.run { () throws(SnapshotFailure) in try hooks.exportData(request, context) }
             } catch {
                 console.warning("emulators", "Automatic export to \"\(target)\" failed, going to exit now... (\(error.message))")
+                exportOnExitFailure.withLock { $0 = error.message }
             }
         }
         context.liveRules.stopWatching()
@@ -306,6 +311,12 @@ package final class ExportTurn: Sendable {
 }
 
 extension Suite {
+    /// Why `--export-on-exit` wrote nothing at the last ``shutdown(gracePeriod:)``; nil when it
+    /// succeeded or was not asked for.
+    package var exportOnExitError: String? {
+        exportOnExitFailure.withLock { $0 }
+    }
+
     /// Removes the hub locator file now (before an immediate exit on a second signal).
     package func releaseLocator() {
         locator?.release()

@@ -1,4 +1,5 @@
 package import EmulatorHTTP
+package import EmulatorSupport
 
 /// How the suite opens a listening HTTP server: the seam between the suite and the socket layer.
 /// `emulators start` uses ``PosixListenerFactory`` (the EmulatorPosix epoll server); tests may
@@ -17,6 +18,13 @@ package protocol ListenerFactory: Sendable {
     /// (and keeps serving other connections meanwhile). The suite then acknowledges journaled
     /// writes without blocking a transport thread (``DurableAcknowledgement``).
     var completesDeferredResponses: Bool { get }
+
+    /// Like ``listen(host:port:handler:http2Handler:)``; the transport reports trouble no request
+    /// sees (running out of descriptors) to `logger`.
+    func listen(
+        host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?,
+        logger: Logger
+    ) throws(ListenFailure) -> any SuiteListener
 }
 
 extension ListenerFactory {
@@ -28,6 +36,14 @@ extension ListenerFactory {
         host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?
     ) throws(ListenFailure) -> any SuiteListener {
         try listen(host: host, port: port, handler: handler)
+    }
+
+    /// Transports without a log of their own ignore the logger.
+    package func listen(
+        host: String, port: Int, handler: @escaping HTTPHandler, http2Handler: HTTP2ConnectionHandlerFactory?,
+        logger: Logger
+    ) throws(ListenFailure) -> any SuiteListener {
+        try listen(host: host, port: port, handler: handler, http2Handler: http2Handler)
     }
 }
 

@@ -3,6 +3,8 @@ struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     let allowComments: Bool
+    /// Whether a name repeated within one object is an error.
+    var rejectsDuplicateKeys = false
     var index = 0
     var depth = 0
     /// Reused buffer for strings that contain escapes.
@@ -144,12 +146,19 @@ struct JSONParser {
         // Room for a typical small document up front: growing 1 → 2 → 4 → 8 costs more than
         // the spare slots in these (usually transient) trees.
         members.reserveCapacity(6)
+        // Names so far, once an object is too large for a linear duplicate check.
+        var seen: Set<String>?
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw unexpected(expecting: "a string key")
             }
+            let keyStart = index
             index += 1
             let name = try parseString()
+            if rejectsDuplicateKeys, !members.isEmpty, Self.isDuplicate(name, in: members, seen: &seen) {
+                index = keyStart
+                throw error("duplicate key \(String(decoding: JSONWriter.encode(.string(name)), as: UTF8.self))")
+            }
             try skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw unexpected(expecting: "':' after object key")
@@ -173,6 +182,17 @@ struct JSONParser {
                 throw error("expected ',' or '}' after object member")
             }
         }
+    }
+
+    /// Whether `members` already has one named `name`: a linear scan while the object is small,
+    /// then a set of the names (kept in `seen`), so a large object costs O(n), not O(n²).
+    private static func isDuplicate(_ name: String, in members: [JSONMember], seen: inout Set<String>?) -> Bool {
+        if members.count < 16 {
+            for member in members where member.name == name { return true }
+            return false
+        }
+        if seen == nil { seen = Set(members.lazy.map(\.name)) }
+        return seen?.insert(name).inserted == false
     }
 
     mutating func parseArray() throws(JSONError) -> JSONValue {

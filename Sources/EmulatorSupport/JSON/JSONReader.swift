@@ -6,7 +6,9 @@
 ///   underflow rounds to zero.
 /// - Strings must be valid UTF-8 without raw control characters; `\u` escapes must form valid
 ///   scalars (surrogate pairs are joined, lone surrogates are rejected).
-/// - Objects keep duplicate member names, in source order (`JSONValue[member:]` finds the first).
+/// - Objects keep duplicate member names, in source order (`JSONValue[member:]` finds the first),
+///   unless `rejectingDuplicateKeys` is set: then a repeated name in one object is an error
+///   (request bodies, where a second value would otherwise be dropped silently).
 /// - A leading UTF-8 byte order mark is skipped. Trailing bytes other than whitespace are an error.
 /// - Nesting deeper than `maxDepth` arrays/objects is an error, so hostile input cannot overflow
 ///   the stack. The parser recurses once per level: the default 512 levels fit in a 256 KiB thread
@@ -25,12 +27,14 @@ package enum JSONReader {
     /// - Parameters:
     ///   - maxDepth: the deepest nesting of arrays and objects accepted.
     ///   - allowComments: treat `//` and `/* */` comments as whitespace (RTDB rules files).
+    ///   - rejectingDuplicateKeys: a name repeated within one object is an error
+    ///     (`duplicate key "a"`, at the second occurrence).
     /// - Throws: `JSONError` with the 1-based line and byte column of the first problem.
     package static func parse(
-        _ bytes: [UInt8], maxDepth: Int = 512, allowComments: Bool = false
+        _ bytes: [UInt8], maxDepth: Int = 512, allowComments: Bool = false, rejectingDuplicateKeys: Bool = false
     ) throws(JSONError) -> JSONValue {
         let result: Result<JSONValue, JSONError> = bytes.withUnsafeBufferPointer { buffer in
-            parseResult(buffer, maxDepth: maxDepth, allowComments: allowComments)
+            parseResult(buffer, maxDepth: maxDepth, allowComments: allowComments, rejectingDuplicateKeys: rejectingDuplicateKeys)
         }
         return try result.get()
     }
@@ -65,9 +69,10 @@ package enum JSONReader {
     }
 
     private static func parseResult(
-        _ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowComments: Bool
+        _ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowComments: Bool, rejectingDuplicateKeys: Bool = false
     ) -> Result<JSONValue, JSONError> {
         var parser = JSONParser(bytes: buffer, maxDepth: maxDepth, allowComments: allowComments)
+        parser.rejectsDuplicateKeys = rejectingDuplicateKeys
         return Result { () throws(JSONError) -> JSONValue in try parser.parseDocument() }
     }
 }

@@ -166,8 +166,8 @@ struct FastWriteDecoder {
     // MARK: Values
 
     /// A `fields` object. Fields are kept sorted by their raw key bytes as they arrive (an
-    /// insertion sort: documents have a handful of fields); duplicate names take the general
-    /// `ValueMap` path, where the last one wins.
+    /// insertion sort: documents have a handful of fields); a duplicate name makes it answer nil,
+    /// so the general decoder refuses the body with its error.
     private mutating func fields(depth: Int) -> ValueMap? {
         var out: [ValueMap.Field] = []
         var keys: [Range<Int>] = []
@@ -192,8 +192,8 @@ struct FastWriteDecoder {
             }
             return true
         }
-        guard ok else { return nil }
-        return duplicate ? ValueMap(unsortedFields: out) : ValueMap(uncheckedSortedFields: out)
+        guard ok, !duplicate else { return nil }
+        return ValueMap(uncheckedSortedFields: out)
     }
 
     private mutating func value(depth: Int) -> Value? {

@@ -5,7 +5,10 @@ import EmulatorSupport
 extension FirestoreREST {
     /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/{path}]` clears documents;
     /// `PUT /emulator/v1/projects/{p}:securityRules` replaces the project's rules.
+    /// Pages on other sites are refused (``AdminOriginCheck``): through the user's browser they
+    /// could otherwise replace rules or wipe data.
     package func respondAdmin(to request: HTTPRequest) -> HTTPResponse {
+        guard AdminOriginCheck.permits(request) else { return Self.failure(.permissionDenied(AdminOriginCheck.refusal)) }
         do {
             var segments = request.rawPath.split(separator: "/", omittingEmptySubsequences: false)
             guard segments.count >= 4, segments[0].isEmpty, segments[1] == "emulator", segments[2] == "v1" else {

@@ -78,7 +78,10 @@ package struct FirestoreREST: Sendable {
             return try JSONObject(nil, context: context, message: message)
         }
         do {
-            return try JSONObject(try JSONReader.parse(request.body), context: context, message: message)
+            // Duplicate names are refused, as protobuf's JSON parsers recommend (conformance test
+            // `FieldNameDuplicate`), instead of one value being dropped silently.
+            return try JSONObject(
+                try JSONReader.parse(request.body, rejectingDuplicateKeys: true), context: context, message: message)
         } catch let e as JSONError {
             throw .invalidArgument("Invalid JSON payload received. \(e.message) (line \(e.line), column \(e.column)).")
         } catch let e as EmulatorError {

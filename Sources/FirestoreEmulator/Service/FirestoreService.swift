@@ -82,6 +82,10 @@ package final class FirestoreService: Sendable {
         if t < now - store.retention {
             throw .failedPrecondition("read_time is older than the oldest version the emulator keeps (one hour).")
         }
+        if t < store.retainedSince {
+            throw .failedPrecondition(
+                "read_time is older than the oldest version the emulator keeps (older versions were dropped to bound memory).")
+        }
     }
 
     // MARK: Transactions

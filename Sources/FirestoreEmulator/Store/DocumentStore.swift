@@ -22,6 +22,10 @@ package final class DocumentStore: Sendable {
     /// How long history stays readable, in microseconds.
     package var retention: Int64 { engine.retention }
 
+    /// The oldest read time history still serves (later than `now - retention` when the
+    /// engine's memory bound on history dropped older versions early).
+    package var retainedSince: Int64 { engine.retainedSince }
+
     package static func namespace(_ database: DatabaseID) -> NamespaceID {
         NamespaceID("firestore/\(database.project)/\(database.database)")
     }

@@ -93,9 +93,17 @@ final class DatabaseWireSession: Sendable {
         }
     }
 
-    /// One whole message. Malformed messages are ignored (the SDKs never send them).
+    /// One whole message. Malformed messages are ignored (the SDKs never send them), except that
+    /// a request whose id can still be read (its body nested past the parser's limit, say) is
+    /// answered `invalid_data`, so the client does not wait for its ack forever.
     func receive(message text: String) {
-        guard !state.withLock({ $0.isClosed }), let message = DatabaseWireMessage.decode(text) else { return }
+        guard !state.withLock({ $0.isClosed }) else { return }
+        guard let message = DatabaseWireMessage.decode(text) else {
+            if let id = DatabaseWireMessage.salvageRequestID(text) {
+                answer(Self.reply(id, .invalid(DatabaseRESTError.invalidJSON)), release: nil)
+            }
+            return
+        }
         switch message {
         case .control(let type, _):
             // Ping gets a pong (clients count it towards connection health); the rest is

@@ -1,0 +1,49 @@
+import DatabaseEmulator
+import EmulatorHTTP
+import EmulatorModel
+import EmulatorStorage
+import EmulatorSupport
+import Testing
+
+/// Namespace names are checked where they enter (`?ns=` on REST, `.settings` and `/.ws`): a
+/// name that is no database name would become a file name in every later export.
+@Suite struct NamespaceNameTests {
+    @Test(arguments: ["a", "demo-default-rtdb", "Localhost", "x-1", String(repeating: "n", count: 63)])
+    func validNames(name: String) {
+        #expect(DatabaseNamespaceName.problem(name) == nil)
+        let db = DatabaseTestClient()
+        #expect(db.put("/x.json?ns=\(name)", "1").status.code == 200)
+        #expect(db.value("/x.json?ns=\(name)") == j("1"))
+    }
+
+    @Test(arguments: ["a%2Fb", ".", "..", "a%00b", "a.b", "a_b", "sp%20ace", "%C3%A9", String(repeating: "n", count: 64)])
+    func invalidNamesAre400AndStoreNothing(encoded: String) throws {
+        let db = DatabaseTestClient()
+        let response = db.put("/x.json?ns=\(encoded)", "1")
+        #expect(response.status.code == 400)
+        let message = try #require(errorText(response))
+        #expect(message.hasPrefix("Invalid namespace \""))
+        #expect(message.hasSuffix("a database name is 1 to 63 letters, digits or hyphens"))
+        #expect(db.get("/x.json?ns=\(encoded)").status.code == 400)
+        #expect(db.send(.put, "/.settings/rules.json?ns=\(encoded)", "{}", headers: DatabaseTestClient.owner).status.code == 400)
+        #expect(db.send(.get, "/.ws?v=5&ns=\(encoded)").status.code == 400)
+        let names = try db.storage.snapshot().namespaces.map(\.name)
+        #expect(names.allSatisfy { !$0.hasPrefix("database/") || DatabaseNamespaceName.isValid($0.dropFirst(9)) }, "\(names)")
+    }
+
+    @Test func controlCharactersAreEscapedInTheMessage() {
+        #expect(
+            DatabaseNamespaceName.problem("a\u{0}\"b")
+                == #"Invalid namespace "a\u0000\"b": a database name is 1 to 63 letters, digits or hyphens"#)
+    }
+
+    /// A `Host` whose first label is no namespace name (a container called `emulator_1`) falls
+    /// back to the default namespace instead of failing every request.
+    @Test func hostLabelThatIsNoNameUsesTheDefaultNamespace() {
+        let db = DatabaseTestClient()
+        #expect(db.put("/x.json", "7", headers: [("Host", "emulator_1:9000")]).status.code == 200)
+        #expect(db.value("/x.json?ns=demo-default-rtdb") == j("7"))
+        #expect(db.put("/y.json", "8", headers: [("Host", "other.localhost:9000")]).status.code == 200)
+        #expect(db.value("/y.json?ns=other") == j("8"))
+    }
+}
