@@ -1,239 +1,44 @@
 import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
-import EmulatorStorage
-import Synchronization
 
-/// One Listen stream (googleapis `google/firestore/v1/firestore.proto`: `ListenRequest`,
-/// `ListenResponse`, `TargetChange`; the JS SDK's `packages/firestore/src/remote/watch_change.ts`
-/// is the client side). Each added target gets ADD, a DocumentChange per matching document,
-/// CURRENT and a global NO_CHANGE carrying the read time. After every commit
-/// in the database a worker re-evaluates the targets at head and sends the difference
-/// (DocumentChange, DocumentDelete for documents targets, DocumentRemove for queries) followed by
-/// a global NO_CHANGE. A resumed target gets RESET before its full result, so clients drop
-/// documents that went away while they were disconnected.
+/// The gRPC framing of a Listen stream: protobuf `ListenRequest`s in, protobuf
+/// `ListenResponse`s out, everything else in ``ListenStream``.
 final class FirestoreListenCall: GRPCStreamingCall {
-    struct State {
-        var targets: [Int32: ListenTarget] = [:]
-        var database: DatabaseID?
-        var subscription: Subscription?
-        var ended = false
-        var lastReadTime: Int64 = 0
-        /// The last id handed out for a target added with target_id 0.
-        var lastAssignedID: Int32 = 0
-    }
-
-    let service: FirestoreService
-    let caller: FirestoreCaller
-    let writer: any GRPCMessageWriter
-    private let state = Mutex(State())
-    /// Documents changed by commits not yet looked at (nil: everything may have changed, after a
-    /// clear). Filled under the engine's commit lock, so it has its own small lock.
-    private let dirty = DirtyPaths()
-    private let signals: AsyncStream<Void>.Continuation
-    /// Re-evaluates targets after commits, off the committing thread (the change feed delivers
-    /// under the engine's commit lock, where reads that build indexes must not run). Cancelled in
-    /// ``cancelled()``; it holds the call weakly so it never outlives it.
-    private let worker: Task<Void, Never>
+    let stream: ListenStream
 
     init(service: FirestoreService, caller: FirestoreCaller, writer: any GRPCMessageWriter) {
-        self.service = service
-        self.caller = caller
-        self.writer = writer
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.signals = continuation
-        let box = WeakBox()
-        self.worker = Task {
-            for await _ in stream {
-                guard let call = box.call else { return }
-                call.refresh()
-            }
-        }
-        box.call = self
+        stream = ListenStream(service: service, caller: caller, sink: Sink(writer: writer))
     }
 
-    /// The worker's reference to the call.
-    private final class WeakBox: Sendable {
-        private let value = Mutex<Weak>(Weak())
-        struct Weak { weak var call: FirestoreListenCall? }
-        var call: FirestoreListenCall? {
-            get { value.withLock { $0.call } }
-            set { value.withLock { $0.call = newValue } }
-        }
+    private struct Sink: ListenEventSink {
+        let writer: any GRPCMessageWriter
+        func send(_ event: ListenEvent) { writer.send(ListenResponse.encode(event)) }
+        func finish(_ error: EmulatorError?) { writer.finish(error.map(FirestoreGRPC.status) ?? .ok) }
     }
 
     func received(_ message: [UInt8]) {
-        state.withLock { s in
-            guard !s.ended else { return }
-            do throws(EmulatorError) {
-                try handle(message, &s)
-            } catch {
-                end(&s, FirestoreGRPC.status(error))
-            }
-        }
+        stream.receive { () throws(EmulatorError) in try Self.decode(message) }
     }
 
-    func halfClosed() {
-        state.withLock { s in end(&s, .ok) }
-    }
+    func halfClosed() { stream.halfClose() }
 
-    func cancelled() {
-        state.withLock { s in
-            s.ended = true
-            s.subscription?.cancel()
-            s.subscription = nil
-            s.targets.removeAll()
-        }
-        signals.finish()
-        worker.cancel()
-    }
+    func cancelled() { stream.cancel() }
 
-    private func end(_ s: inout State, _ status: GRPCStatus) {
-        guard !s.ended else { return }
-        s.ended = true
-        s.subscription?.cancel()
-        s.subscription = nil
-        signals.finish()
-        writer.finish(status)
-    }
+    /// Re-evaluates the targets now (tests drive the worker's step directly).
+    func refresh() { stream.refresh() }
 
-    private func handle(_ message: [UInt8], _ s: inout State) throws(EmulatorError) {
+    static func decode(_ message: [UInt8]) throws(EmulatorError) -> ListenRequest {
         var r = ProtoReader(message)
-        var databaseName = ""
-        var add: ProtoReader?
-        var remove: Int32?
+        var request = ListenRequest(database: "")
         while let (f, w) = try r.next() {
             switch f {
-            case 1: try r.expect(w, .lengthDelimited, f); databaseName = try r.string()
-            case 2: try r.expect(w, .lengthDelimited, f); add = try r.message()
-            case 3: try r.expect(w, .varint, f); remove = try r.int32()
+            case 1: try r.expect(w, .lengthDelimited, f); request.database = try r.string()
+            case 2: try r.expect(w, .lengthDelimited, f); request.addTarget = try ListenTarget(r.message())
+            case 3: try r.expect(w, .varint, f); request.removeTarget = try r.int32()
             default: try r.skip(w)
             }
         }
-        let database = try ProtoDecoding.database(databaseName)
-        if let existing = s.database, existing != database {
-            throw .invalidArgument("A Listen stream serves one database: \(existing.name), not \(database.name).")
-        }
-        if s.database == nil {
-            s.database = database
-            let signals = self.signals
-            let dirty = self.dirty
-            // Subscribe before the first read, so no commit falls between the two.
-            s.subscription = service.store.engine.subscribe(DocumentStore.namespace(database)) { batch in
-                let paths = batch.changes.map { change in
-                    ResourcePath(segments: change.key.segmentBytes.map { String(decoding: $0, as: UTF8.self) })
-                }
-                dirty.add(paths, everything: !batch.clearedSubtrees.isEmpty)
-                signals.yield()
-            }
-        }
-        if let remove {
-            if s.targets.removeValue(forKey: remove) != nil {
-                writer.send(ListenResponse.targetChange(.remove, targets: [remove]))
-            }
-            return
-        }
-        guard let add else { return }
-        var target = try ListenTarget(add)
-        if target.id == 0 {
-            // target_id 0: the server picks an id, echoed in ADD.
-            repeat { s.lastAssignedID &+= 1 } while s.lastAssignedID <= 0 || s.targets[s.lastAssignedID] != nil
-            target.id = s.lastAssignedID
-        }
-        if s.targets[target.id] != nil {
-            throw .invalidArgument("Target id \(target.id) is already in use on this stream.")
-        }
-        writer.send(ListenResponse.targetChange(.add, targets: [target.id]))
-        if target.resuming { writer.send(ListenResponse.targetChange(.reset, targets: [target.id])) }
-        guard target.database == database else {
-            writer.send(ListenResponse.targetChange(
-                .remove, targets: [target.id], cause: .invalidArgument("The target is not in database \(database.name).")))
-            return
-        }
-        let documents: [StoredDocument]
-        let readTime: Int64
-        do { (documents, readTime) = try target.evaluate(service, caller: caller) } catch {
-            writer.send(ListenResponse.targetChange(.remove, targets: [target.id], cause: error))
-            return
-        }
-        var added = target
-        for d in documents {
-            writer.send(ListenResponse.documentChange(d, database: database, targets: [target.id]))
-            added.documents[d.path] = d.updateTime
-        }
-        let time = max(readTime, s.lastReadTime)
-        s.lastReadTime = time
-        writer.send(ListenResponse.targetChange(.current, targets: [target.id], resumeToken: ListenResponse.resumeToken(time)))
-        writer.send(ListenResponse.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenResponse.resumeToken(time)))
-        if target.once {
-            writer.send(ListenResponse.targetChange(.remove, targets: [target.id]))
-        } else {
-            s.targets[target.id] = added
-        }
-    }
-
-    /// Sends what changed in every target since the last evaluation.
-    func refresh() {
-        let paths = dirty.take()
-        state.withLock { s in
-            guard !s.ended, let database = s.database else { return }
-            var changed = false
-            var newest = s.lastReadTime
-            for id in s.targets.keys.sorted() {
-                guard var target = s.targets[id] else { continue }
-                if let paths, !target.isAffected(by: paths) { continue }
-                let documents: [StoredDocument]
-                let readTime: Int64
-                do throws(EmulatorError) { (documents, readTime) = try target.evaluate(service, caller: caller) } catch {
-                    writer.send(ListenResponse.targetChange(.remove, targets: [id], cause: error))
-                    s.targets[id] = nil
-                    changed = true
-                    continue
-                }
-                newest = max(newest, readTime)
-                var next: [ResourcePath: Int64] = [:]
-                for d in documents {
-                    next[d.path] = d.updateTime
-                    if target.documents[d.path] != d.updateTime {
-                        writer.send(ListenResponse.documentChange(d, database: database, targets: [id]))
-                        changed = true
-                    }
-                }
-                for path in target.documents.keys where next[path] == nil {
-                    let name = database.documentName(path)
-                    if case .documents = target.kind {
-                        writer.send(ListenResponse.documentDelete(name, removed: [id], readTime: readTime))
-                    } else {
-                        writer.send(ListenResponse.documentRemove(name, removed: [id], readTime: readTime))
-                    }
-                    changed = true
-                }
-                target.documents = next
-                s.targets[id] = target
-            }
-            guard changed else { return }
-            let time = max(newest, s.lastReadTime + 1)
-            s.lastReadTime = time
-            writer.send(ListenResponse.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenResponse.resumeToken(time)))
-        }
-    }
-}
-
-/// Paths changed since the worker last looked, shared between the change feed and the worker.
-final class DirtyPaths: Sendable {
-    private let paths = Mutex<Set<ResourcePath>?>([])
-
-    func add(_ changed: [ResourcePath], everything: Bool) {
-        paths.withLock { set in
-            if everything { set = nil } else { set?.formUnion(changed) }
-        }
-    }
-
-    /// The changed paths (nil: anything may have changed), leaving the set empty.
-    func take() -> Set<ResourcePath>? {
-        paths.withLock { set in
-            defer { set = [] }
-            return set
-        }
+        return request
     }
 }

@@ -1,12 +1,20 @@
 import EmulatorModel
 import EmulatorProtobuf
 
-/// Encodes `ListenResponse` messages.
+/// Encodes `ListenResponse` messages in protobuf.
 enum ListenResponse {
-    enum ChangeType: Int32 { case noChange = 0, add, remove, current, reset }
+    static func encode(_ event: ListenEvent) -> [UInt8] {
+        switch event {
+        case .targetChange(let type, let targets, let readTime, let resumeToken, let cause):
+            targetChange(type, targets: targets, readTime: readTime, resumeToken: resumeToken, cause: cause)
+        case .documentChange(let d, let database, let targets): documentChange(d, database: database, targets: targets)
+        case .documentDelete(let name, let removed, let readTime): documentDelete(name, removed: removed, readTime: readTime)
+        case .documentRemove(let name, let removed, let readTime): documentRemove(name, removed: removed, readTime: readTime)
+        }
+    }
 
     static func targetChange(
-        _ type: ChangeType, targets: [Int32], readTime: Int64? = nil, resumeToken: [UInt8]? = nil, cause: EmulatorError? = nil
+        _ type: ListenEvent.ChangeType, targets: [Int32], readTime: Int64? = nil, resumeToken: [UInt8]? = nil, cause: EmulatorError? = nil
     ) -> [UInt8] {
         var w = ProtoWriter()
         w.message(2) { t in
@@ -51,10 +59,5 @@ enum ListenResponse {
             ProtoValue.writeTimestamp(4, microseconds: readTime, to: &c)
         }
         return w.bytes
-    }
-
-    /// A resume token: the read time, 8 bytes big-endian.
-    static func resumeToken(_ readTime: Int64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: readTime >> (56 - 8 * Int64($0))) }
     }
 }

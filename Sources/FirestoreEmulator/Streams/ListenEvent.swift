@@ -1,0 +1,31 @@
+import EmulatorModel
+
+/// One `ListenRequest`, decoded from whichever wire carried it.
+struct ListenRequest: Sendable {
+    /// The `database` field as sent (`projects/p/databases/d`).
+    var database: String
+    var addTarget: ListenTarget?
+    var removeTarget: Int32?
+}
+
+/// One `ListenResponse` a ``ListenStream`` sends, before any wire encoding.
+enum ListenEvent: Sendable {
+    enum ChangeType: Int32, Sendable { case noChange = 0, add, remove, current, reset }
+
+    case targetChange(ChangeType, targets: [Int32], readTime: Int64? = nil, resumeToken: [UInt8]? = nil, cause: EmulatorError? = nil)
+    case documentChange(StoredDocument, database: DatabaseID, targets: [Int32])
+    case documentDelete(String, removed: [Int32], readTime: Int64)
+    case documentRemove(String, removed: [Int32], readTime: Int64)
+
+    /// A resume token: the read time, 8 bytes big-endian.
+    static func resumeToken(_ readTime: Int64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: readTime >> (56 - 8 * Int64($0))) }
+    }
+}
+
+/// Where a Listen stream's responses go: the transport encodes and sends them.
+protocol ListenEventSink: Sendable {
+    func send(_ event: ListenEvent)
+    /// Ends the stream: OK when `error` is nil, else that status.
+    func finish(_ error: EmulatorError?)
+}
