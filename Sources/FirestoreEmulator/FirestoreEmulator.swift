@@ -2,11 +2,11 @@ package import EmulatorHTTP
 package import EmulatorStorage
 
 /// The Firestore emulator: ``FirestoreService`` (the semantics) over the shared storage engine,
-/// with its REST face on a router. Wire it into the suite in one line:
+/// with its REST face and its WebChannel endpoints (the JS SDK's Listen and Write) on a router. Wire it into the suite in one line:
 ///
 /// ```swift
 /// let firestore = FirestoreEmulator(storage: engine, configuration: .init(projectID: "demo"))
-/// let router = firestore.router   // /v1/… and /emulator/v1/…
+/// let router = firestore.router   // /v1/…, /emulator/v1/… and the WebChannel paths
 /// ```
 package final class FirestoreEmulator: Sendable {
     package let service: FirestoreService
@@ -14,6 +14,7 @@ package final class FirestoreEmulator: Sendable {
     /// Routes for the REST API and the emulator endpoints.
     package let router: Router
     package let rest: FirestoreREST
+    package let webChannel: FirestoreWebChannel
 
     package convenience init(storage: StorageEngine, configuration: FirestoreEmulatorConfiguration = .init()) {
         self.init(
@@ -28,8 +29,10 @@ package final class FirestoreEmulator: Sendable {
         self.rest = FirestoreREST(
             service: service, rulesLoader: configuration.rulesLoader, logger: configuration.logger,
             singleProject: configuration.singleProjectMode ? configuration.projectID : nil)
+        self.webChannel = FirestoreWebChannel(service: service, configuration: configuration.webChannel, gate: configuration.replyGate)
         var router = Router()
         rest.register(on: &router)
+        webChannel.register(on: &router)
         self.router = router
     }
 }
