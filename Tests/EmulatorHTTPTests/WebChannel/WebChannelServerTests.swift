@@ -29,13 +29,13 @@ struct WebChannelHarness: Sendable {
         func close() { closed.value.withLock { $0 += 1 } }
     }
 
-    init(configure: (inout WebChannelServer.Configuration) -> Void = { _ in }) {
+    init(gate: ReplyGate? = nil, configure: (inout WebChannelServer.Configuration) -> Void = { _ in }) {
         var configuration = WebChannelServer.Configuration()
         configure(&configuration)
         let clock = TestClock()
         let closed = ClosedCount()
         clock.advance(seconds: 1)
-        server = WebChannelServer(configuration: configuration, now: { clock.now }) { _, output in Echo(output: output, closed: closed) }
+        server = WebChannelServer(configuration: configuration, gate: gate, now: { clock.now }) { _, output in Echo(output: output, closed: closed) }
         let server = self.server
         client = InProcessClient(handler: CORSPolicy().wrap { server.respond(to: $0) })
         self.clock = clock
@@ -239,5 +239,30 @@ struct WebChannelServerTests {
         #expect(h.forward(b, ofs: 0, ["1"]).status == .badRequest)
         #expect(h.forward(oldest, ofs: 1, ["2"]).status == .ok)
         #expect(h.forward(c, ofs: 0, ["1"]).status == .ok)
+    }
+
+    @Test("a reply gate holds a message's replies until it releases them; other sessions are not held")
+    func gate() throws {
+        let pending = Mutex<[@Sendable () -> Void]>([])
+        // Holds the replies of messages that say "durable later".
+        let holdNext = Mutex(false)
+        let gate = ReplyGate { work in
+            work()
+            guard holdNext.withLock({ $0 }) else { return nil }
+            return { action in pending.withLock { $0.append(action) } }
+        }
+        let h = WebChannelHarness(gate: gate)
+        let held = try h.open()
+        let free = try h.open()
+        let heldBack = h.backChannel(held)
+        let freeBack = h.backChannel(free)
+        holdNext.withLock { $0 = true }
+        #expect(h.forward(held, ofs: 0, ["1"]).status == .ok)
+        holdNext.withLock { $0 = false }
+        #expect(h.forward(free, ofs: 0, ["2"]).status == .ok)
+        #expect(try WebChannelHarness.messages(heldBack.writer.bytes).map(\.payload) == [.string("noop")])
+        #expect(try WebChannelHarness.messages(freeBack.writer.bytes).map(\.payload) == [.string("noop"), .int(2)])
+        for action in pending.withLock({ $0 }) { action() }
+        #expect(try WebChannelHarness.messages(heldBack.writer.bytes).map(\.payload) == [.string("noop"), .int(1)])
     }
 }
