@@ -1,0 +1,154 @@
+// WebChannel benchmark with the real SDK (not part of the test run):
+//
+//   FIREBASE_JS_SDK_DIR=../shared/vendor/firebase-js-sdk EMULATORS_BIN=.build/release/emulators \
+//     node --import ./Tests/Interop/web/register.mjs Tests/Interop/web/bench.mjs [--runs 3] [--docs 10000] [--sessions 500]
+//
+// 1. One JS client writes N documents in 500-document writeBatch commits (all batches handed to
+//    the SDK at once; it pipelines them over its Write stream), with and without a second JS
+//    client's onSnapshot on the collection. With the listener the time runs until the listener's
+//    snapshot holds every document; without it, until every commit is acknowledged.
+// 2. Memory per idle WebChannel session: the emulator's VmRSS before and after K raw sessions,
+//    each a Listen session with one document target and an open streaming back channel.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { initializeApp } from 'https://www.gstatic.com/firebasejs/10.12.2/firebase-app.js';
+import {
+  initializeFirestore, connectFirestoreEmulator, doc, collection, writeBatch, onSnapshot, terminate, setLogLevel,
+} from 'https://www.gstatic.com/firebasejs/10.12.2/firebase-firestore.js';
+
+setLogLevel('silent');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const runs = arg('runs', 3);
+const docs = arg('docs', 10000);
+const sessions = arg('sessions', 500);
+const bin = process.env.EMULATORS_BIN || '.build/release/emulators';
+const projectId = 'demo-web-bench';
+const work = mkdtempSync(path.join(tmpdir(), 'web-bench-'));
+
+const freePort = () => new Promise((resolve) => {
+  const s = createServer();
+  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+});
+
+async function start() {
+  const port = await freePort();
+  const hub = await freePort();
+  writeFileSync(path.join(work, 'firebase.json'), JSON.stringify({
+    emulators: { firestore: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hub } },
+  }));
+  const child = spawn(path.resolve(bin), ['start', '--only', 'firestore', '--project', projectId],
+    { cwd: work, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: work } });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c) => { out += c; if (out.includes('All emulators ready')) resolve(); });
+    child.on('exit', (code) => reject(new Error(`emulator exited ${code}: ${out}`)));
+  });
+  return { child, port };
+}
+
+const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function client(port, name) {
+  const app = initializeApp({ projectId, apiKey: 'fake' }, name);
+  const db = initializeFirestore(app, {});
+  connectFirestoreEmulator(db, '127.0.0.1', port);
+  return db;
+}
+
+async function writeAll(db, name) {
+  const commits = [];
+  for (let start = 0; start < docs; start += 500) {
+    const batch = writeBatch(db);
+    for (let i = start; i < Math.min(docs, start + 500); i++) batch.set(doc(db, name, `d${i}`), { i, text: `document ${i}` });
+    commits.push(batch.commit());
+  }
+  await Promise.all(commits);
+}
+
+async function bulk(port, run, withListener) {
+  const writer = client(port, `w-${run}-${withListener}`);
+  const name = `bulk-${run}-${withListener ? 'l' : 'n'}`;
+  let heard = Promise.resolve();
+  let unsubscribe = () => {};
+  if (withListener) {
+    const watcher = client(port, `r-${run}`);
+    await new Promise((resolve) => { unsubscribe = onSnapshot(collection(watcher, name), () => { unsubscribe(); resolve(); }); });
+    heard = new Promise((resolve, reject) => {
+      unsubscribe = onSnapshot(collection(watcher, name), (s) => { if (s.size === docs) resolve(); }, reject);
+    });
+  }
+  const t0 = performance.now();
+  await Promise.all([writeAll(writer, name), heard]);
+  const ms = performance.now() - t0;
+  unsubscribe();
+  await terminate(writer);
+  return ms;
+}
+
+function request(port, method, target, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: target, agent: false,
+      headers: body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {} }, (res) => {
+      let text = '';
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => resolve(text));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function idleSessions(port, pid) {
+  const channel = '/google.firestore.v1.Firestore/Listen/channel';
+  const open = [];
+  const before = rssKiB(pid);
+  for (let k = 0; k < sessions; k++) {
+    const target = { database: `projects/${projectId}/databases/(default)`,
+      addTarget: { documents: { documents: [`projects/${projectId}/databases/(default)/documents/idle/d${k}`] }, targetId: 2 } };
+    const reply = await request(port, 'POST', `${channel}?VER=8&RID=1&CVER=22&t=1`,
+      `count=1&ofs=0&req0___data__=${encodeURIComponent(JSON.stringify(target))}`);
+    const sid = /"c","([^"]+)"/.exec(reply)[1];
+    await new Promise((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, agent: false,
+        path: `${channel}?VER=8&RID=rpc&SID=${sid}&AID=0&CI=0&TYPE=xmlhttp&t=1` }, (res) => {
+        res.once('data', resolve);  // the first chunk: the target's ADD … CURRENT and a noop
+      });
+      open.push(req);
+    });
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  const after = rssKiB(pid);
+  for (const req of open) req.destroy();
+  return (after - before) / sessions;
+}
+
+const { child, port } = await start();
+try {
+  const plain = [];
+  const listened = [];
+  await bulk(port, 'warm', false);
+  for (let run = 0; run < runs; run++) {
+    plain.push(await bulk(port, run, false));
+    listened.push(await bulk(port, run, true));
+  }
+  const perSession = await idleSessions(port, child.pid);
+  const p = median(plain);
+  const l = median(listened);
+  console.log(`docs=${docs} runs=${runs} (medians)`);
+  console.log(`without listener: ${p.toFixed(0)} ms (${(docs / p * 1000).toFixed(0)} docs/s)  runs: ${plain.map((x) => x.toFixed(0)).join(', ')}`);
+  console.log(`with listener:    ${l.toFixed(0)} ms (${(docs / l * 1000).toFixed(0)} docs/s)  runs: ${listened.map((x) => x.toFixed(0)).join(', ')}`);
+  console.log(`ratio: ${(l / p).toFixed(2)}x`);
+  console.log(`idle Listen session with an open back channel: ${perSession.toFixed(1)} KiB each (${sessions} sessions)`);
+} finally {
+  child.kill('SIGINT');
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(0);
