@@ -123,7 +123,7 @@ package final class WebChannelServer: Sendable {
         let sid = Self.sessionID()
         let box = WebChannelSessionBox(
             id: sid, session: WebChannelSession(maxUnacknowledgedBytes: configuration.maxUnacknowledgedBytes), now: now())
-        let output = WebChannelOutput { [weak box] message in box?.enqueue(message) }
+        let output = WebChannelOutput { [weak box] messages in box?.enqueue(messages) }
         box.setStream(opener(WebChannelOpening(request: request, headers: form.headers), output))
         let evicted = sessions.withLock { table -> WebChannelSessionBox? in
             var evicted: WebChannelSessionBox?

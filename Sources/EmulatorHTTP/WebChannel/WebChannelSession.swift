@@ -76,10 +76,16 @@ package struct WebChannelSession: Sendable {
     /// The bytes of messages not yet written on any back channel (the forward channel's
     /// "outstanding bytes").
     package var unsentBytes: Int {
-        let sent = backChannel?.sentThrough ?? 0
         var bytes = 0
-        for item in outgoing[outgoingStart...] where item.id > sent { bytes += item.payload.count }
+        for item in outgoing[firstIndex(after: backChannel?.sentThrough ?? 0)...] { bytes += item.payload.count }
         return bytes
+    }
+
+    /// The index in `outgoing` of the first message after `id` (ids are consecutive).
+    private func firstIndex(after id: Int) -> Int {
+        guard outgoingStart < outgoing.count else { return outgoing.count }
+        let first = outgoing[outgoingStart].id
+        return outgoingStart + min(max(0, id + 1 - first), outgoing.count - outgoingStart)
     }
 
     // MARK: Client messages
@@ -113,10 +119,18 @@ package struct WebChannelSession: Sendable {
     /// Numbers `payload` (one message's JSON) and sends it if a back channel is attached and
     /// nothing is held.
     package mutating func enqueue(_ payload: [UInt8]) throws(Failure) -> [Action] {
-        let bytes = unacknowledgedBytes + payload.count
+        try enqueue(contentsOf: CollectionOfOne(payload))
+    }
+
+    /// Numbers each payload in turn; what a back channel can take goes out in one write.
+    package mutating func enqueue(contentsOf payloads: some Collection<[UInt8]>) throws(Failure) -> [Action] {
+        var bytes = unacknowledgedBytes
+        for payload in payloads { bytes += payload.count }
         guard bytes <= maxUnacknowledgedBytes else { throw .overflow(bytes: bytes) }
-        lastID += 1
-        outgoing.append(Outgoing(id: lastID, payload: payload))
+        for payload in payloads {
+            lastID += 1
+            outgoing.append(Outgoing(id: lastID, payload: payload))
+        }
         unacknowledgedBytes = bytes
         return flush()
     }
@@ -175,7 +189,7 @@ package struct WebChannelSession: Sendable {
     /// Writes what the back channel has not carried yet.
     private mutating func flush() -> [Action] {
         guard var channel = backChannel, holds == 0, lastID > channel.sentThrough else { return [] }
-        let pending = outgoing[outgoingStart...].lazy.filter { $0.id > channel.sentThrough }.map { (id: $0.id, payload: $0.payload) }
+        let pending = outgoing[firstIndex(after: channel.sentThrough)...].lazy.map { (id: $0.id, payload: $0.payload) }
         let bytes = WebChannelFrame.frame(WebChannelFrame.messages(pending))
         channel.sentThrough = lastID
         let finish = channel.mode == .polling

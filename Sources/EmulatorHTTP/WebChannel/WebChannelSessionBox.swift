@@ -68,11 +68,11 @@ final class WebChannelSessionBox: Sendable {
         }
     }
 
-    func enqueue(_ message: [UInt8]) {
+    func enqueue(_ messages: [[UInt8]]) {
         state.withLock { s in
             guard !s.closed, !s.failed else { return }
             do {
-                let actions = try s.session.enqueue(message)
+                let actions = try s.session.enqueue(contentsOf: messages)
                 perform(actions, &s, replaced: nil)
             } catch {
                 // Called from inside the stream's own lock, so the stream is closed later, by the

@@ -26,12 +26,17 @@ package struct WebChannelOpening: Sendable {
 /// Sends one session's server messages; safe from any thread. Messages sent before a back
 /// channel is attached wait for it.
 package final class WebChannelOutput: Sendable {
-    private let send: @Sendable ([UInt8]) -> Void
+    private let sendMessages: @Sendable ([[UInt8]]) -> Void
 
-    package init(_ send: @escaping @Sendable ([UInt8]) -> Void) {
-        self.send = send
+    package init(_ send: @escaping @Sendable ([[UInt8]]) -> Void) {
+        self.sendMessages = send
     }
 
     /// Queues one message (its JSON) for the client.
-    package func send(_ message: [UInt8]) { send(message) }
+    package func send(_ message: [UInt8]) { sendMessages([message]) }
+
+    /// Queues messages in order; a back channel gets them in one write.
+    package func send(contentsOf messages: [[UInt8]]) {
+        if !messages.isEmpty { sendMessages(messages) }
+    }
 }

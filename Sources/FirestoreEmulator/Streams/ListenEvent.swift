@@ -26,6 +26,13 @@ enum ListenEvent: Sendable {
 /// Where a Listen stream's responses go: the transport encodes and sends them.
 protocol ListenEventSink: Sendable {
     func send(_ event: ListenEvent)
+    /// The events sent since the last flush belong together (one request's answer, one
+    /// refresh): a transport may put them on the wire at once.
+    func flush()
     /// Ends the stream: OK when `error` is nil, else that status.
     func finish(_ error: EmulatorError?)
+}
+
+extension ListenEventSink {
+    func flush() {}
 }

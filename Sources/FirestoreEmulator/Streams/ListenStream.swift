@@ -75,6 +75,7 @@ final class ListenStream: Sendable {
             guard !s.ended else { return }
             do throws(EmulatorError) {
                 try handle(decode(), &s)
+                sink.flush()
             } catch {
                 end(&s, error)
             }
@@ -104,6 +105,7 @@ final class ListenStream: Sendable {
         s.subscription?.cancel()
         s.subscription = nil
         signals.finish()
+        sink.flush()
         sink.finish(error)
     }
 
@@ -212,6 +214,7 @@ final class ListenStream: Sendable {
             let time = max(newest, s.lastReadTime + 1)
             s.lastReadTime = time
             sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time)))
+            sink.flush()
         }
     }
 }

@@ -1,6 +1,7 @@
 package import EmulatorHTTP
 import EmulatorModel
 import EmulatorSupport
+import Synchronization
 
 /// Firestore's WebChannel face (the JS SDK's transport for Listen and Write in browsers):
 /// `/google.firestore.v1.Firestore/{Listen,Write}/channel`. ``WebChannelServer`` does the
@@ -66,10 +67,28 @@ final class ListenChannel: WebChannelStream {
         stream = ListenStream(service: service, caller: caller, sink: Sink(output: output))
     }
 
-    private struct Sink: ListenEventSink {
+    /// Collects the events of one answer or refresh, so the back channel gets them in one write.
+    /// Called under the stream's lock; the buffer's own lock is never contended.
+    private final class Sink: ListenEventSink {
         let output: WebChannelOutput
-        func send(_ event: ListenEvent) { output.send(ListenJSON.encode(event)) }
+        private let pending = Mutex<[[UInt8]]>([])
+
+        init(output: WebChannelOutput) { self.output = output }
+
+        func send(_ event: ListenEvent) {
+            let json = ListenJSON.encode(event)
+            pending.withLock { $0.append(json) }
+        }
+
+        func flush() {
+            output.send(contentsOf: pending.withLock { p in
+                defer { p.removeAll() }
+                return p
+            })
+        }
+
         func finish(_ error: EmulatorError?) {
+            flush()
             if let error { output.send(FirestoreWebChannel.error(error)) }
         }
     }
