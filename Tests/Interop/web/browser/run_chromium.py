@@ -50,20 +50,23 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 class DevTools:
     """CDP over --remote-debugging-pipe: NUL-terminated JSON messages on fds 3 (in) and 4 (out)."""
 
-    def __init__(self, chromium, profile):
+    def __init__(self, chromium, profile, log):
         to_browser_r, self.to_browser = os.pipe()
         self.from_browser, from_browser_w = os.pipe()
 
         def wire():
-            os.dup2(to_browser_r, 3)
-            os.dup2(from_browser_w, 4)
+            # Through fresh descriptors first: a pipe end may itself be 3 or 4.
+            reader, writer = os.dup(to_browser_r), os.dup(from_browser_w)
+            os.dup2(reader, 3)
+            os.dup2(writer, 4)
 
         self.process = subprocess.Popen(
             [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
              "--no-first-run", "--no-default-browser-check", "--remote-debugging-pipe",
              f"--user-data-dir={profile}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=wire, pass_fds=(to_browser_r, from_browser_w))
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+            # preexec_fn runs before the child closes descriptors; 3 and 4 must survive that.
+            preexec_fn=wire, pass_fds=(3, 4, to_browser_r, from_browser_w))
         os.close(to_browser_r)
         os.close(from_browser_w)
         self.buffer = b""
@@ -129,7 +132,8 @@ def main():
     page = f"http://127.0.0.1:{server.server_address[1]}/?port={args.port}&project={args.project}"
 
     with tempfile.TemporaryDirectory() as profile:
-        tools = DevTools(args.chromium, profile)
+        log = open(os.path.join(profile, "chromium.log"), "w+")
+        tools = DevTools(args.chromium, profile, log)
         try:
             target = tools.send("Target.createTarget", {"url": "about:blank"})["targetId"]
             session = tools.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -144,9 +148,14 @@ def main():
                 if result is not None:
                     break
                 time.sleep(0.2)
+        except Exception as error:
+            result = {"ok": False, "error": f"DevTools: {error}"}
         finally:
             tools.close()
             server.shutdown()
+            log.seek(0)
+            chromium_log = log.read()[-4000:]
+            log.close()
 
     if result and result.get("ok"):
         print(f"chromium: {len(result['steps'])} steps passed: {', '.join(result['steps'])}")
@@ -154,6 +163,7 @@ def main():
     print(f"chromium: FAILED: {json.dumps(result, indent=2) if result else 'no result within the timeout'}", file=sys.stderr)
     for line in console_lines(tools.events)[-50:]:
         print(f"  console: {line}", file=sys.stderr)
+    print(f"  chromium's stderr (end):\n{chromium_log}", file=sys.stderr)
     return 1
 
 
