@@ -7,6 +7,7 @@
 //    the SDK at once; it pipelines them over its Write stream), with and without a second JS
 //    client's onSnapshot on the collection. With the listener the time runs until the listener's
 //    snapshot holds every document; without it, until every commit is acknowledged.
+//    The watcher runs in a worker thread (its own event loop), as it would in its own page.
 // 2. Memory per idle WebChannel session: the emulator's VmRSS before and after K raw sessions,
 //    each a Listen session with one document target and an open streaming back channel.
 import { spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import path from 'node:path';
 import { initializeApp } from 'https://www.gstatic.com/firebasejs/10.12.2/firebase-app.js';
 import {
@@ -54,6 +56,11 @@ async function start() {
 }
 
 const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+/** The emulator's CPU time (user + system) in ms. */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function client(port, name) {
@@ -73,22 +80,31 @@ async function writeAll(db, name) {
   await Promise.all(commits);
 }
 
+/** A watcher in a worker thread: posts 'ready' after the first snapshot, 'done' at `docs` documents. */
+function watcher(port, name) {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { port, name, docs } });
+  const message = (what) => new Promise((resolve, reject) => {
+    const onMessage = (m) => { if (m === what) { worker.off('message', onMessage); resolve(); } };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+  return { ready: message('ready'), done: message('done'), worker };
+}
+
 async function bulk(port, run, withListener) {
   const writer = client(port, `w-${run}-${withListener}`);
   const name = `bulk-${run}-${withListener ? 'l' : 'n'}`;
   let heard = Promise.resolve();
-  let unsubscribe = () => {};
+  let watching = null;
   if (withListener) {
-    const watcher = client(port, `r-${run}`);
-    await new Promise((resolve) => { unsubscribe = onSnapshot(collection(watcher, name), () => { unsubscribe(); resolve(); }); });
-    heard = new Promise((resolve, reject) => {
-      unsubscribe = onSnapshot(collection(watcher, name), (s) => { if (s.size === docs) resolve(); }, reject);
-    });
+    watching = watcher(port, name);
+    await watching.ready;
+    heard = watching.done;
   }
   const t0 = performance.now();
   await Promise.all([writeAll(writer, name), heard]);
   const ms = performance.now() - t0;
-  unsubscribe();
+  if (watching) await watching.worker.terminate();
   await terminate(writer);
   return ms;
 }
@@ -130,14 +146,28 @@ async function idleSessions(port, pid) {
   return (after - before) / sessions;
 }
 
+if (!isMainThread) {
+  const { port, name, docs: expected } = workerData;
+  const db = client(port, `watcher-${name}`);
+  let first = true;
+  onSnapshot(collection(db, name), (s) => {
+    if (first) { first = false; parentPort.postMessage('ready'); }
+    if (s.size === expected) parentPort.postMessage('done');
+  });
+} else {
 const { child, port } = await start();
 try {
   const plain = [];
   const listened = [];
+  const cpu = { plain: [], listened: [] };
   await bulk(port, 'warm', false);
   for (let run = 0; run < runs; run++) {
+    let c = cpuMs(child.pid);
     plain.push(await bulk(port, run, false));
+    cpu.plain.push(cpuMs(child.pid) - c);
+    c = cpuMs(child.pid);
     listened.push(await bulk(port, run, true));
+    cpu.listened.push(cpuMs(child.pid) - c);
   }
   const perSession = await idleSessions(port, child.pid);
   const p = median(plain);
@@ -146,9 +176,11 @@ try {
   console.log(`without listener: ${p.toFixed(0)} ms (${(docs / p * 1000).toFixed(0)} docs/s)  runs: ${plain.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`with listener:    ${l.toFixed(0)} ms (${(docs / l * 1000).toFixed(0)} docs/s)  runs: ${listened.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`ratio: ${(l / p).toFixed(2)}x`);
+  console.log(`emulator CPU per run: without listener ${median(cpu.plain)} ms, with listener ${median(cpu.listened)} ms`);
   console.log(`idle Listen session with an open back channel: ${perSession.toFixed(1)} KiB each (${sessions} sessions)`);
 } finally {
   child.kill('SIGINT');
   rmSync(work, { recursive: true, force: true });
 }
 process.exit(0);
+}
