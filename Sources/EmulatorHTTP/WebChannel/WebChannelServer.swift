@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Answers: the session reply `[[0,["c","<SID>","",8,12,30000]]]`; back channels carry
 /// `[[id,[message]],…]` frames; a forward channel gets `[<back channel open>,<last id>,<unsent
-/// bytes>]`; an unknown or expired `SID` gets 400 with an empty body (the client opens a new
+/// bytes>]`; an unknown or expired `SID` gets 400 `Unknown SID` (the client opens a new
 /// session); a body that is not a WebChannel form gets 400 with a Google API error.
 ///
 /// ```swift
@@ -229,9 +229,10 @@ package final class WebChannelServer: Sendable {
         HTTPResponse(status: .ok, headers: textHeaders, body: WebChannelFrame.frame(Array(json.utf8)))
     }
 
-    /// 400 with an empty body: closure reads it as "unknown session" and starts a new one.
+    /// 400 saying `Unknown SID`: closure looks for those words in a 400 to report an unknown
+    /// session (rather than a failed request); either way the SDK opens a new session.
     private static func unknownSession() -> HTTPResponse {
-        HTTPResponse(status: .badRequest, headers: textHeaders)
+        HTTPResponse(status: .badRequest, headers: textHeaders, body: Array("Unknown SID".utf8))
     }
 
     private static func badRequest(_ message: String) -> HTTPResponse {

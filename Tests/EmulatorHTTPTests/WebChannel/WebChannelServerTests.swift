@@ -131,15 +131,15 @@ struct WebChannelServerTests {
         #expect(preflight.headers["Access-Control-Allow-Origin"] == "http://localhost:5173")
     }
 
-    @Test("an unknown SID is 400 with an empty body, for every kind of request")
+    @Test("an unknown SID is 400 'Unknown SID' (what closure looks for), for every kind of request")
     func unknownSession() throws {
         let h = WebChannelHarness()
         let back = h.backChannel("nope")
         #expect(back.status == .badRequest)
-        #expect(back.writer.bytes.isEmpty)
+        #expect(back.writer.text == "Unknown SID")
         for response in [h.forward("nope", ofs: 0, ["{}"]), h.client.post("/channel?VER=8&SID=nope&RID=3&TYPE=terminate", body: "")] {
             #expect(response.status == .badRequest)
-            #expect(response.bodyBytes.isEmpty)
+            #expect(response.bodyText == "Unknown SID")
         }
     }
 
