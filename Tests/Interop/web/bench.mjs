@@ -42,11 +42,12 @@ const freePort = () => new Promise((resolve) => {
 async function start() {
   const port = await freePort();
   const hub = await freePort();
-  writeFileSync(path.join(work, 'firebase.json'), JSON.stringify({
+  const dir = mkdtempSync(path.join(work, 'suite-'));
+  writeFileSync(path.join(dir, 'firebase.json'), JSON.stringify({
     emulators: { firestore: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hub } },
   }));
   const child = spawn(path.resolve(bin), ['start', '--only', 'firestore', '--project', projectId],
-    { cwd: work, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: work } });
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: dir } });
   await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (c) => { out += c; if (out.includes('All emulators ready')) resolve(); });
@@ -91,19 +92,59 @@ function watcher(port, name) {
   return { ready: message('ready'), done: message('done'), worker };
 }
 
+const writerTimes = [];
+
+/** A Listen session on the raw protocol (no SDK): resolves when `expected` documents were delivered. */
+async function rawWatcher(port, name) {
+  const channel = '/google.firestore.v1.Firestore/Listen/channel';
+  const root = `projects/${projectId}/databases/(default)`;
+  const target = { database: root, addTarget: { query: { parent: `${root}/documents`,
+    structuredQuery: { from: [{ collectionId: name }] } }, targetId: 2 } };
+  const reply = await request(port, 'POST', `${channel}?VER=8&RID=1&CVER=22&t=1`,
+    `count=1&ofs=0&req0___data__=${encodeURIComponent(JSON.stringify(target))}`);
+  const sid = /"c","([^"]+)"/.exec(reply)[1];
+  const seen = new Set();
+  let req;
+  let ready;
+  const readyP = new Promise((r) => { ready = r; });
+  const done = new Promise((resolve) => {
+    req = http.get({ host: '127.0.0.1', port, agent: false,
+      path: `${channel}?VER=8&RID=rpc&SID=${sid}&AID=0&CI=0&TYPE=xmlhttp&t=1` }, (res) => {
+      res.setEncoding('utf8');
+      let tail = '';
+      res.on('data', (chunk) => {
+        ready();
+        // A name may straddle two chunks: scan each chunk with the end of the previous one.
+        const text = tail + chunk;
+        tail = text.slice(-400);
+        for (const m of text.matchAll(/"name":"[^"]*\/documents\/[^"/]+\/(d\d+)"/g)) seen.add(m[1]);
+        if (seen.size === docs) resolve();
+      });
+    });
+  });
+  await readyP;
+  return { done, close: () => req.destroy() };
+}
+
 async function bulk(port, run, withListener) {
   const writer = client(port, `w-${run}-${withListener}`);
-  const name = `bulk-${run}-${withListener ? 'l' : 'n'}`;
+  const name = `bulk-${run}-${withListener === 'raw' ? 'r' : withListener ? 'l' : 'n'}`;
   let heard = Promise.resolve();
   let watching = null;
-  if (withListener) {
+  if (withListener === 'raw') {
+    const raw = await rawWatcher(port, name);
+    heard = raw.done;
+    watching = { worker: { terminate: async () => raw.close() } };
+  } else if (withListener) {
     watching = watcher(port, name);
     await watching.ready;
     heard = watching.done;
   }
   const t0 = performance.now();
-  await Promise.all([writeAll(writer, name), heard]);
+  let written = 0;
+  await Promise.all([writeAll(writer, name).then(() => { written = performance.now() - t0; }), heard]);
   const ms = performance.now() - t0;
+  if (withListener === true) writerTimes.push(written);
   if (watching) await watching.worker.terminate();
   await terminate(writer);
   return ms;
@@ -160,6 +201,7 @@ try {
   const plain = [];
   const listened = [];
   const cpu = { plain: [], listened: [] };
+  const rawListened = [];
   await bulk(port, 'warm', false);
   for (let run = 0; run < runs; run++) {
     let c = cpuMs(child.pid);
@@ -168,14 +210,24 @@ try {
     c = cpuMs(child.pid);
     listened.push(await bulk(port, run, true));
     cpu.listened.push(cpuMs(child.pid) - c);
+    rawListened.push(await bulk(port, run, 'raw'));
   }
-  const perSession = await idleSessions(port, child.pid);
+  // A fresh emulator for the memory figure: the bulk runs leave freed memory the allocator reuses.
+  const fresh = await start();
+  let perSession;
+  try {
+    perSession = await idleSessions(fresh.port, fresh.child.pid);
+  } finally {
+    fresh.child.kill('SIGINT');
+  }
   const p = median(plain);
   const l = median(listened);
   console.log(`docs=${docs} runs=${runs} (medians)`);
   console.log(`without listener: ${p.toFixed(0)} ms (${(docs / p * 1000).toFixed(0)} docs/s)  runs: ${plain.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`with listener:    ${l.toFixed(0)} ms (${(docs / l * 1000).toFixed(0)} docs/s)  runs: ${listened.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`ratio: ${(l / p).toFixed(2)}x`);
+  console.log(`with a raw-protocol listener (no SDK on the listening side): ${median(rawListened).toFixed(0)} ms  runs: ${rawListened.map((x) => x.toFixed(0)).join(', ')}`);
+  console.log(`with listener, the writer's own commits done after: ${median(writerTimes).toFixed(0)} ms (median)`);
   console.log(`emulator CPU per run: without listener ${median(cpu.plain)} ms, with listener ${median(cpu.listened)} ms`);
   console.log(`idle Listen session with an open back channel: ${perSession.toFixed(1)} KiB each (${sessions} sessions)`);
 } finally {
