@@ -44,6 +44,12 @@ struct WebChannelTests {
             http.stream("\(path)?VER=8&RID=rpc&SID=\(sid)&AID=\(aid)&CI=0&TYPE=xmlhttp&t=1")
         }
 
+        /// Runs the Listen stream's re-evaluation now, as its worker would after a commit (the
+        /// worker task may wait for a thread while the whole test suite runs).
+        func refresh(_ c: FirestoreTestClient) {
+            (c.emulator.webChannel.listen.stream(forSession: sid) as? ListenChannel)?.stream.refresh()
+        }
+
         func forward(ofs: Int, _ messages: [String]) -> HTTPResponse {
             http.post("\(path)?VER=8&SID=\(sid)&RID=2&AID=0&t=1", body: WebChannelTests.form(ofs: ofs, messages))
         }
@@ -94,11 +100,13 @@ struct WebChannelTests {
         #expect(first[2][member: "targetChange"]?[member: "resumeToken"] != nil)
 
         c.set([("cities/la", #"{"name":{"stringValue":"LA"}}"#)])
+        session.refresh(c)
         let change = try await Self.waitFor(back) {
             $0[member: "documentChange"]?[member: "document"]?[member: "name"] == .string(c.name("cities/la"))
         }
         #expect(change[member: "documentChange"]?[member: "document"]?[member: "fields"]?[member: "name"]?[member: "stringValue"] == .string("LA"))
         _ = c.send(.delete, "/v1/\(c.name("cities/sf"))")
+        session.refresh(c)
         try await Self.waitFor(back) { $0[member: "documentRemove"]?[member: "document"] == .string(c.name("cities/sf")) }
 
         // Removing the target on the forward channel.

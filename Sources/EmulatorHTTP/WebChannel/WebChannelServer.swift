@@ -64,6 +64,11 @@ package final class WebChannelServer: Sendable {
     /// The number of live sessions.
     package var sessionCount: Int { sessions.withLock { $0.byID.count } }
 
+    /// The service stream of session `sid` (tests drive it directly).
+    package func stream(forSession sid: String) -> (any WebChannelStream)? {
+        sessions.withLock { $0.byID[sid] }?.stream
+    }
+
     // MARK: Requests
 
     /// Answers one request to the channel path.

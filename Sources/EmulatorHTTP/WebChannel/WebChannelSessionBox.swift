@@ -29,6 +29,8 @@ final class WebChannelSessionBox: Sendable {
 
     var lastActive: UInt64 { state.withLock { $0.lastActive } }
 
+    var stream: (any WebChannelStream)? { state.withLock { $0.stream } }
+
     func setStream(_ stream: any WebChannelStream) {
         state.withLock { $0.stream = stream }
     }
