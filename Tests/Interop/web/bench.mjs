@@ -44,7 +44,7 @@ async function start() {
   const hub = await freePort();
   const dir = mkdtempSync(path.join(work, 'suite-'));
   writeFileSync(path.join(dir, 'firebase.json'), JSON.stringify({
-    emulators: { firestore: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hub } },
+    emulators: { firestore: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hub }, ui: { enabled: false } },
   }));
   const child = spawn(path.resolve(bin), ['start', '--only', 'firestore', '--project', projectId],
     { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: dir } });

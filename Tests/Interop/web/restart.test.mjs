@@ -27,7 +27,7 @@ function freePort() {
 
 function start(port, hubPort) {
   writeFileSync(path.join(work, 'firebase.json'), JSON.stringify({
-    emulators: { firestore: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hubPort } },
+    emulators: { firestore: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hubPort }, ui: { enabled: false } },
   }));
   const child = spawn(bin, ['start', '--only', 'firestore', '--project', projectId, '--data-dir', path.join(work, 'data')],
     { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
