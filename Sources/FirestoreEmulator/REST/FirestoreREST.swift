@@ -77,11 +77,16 @@ package struct FirestoreREST: Sendable {
         if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             return try JSONObject(nil, context: context, message: message)
         }
+        return try object(request.body, message, context: context)
+    }
+
+    /// Parses one ProtoJSON message (a REST body, a WebChannel `req{i}___data__`) as `message`.
+    static func object(_ bytes: [UInt8], _ message: RESTMessage, context: String = "") throws(EmulatorError) -> JSONObject {
         do {
             // Duplicate names are refused, as protobuf's JSON parsers recommend (conformance test
             // `FieldNameDuplicate`), instead of one value being dropped silently.
             return try JSONObject(
-                try JSONReader.parse(request.body, rejectingDuplicateKeys: true), context: context, message: message)
+                try JSONReader.parse(bytes, rejectingDuplicateKeys: true), context: context, message: message)
         } catch let e as JSONError {
             throw .invalidArgument("Invalid JSON payload received. \(e.message) (line \(e.line), column \(e.column)).")
         } catch let e as EmulatorError {

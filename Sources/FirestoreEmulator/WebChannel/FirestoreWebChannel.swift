@@ -42,17 +42,9 @@ package struct FirestoreWebChannel: Sendable {
         FirestoreCaller(authorization: opening.header("Authorization"))
     }
 
-    /// Parses one message's JSON as `message`.
+    /// Parses one message's JSON as `message`, as a REST body is parsed.
     static func object(_ bytes: [UInt8], _ message: RESTMessage) throws(EmulatorError) -> JSONObject {
-        do {
-            return try JSONObject(try JSONReader.parse(bytes), context: "", message: message)
-        } catch let e as JSONError {
-            throw .invalidArgument("Invalid JSON payload received. \(e.message) (line \(e.line), column \(e.column)).")
-        } catch let e as EmulatorError {
-            throw e
-        } catch {
-            throw .invalidArgument("Invalid JSON payload received.")
-        }
+        try FirestoreREST.object(bytes, message)
     }
 
     /// `{"error":{"code","message","status"}}`.
