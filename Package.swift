@@ -1,8 +1,13 @@
 // swift-tools-version: 6.2
 // The emulators package: one executable, no package dependencies.
-// Layers (arrows point down), see docs/ARCHITECTURE.md:
-//   emulators, EmulatorTesting → EmulatorSuite → {FirestoreEmulator, DatabaseEmulator, EmulatorSnapshot, EmulatorUI, EmulatorPosix}
-//   → {EmulatorStorage, SecurityRules, EmulatorHTTP} → EmulatorModel → EmulatorSupport
+// Layers (arrows point down; docs/ARCHITECTURE.md has the table):
+//   L5 emulators, EmulatorTesting, EmulatorBenchmarks
+//   L4 EmulatorSuite
+//   L3 FirestoreEmulator, DatabaseEmulator, EmulatorSnapshot, EmulatorUI, EmulatorClient, EmulatorPosix
+//   L2 EmulatorStorage, SecurityRules, EmulatorHTTP, EmulatorHTTP2, EmulatorProtobuf
+//   L1 EmulatorModel
+//   L0 EmulatorSupport, CEmulatorLinux
+// Tests/ holds the test targets, their support target and the fuzz targets (Tests/Fuzz).
 import PackageDescription
 
 let settings: [SwiftSetting] = [
@@ -26,11 +31,11 @@ let package = Package(
         // L1
         .target(name: "EmulatorModel", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         // L2
-        .target(name: "EmulatorStorage", dependencies: ["EmulatorModel", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
+        .target(name: "EmulatorStorage", dependencies: ["EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
         .target(name: "SecurityRules", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorSupport"], swiftSettings: settings),
-        .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
-        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP"], swiftSettings: settings),
+        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorModel"], swiftSettings: settings),
         // L3
         .target(name: "EmulatorPosix", dependencies: ["EmulatorHTTP", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
         .target(
@@ -50,7 +55,7 @@ let package = Package(
         .target(name: "EmulatorUI", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .target(
             name: "EmulatorClient",
-            dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorPosix", "EmulatorSupport"],
+            dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorSupport"],
             swiftSettings: settings),
         // L4
         .target(
@@ -75,10 +80,10 @@ let package = Package(
         .target(name: "EmulatorTestSupport", dependencies: ["EmulatorSupport"], path: "Tests/EmulatorTestSupport", swiftSettings: settings),
         .testTarget(name: "EmulatorSupportTests", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorModelTests", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
-        .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage"], swiftSettings: settings),
         .testTarget(name: "SecurityRulesTests", dependencies: ["SecurityRules", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
-        .testTarget(name: "EmulatorHTTP2Tests", dependencies: ["EmulatorHTTP2", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorHTTP2Tests", dependencies: ["EmulatorHTTP2", "EmulatorHTTP"], swiftSettings: settings),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(
@@ -108,9 +113,19 @@ let package = Package(
         .testTarget(
             name: "EmulatorSuiteTests",
             dependencies: [
-                "EmulatorSuite", "EmulatorClient", "EmulatorPosix", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf",
-                "EmulatorModel", "EmulatorSupport", "EmulatorStorage", "EmulatorTestSupport", "EmulatorUI",
+                "EmulatorSuite", "EmulatorClient", "FirestoreEmulator", "EmulatorSnapshot", "EmulatorPosix", "EmulatorHTTP",
+                "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "EmulatorStorage", "EmulatorTestSupport",
             ],
             swiftSettings: settings),
+        // Fuzzing (Tests/Fuzz/run builds the driver with libFuzzer; a plain build replays inputs)
+        .target(
+            name: "EmulatorFuzzTargets",
+            dependencies: [
+                "FirestoreEmulator", "DatabaseEmulator", "EmulatorSnapshot", "SecurityRules", "EmulatorStorage", "EmulatorHTTP",
+                "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport",
+            ],
+            path: "Tests/Fuzz/Targets", swiftSettings: settings),
+        .executableTarget(name: "emulators-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Tests/Fuzz/Driver", swiftSettings: settings),
+        .testTarget(name: "EmulatorFuzzTests", dependencies: ["EmulatorFuzzTargets"], path: "Tests/Fuzz/Tests", swiftSettings: settings),
     ]
 )

@@ -1,0 +1,54 @@
+/// One parser or state machine driven by arbitrary bytes: the unit the fuzz driver runs.
+///
+/// A target must not trap, hang or grow memory from one input to the next, whatever the bytes:
+/// every failure is an error value the code under test already handles. State that lives
+/// longer than one input (an emulator) is created per input.
+///
+/// ```swift
+/// FuzzTargets.named("hpack")?.run(bytes)
+/// ```
+package struct FuzzTarget: Sendable {
+    /// The name used on the command line and as the corpus folder (`Tests/Fuzz/corpus/<name>`).
+    package let name: String
+    /// What the target feeds the bytes to.
+    package let summary: String
+    package let run: @Sendable ([UInt8]) -> Void
+
+    package init(_ name: String, _ summary: String, run: @escaping @Sendable ([UInt8]) -> Void) {
+        self.name = name
+        self.summary = summary
+        self.run = run
+    }
+}
+
+/// Every fuzz target, in the order the driver lists them.
+package enum FuzzTargets {
+    package static let all: [FuzzTarget] =
+        httpTargets + http2Targets + dataTargets + rulesTargets + snapshotTargets + emulatorTargets
+
+    package static func named(_ name: String) -> FuzzTarget? {
+        all.first { $0.name == name }
+    }
+}
+
+/// Cuts an input into pieces, so streaming parsers see their input arrive in parts: the first
+/// byte picks the piece size (1…256 bytes), the rest is the data.
+enum FuzzPieces {
+    static func split(_ input: [UInt8]) -> [[UInt8]] {
+        guard let first = input.first else { return [] }
+        let size = Int(first) + 1
+        var pieces: [[UInt8]] = []
+        var start = 1
+        while start < input.count {
+            let end = min(start + size, input.count)
+            pieces.append(Array(input[start..<end]))
+            start = end
+        }
+        return pieces
+    }
+
+    /// The input cut at every `separator` byte (each part without it).
+    static func records(_ input: [UInt8], separator: UInt8 = 0x0A) -> [[UInt8]] {
+        input.split(separator: separator, omittingEmptySubsequences: false).map(Array.init)
+    }
+}

@@ -1,0 +1,73 @@
+import EmulatorFuzzTargets
+import Foundation
+import Testing
+
+/// Every fuzz target over its seed corpus and a few thousand cheap mutations of it, without the
+/// sanitizers: what a fresh clone can run in seconds. `Tests/Fuzz/run` fuzzes for real.
+@Suite struct FuzzTargetTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("corpus")
+
+    static func seeds(_ target: String) -> [[UInt8]] {
+        let folder = corpus.appendingPathComponent(target)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.sorted().compactMap { name in
+            (try? Data(contentsOf: folder.appendingPathComponent(name))).map { Array($0) }
+        }
+    }
+
+    @Test func everyTargetHasSeeds() {
+        for target in FuzzTargets.all {
+            #expect(!Self.seeds(target.name).isEmpty, "no seeds in Tests/Fuzz/corpus/\(target.name); run Tests/Fuzz/make-seeds")
+        }
+        #expect(Set(FuzzTargets.all.map(\.name)).count == FuzzTargets.all.count, "two targets share a name")
+    }
+
+    @Test(arguments: FuzzTargets.all.map(\.name))
+    func seedsAndMutationsRunCleanly(_ name: String) throws {
+        let target = try #require(FuzzTargets.named(name))
+        var generator = SplitMix(seed: 0x5EED)
+        let rounds = name.hasPrefix("http-") || name.hasPrefix("firestore") || name.hasPrefix("rtdb") ? 60 : 400
+        for seed in Self.seeds(name) {
+            target.run(seed)
+            for _ in 0..<rounds { target.run(Mutator.mutate(seed, &generator)) }
+        }
+        target.run([])
+    }
+}
+
+/// A deterministic generator (SplitMix64), so a failure replays.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// libFuzzer's simplest moves: flip, overwrite with an interesting byte, insert, delete, cut, repeat.
+enum Mutator {
+    static let interesting: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF, 0x22, 0x5C, 0x7B, 0x7D, 0x0A, 0x0D, 0x25]
+
+    static func mutate(_ input: [UInt8], _ g: inout SplitMix) -> [UInt8] {
+        var bytes = input
+        for _ in 0..<Int.random(in: 1...4, using: &g) {
+            let at = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &g)
+            switch Int.random(in: 0..<6, using: &g) {
+            case 0 where !bytes.isEmpty: bytes[at] ^= 1 << UInt8.random(in: 0..<8, using: &g)
+            case 1 where !bytes.isEmpty: bytes[at] = interesting.randomElement(using: &g) ?? 0
+            case 2: bytes.insert(interesting.randomElement(using: &g) ?? 0, at: at)
+            case 3 where !bytes.isEmpty: bytes.remove(at: at)
+            case 4: bytes = Array(bytes.prefix(at))
+            default:
+                let end = min(bytes.count, at + Int.random(in: 1...16, using: &g))
+                bytes.insert(contentsOf: bytes[at..<end], at: at)
+            }
+        }
+        return bytes
+    }
+}
