@@ -2,6 +2,7 @@ import DatabaseEmulator
 import EmulatorHTTP
 import EmulatorSnapshot
 import EmulatorStorage
+import EmulatorSupport
 import Glibc
 import Synchronization
 
@@ -69,17 +70,8 @@ private func journalRun(root: String, clients: Int, seconds: Int, durability: Da
     let start = journalNanos()
     let deadline = start + Int64(seconds) * 1_000_000_000
     let jobs = (0..<clients).map { JournalClient(router: emulator.router, id: $0, deadline: deadline) }
-    var threads: [pthread_t] = []
-    for job in jobs {
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<JournalClient>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, Unmanaged.passRetained(job).toOpaque())
-        if started == 0 { threads.append(thread) }
-    }
-    for thread in threads { pthread_join(thread, nil) }
+    let threads = jobs.compactMap { job in PosixThread.start { job.run() } }
+    for thread in threads { thread.join() }
     let elapsed = Double(journalNanos() - start) / 1e9
     data?.close()
     SnapshotFileSystem().removeTree(directory)

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorSuite
+import EmulatorSupport
 import Glibc
 import Synchronization
 
@@ -106,17 +107,8 @@ private func httpJournalRun(
     let start = httpNanos()
     let deadline = start + Int64(seconds) * 1_000_000_000
     let clients = (0..<connections).map { HTTPWriteClient(port: port, id: $0, deadline: deadline) }
-    var threads: [pthread_t] = []
-    for client in clients {
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<HTTPWriteClient>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, Unmanaged.passRetained(client).toOpaque())
-        if started == 0 { threads.append(thread) }
-    }
-    for thread in threads { pthread_join(thread, nil) }
+    let threads = clients.compactMap { client in PosixThread.start { client.run() } }
+    for thread in threads { thread.join() }
     let elapsed = Double(httpNanos() - start) / 1e9
     let cpu = processCPUSeconds() - cpuBefore
     let writes = Double(clients.reduce(0) { $0 + $1.done.withLock { $0 } })

@@ -2,6 +2,7 @@ import EmulatorModel
 import EmulatorSnapshot
 import FirestoreEmulator
 import EmulatorStorage
+import EmulatorSupport
 import Glibc
 
 /// Snapshot figures: export and import of N Firestore documents through the official on-disk
@@ -193,7 +194,7 @@ private func journalThroughput(root: String) {
         let counts = UnsafeMutablePointer<Int>.allocate(capacity: writers)
         counts.initialize(repeating: 0, count: writers)
         defer { counts.deallocate() }
-        var threads: [pthread_t] = []
+        var threads: [PosixThread.Joinable] = []
         final class Job: @unchecked Sendable {
             // Read-only after init; each thread writes only its own slot of `counts`.
             let engine: StorageEngine, slot: UnsafeMutablePointer<Int>, deadline: Int64, value: [UInt8], id: Int
@@ -203,10 +204,7 @@ private func journalThroughput(root: String) {
         }
         for w in 0..<writers {
             let job = Job(engine: engine, slot: counts + w, deadline: deadline, value: value, id: w)
-            var thread = pthread_t()
-            pthread_create(&thread, nil, { raw in
-                guard let raw else { return nil }
-                let job = Unmanaged<Job>.fromOpaque(raw).takeRetainedValue()
+            let thread = PosixThread.start {
                 var n = 0
                 while snapshotNanos() < job.deadline {
                     let key = StorageKey(segments: ["docs", "w\(job.id)-\(n)"])
@@ -216,11 +214,10 @@ private func journalThroughput(root: String) {
                     n += 1
                 }
                 job.slot.pointee = n
-                return nil
-            }, Unmanaged.passRetained(job).toOpaque())
-            threads.append(thread)
+            }
+            if let thread { threads.append(thread) }
         }
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
         _ = namespace
         data?.close()
         var total = 0

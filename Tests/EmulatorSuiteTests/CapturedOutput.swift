@@ -1,3 +1,4 @@
+import EmulatorSupport
 import Synchronization
 @testable import EmulatorSuite
 

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import EmulatorSupport
 import Glibc
 #endif
 import Testing

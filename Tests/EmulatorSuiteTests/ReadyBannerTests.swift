@@ -1,3 +1,4 @@
+import EmulatorSupport
 import Testing
 @testable import EmulatorSuite
 

@@ -1,4 +1,5 @@
 import CEmulatorLinux
+import EmulatorSupport
 import Glibc
 
 /// A new file written once, sequentially and in bulk (the entity records of an export): its
@@ -34,7 +35,7 @@ package final class BulkFile {
     /// The buffer being filled (0 or 1), and how much of it is.
     private var current = 0
     private var staged = 0
-    private var writer: pthread_t?
+    private var writer: PosixThread.Joinable?
     /// Bytes handed to `append` so far (the file's final size).
     package private(set) var size = 0
 
@@ -175,15 +176,9 @@ package final class BulkFile {
     /// Gives the full current buffer to the writer thread (started on first use) and waits for the other one.
     private func handOver() throws(SnapshotError) {
         if writer == nil {
-            var thread = pthread_t()
-            let started = pthread_create(&thread, nil, { raw in
-                guard let raw else { return nil }
-                Unmanaged<Shared>.fromOpaque(raw).takeRetainedValue().run()
-                return nil
-            }, Unmanaged.passRetained(shared).toOpaque())
-            guard started == 0 else {
+            let shared = shared
+            guard let thread = PosixThread.start({ shared.run() }) else {
                 // No thread: write here.
-                Unmanaged.passUnretained(shared).release()
                 let code = shared.write(shared.buffers[current], count: staged)
                 staged = 0
                 if code != 0 { throw SnapshotFileSystem.ioError("writing", path, code) }
@@ -205,7 +200,7 @@ package final class BulkFile {
         guard let thread = writer else { return }
         shared.jobs[posted % 4] = -1
         sem_post(shared.filled)
-        pthread_join(thread, nil)
+        thread.join()
         writer = nil
     }
 

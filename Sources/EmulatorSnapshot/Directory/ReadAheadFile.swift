@@ -1,4 +1,5 @@
 import CEmulatorLinux
+import EmulatorSupport
 import Glibc
 import Synchronization
 
@@ -48,7 +49,7 @@ package final class ReadAheadFile {
     /// The file's size when it was opened.
     package let size: Int
     private let shared: Shared
-    private var reader: pthread_t?
+    private var reader: PosixThread.Joinable?
     /// Bytes delivered by `next()` so far.
     private var delivered = 0
     /// Chunks taken from the reader by `next()` and not yet recycled.
@@ -241,17 +242,8 @@ package final class ReadAheadFile {
             fd: fd, path: path, size: size, chunkSize: max(chunkSize, 1), depth: max(depth, 2), fault: fileSystem.readFault)
         guard size > 0 else { return }
         if size >= directFrom { _ = shared.openDirect() }
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Shared>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, Unmanaged.passRetained(shared).toOpaque())
-        if started == 0 {
-            reader = thread
-        } else {
-            Unmanaged.passUnretained(shared).release()
-        }
+        let shared = shared
+        reader = PosixThread.start { shared.run() }
     }
 
     /// The next chunk in file order, or nil after the last one. Hand each chunk's bytes back with
@@ -297,7 +289,7 @@ package final class ReadAheadFile {
         guard let thread = reader else { return }
         shared.state.withLock { $0.stopped = true }
         sem_post(shared.free)
-        pthread_join(thread, nil)
+        thread.join()
         reader = nil
         shared.state.withLock { state in
             state.ready.removeAll()

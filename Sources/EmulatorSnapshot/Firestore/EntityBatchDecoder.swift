@@ -1,3 +1,4 @@
+import EmulatorSupport
 import Glibc
 
 /// Decodes batches of entity records on two threads (the decode is CPU-bound and records are
@@ -46,14 +47,9 @@ struct EntityBatchDecoder<Prepared> {
     }
 }
 
-/// What the helper thread runs (a non-generic entry point for `pthread_create`).
-class EntityJobBase {
-    func runSecondHalf() {}
-}
-
 /// One batch: `records` is read-only; each thread writes only its own index range of `results`,
 /// and the owner reads them only after joining the helper thread.
-private final class Job<Prepared>: EntityJobBase, @unchecked Sendable {
+private final class Job<Prepared>: @unchecked Sendable {
     let records: [[UInt8]]
     let transform: @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared
     var results: [Result<Prepared, ProtoReader.Failure>?]
@@ -76,7 +72,7 @@ private final class Job<Prepared>: EntityJobBase, @unchecked Sendable {
         }
     }
 
-    override func runSecondHalf() { run(records.count / 2..<records.count) }
+    func runSecondHalf() { run(records.count / 2..<records.count) }
 
     /// Moves the results out (after `runOnTwoThreads`), so they are not copied and released twice.
     func takeResults() -> [Result<Prepared, ProtoReader.Failure>?] {
@@ -86,15 +82,9 @@ private final class Job<Prepared>: EntityJobBase, @unchecked Sendable {
     }
 
     func runOnTwoThreads() {
-        var thread = pthread_t()
-        let started = records.count >= 1_024 && pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<EntityJobBase>.fromOpaque(raw).takeRetainedValue().runSecondHalf()
-            return nil
-        }, Unmanaged<EntityJobBase>.passRetained(self).toOpaque()) == 0
-        if started {
+        if records.count >= 1_024, let helper = PosixThread.start({ [self] in runSecondHalf() }) {
             run(0..<records.count / 2)
-            pthread_join(thread, nil)
+            helper.join()
         } else {
             run(0..<records.count)
         }

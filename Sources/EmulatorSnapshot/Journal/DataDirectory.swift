@@ -1,4 +1,5 @@
 package import EmulatorStorage
+import EmulatorSupport
 import Glibc
 import Synchronization
 
@@ -42,7 +43,7 @@ package final class DataDirectory: Sendable {
     private let checkpointing = Mutex(false)
     /// The thread of the last background checkpoint (joined before the next one and at close),
     /// and whether it is still running.
-    private let worker = Mutex<(thread: pthread_t?, running: Bool)>((nil, false))
+    private let worker = Mutex<(thread: PosixThread.Joinable?, running: Bool)>((nil, false))
     /// What recovery loaded: (entries from the checkpoint, commits replayed from journals).
     package let recovered: (entries: Int, commits: Int)
 
@@ -141,16 +142,10 @@ package final class DataDirectory: Sendable {
             guard !state.running else { return }
             if let previous = state.thread {
                 // Finished (not running), so this returns at once.
-                pthread_join(previous, nil)
+                previous.join()
                 state.thread = nil
             }
-            var thread = pthread_t()
-            let started = pthread_create(&thread, nil, { raw in
-                guard let raw else { return nil }
-                Unmanaged<DataDirectory>.fromOpaque(raw).takeRetainedValue().runCheckpoint()
-                return nil
-            }, Unmanaged.passRetained(self).toOpaque())
-            if started == 0 { state = (thread, true) }
+            if let thread = PosixThread.start({ [self] in runCheckpoint() }) { state = (thread, true) }
         }
     }
 
@@ -164,8 +159,8 @@ package final class DataDirectory: Sendable {
     }
 
     private func joinWorker() {
-        if let thread = worker.withLock({ state -> pthread_t? in defer { state.thread = nil }; return state.thread }) {
-            pthread_join(thread, nil)
+        if let thread = worker.withLock({ state -> PosixThread.Joinable? in defer { state.thread = nil }; return state.thread }) {
+            thread.join()
         }
     }
 

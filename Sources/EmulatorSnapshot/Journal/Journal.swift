@@ -1,4 +1,5 @@
 import EmulatorStorage
+import EmulatorSupport
 import Glibc
 
 /// The append-only journal of a live data directory: every commit is appended as one LevelDB
@@ -40,7 +41,7 @@ final class Journal: CommitLog, @unchecked Sendable {
     /// Actions waiting (``whenDurable(_:_:)``) for their token to become durable, in token order
     /// per registering thread (not globally).
     private var waiters: [(token: UInt64, action: @Sendable () -> Void)] = []
-    private var syncer: pthread_t?
+    private var syncer: PosixThread.Joinable?
     private(set) var sequence: Int
     /// The journal's length (records written to the file so far).
     private var fileBytes: Int
@@ -155,17 +156,13 @@ final class Journal: CommitLog, @unchecked Sendable {
     }
 
     private func startSyncer() {
-        var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let journal = Unmanaged<Journal>.fromOpaque(raw).takeRetainedValue()
-            if journal.durability == .sync { journal.runSyncer() } else { journal.runPeriodicSyncer() }
-            return nil
-        }, Unmanaged.passRetained(self).toOpaque())
-        if started == 0 {
-            syncer = thread
+        let started = PosixThread.start { [self] in
+            if durability == .sync { runSyncer() } else { runPeriodicSyncer() }
+        }
+        if let started {
+            syncer = started
         } else {
-            let text = "emulators: cannot start the journal's sync thread (error \(started)).\n"
+            let text = "emulators: cannot start the journal's sync thread.\n"
             var line = Array(text.utf8); _ = Glibc.write(2, &line, line.count)
             exit(74)
         }
@@ -273,7 +270,7 @@ final class Journal: CommitLog, @unchecked Sendable {
             lock.signalWork()
         }
         if let thread = syncer {
-            pthread_join(thread, nil)
+            thread.join()
             syncer = nil
         }
     }

@@ -1,4 +1,4 @@
-import EmulatorSupport
+package import EmulatorSupport
 
 /// Parses `emulators` arguments by hand: subcommands, `--flag value`, `--flag=value`, short flags.
 ///
@@ -167,7 +167,7 @@ package enum CommandLineParser {
             case "--data-dir-no-fsync": options.dataDirectoryFsync = false
             case "--debug": options.verbosity = .debug
             case "--log-verbosity":
-                guard let value, let verbosity = LogVerbosity(rawValue: value.uppercased()) else {
+                guard let value, let verbosity = LogVerbosity(value) else {
                     throw UsageError(
                         "option '--log-verbosity' must be one of DEBUG, INFO, QUIET, SILENT (got '\(value ?? "")')",
                         command: command)

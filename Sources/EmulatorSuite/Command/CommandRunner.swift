@@ -1,7 +1,7 @@
 #if canImport(Glibc)
+package import EmulatorSupport
 import Glibc
 #endif
-import EmulatorPosix
 import Synchronization
 
 /// Runs a command line and returns the exit status; the `emulators` executable is a thin main

@@ -1,3 +1,5 @@
+package import EmulatorSupport
+
 /// The flags `start` and `exec` share, as given on the command line (not yet validated).
 package struct StartOptions: Sendable, Equatable {
     /// `-c/--config`: the firebase.json to read instead of `./firebase.json`.

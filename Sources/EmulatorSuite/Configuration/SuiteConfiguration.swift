@@ -1,3 +1,5 @@
+package import EmulatorSupport
+
 /// Everything a running suite needs, resolved: ports, project, rules text, data directories.
 ///
 /// Build one from the command line with ``ConfigurationLoader``, or directly in tests:

@@ -1,5 +1,4 @@
 package import EmulatorHTTP
-import EmulatorPosix
 import EmulatorSupport
 
 /// The hub's routes, as the official hub answers them (JSON pretty-printed with two spaces).

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+package import EmulatorSupport
 import Glibc
 #endif
 

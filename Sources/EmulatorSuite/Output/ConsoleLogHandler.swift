@@ -1,4 +1,4 @@
-import EmulatorSupport
+package import EmulatorSupport
 
 /// Sends an emulator's log records to the suite console as `i  firestore: …` lines, so that
 /// rules `debug()` output and denials appear where the rest of the suite prints (filtered by
@@ -23,6 +23,6 @@ struct ConsoleLogHandler: LogHandler {
 
     /// A logger labelled `label` that lets every record through to the console, which filters.
     static func logger(_ label: String, console: Console) -> Logger {
-        Logger(label: label, verbosity: EmulatorSupport.LogVerbosity.debug, handler: ConsoleLogHandler(console: console))
+        Logger(label: label, verbosity: LogVerbosity.debug, handler: ConsoleLogHandler(console: console))
     }
 }

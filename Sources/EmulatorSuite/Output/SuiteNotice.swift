@@ -1,3 +1,5 @@
+package import EmulatorSupport
+
 /// One line for the console, in the official CLI's style: `i  firestore: …`, `⚠  …`, `✔  …`.
 package struct SuiteNotice: Sendable, Hashable {
     package enum Level: Sendable, Hashable {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
+import EmulatorSupport
 import Glibc
 #endif
-import EmulatorPosix
 import Synchronization
 
 /// Hot reload of rules files: a background thread looks at each file every `interval` (its

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import EmulatorHTTP
 import EmulatorSnapshot
-import EmulatorSupport
+package import EmulatorSupport
 import EmulatorUI
 import Synchronization
 

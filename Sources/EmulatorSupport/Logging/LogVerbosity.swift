@@ -10,7 +10,8 @@
 /// ```swift
 /// LogVerbosity("quiet")?.allows(.info) // false
 /// ```
-package enum LogVerbosity: Sendable, Hashable, CustomStringConvertible {
+package enum LogVerbosity: Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+    /// Most to least talkative: `debug < info < quiet < silent`.
     case debug, info, quiet, silent
 
     /// Parses `DEBUG`, `INFO`, `QUIET` or `SILENT`, ignoring ASCII case.
