@@ -64,6 +64,11 @@ final class DatabaseLongPollServer: Sendable {
     /// Open long-poll connections (an upgraded one counts until its long-poll side is done).
     var count: Int { table.withLock { $0.byID.count } }
 
+    /// Connections whose held poll was dropped by the peer, with no request since.
+    var lostCount: Int {
+        table.withLock { Array($0.byID.values) }.filter { $0.outbox.liveness().lostAt != nil }.count
+    }
+
     // MARK: Requests
 
     /// Answers one request to `/.lp`; `open` makes the wire session of a `start`.
