@@ -13,6 +13,7 @@ final class LongPollProbe: Sendable {
     let emulator: DatabaseEmulator
     let client: InProcessClient
     let clock = TestClock(1_000_000_000)
+    let storage = StorageEngine(keepsHistory: { _ in false })
 
     init(configure: (inout DatabaseLongPollConfiguration) -> Void = { _ in }, replyGate: ReplyGate? = nil) {
         var configuration = DatabaseEmulatorConfiguration(
@@ -22,7 +23,7 @@ final class LongPollProbe: Sendable {
         var longPoll = DatabaseLongPollConfiguration()
         configure(&longPoll)
         configuration.longPoll = longPoll
-        let emulator = DatabaseEmulator(storage: StorageEngine(keepsHistory: { _ in false }), configuration: configuration)
+        let emulator = DatabaseEmulator(storage: storage, configuration: configuration)
         self.emulator = emulator
         client = InProcessClient(router: emulator.router)
     }

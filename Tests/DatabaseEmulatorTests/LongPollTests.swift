@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import EmulatorStorage
 import EmulatorSupport
 import Foundation
 import Testing
@@ -260,6 +261,21 @@ import Testing
         let answer = connection.exchange([#"{"t":"c","d":{"t":"n","d":{}}}"#, Self.request(1, "g", #"{"p":"/","q":{}}"#)])
         #expect(answer.messages == [P.reply(1, "ok", "null")])
         #expect(answer.close == nil)
+    }
+
+    @Test func withADataDirectoryAWritesOkWaitsForDurabilityOnAHeldPoll() {
+        let probe = LongPollProbe(replyGate: HeldCommitLog.gate)
+        let log = HeldCommitLog()
+        probe.storage.setCommitLog(log)
+        let (connection, _) = probe.start()
+        let held = connection.poll([Self.request(1, "p", #"{"p":"/a","d":1}"#), Self.request(2, "g", #"{"p":"/a","q":{}}"#)])
+        #expect(held.writer.isOpen)  // the ok (and the reply behind it) wait; nothing blocked
+        #expect(log.blockingWaits == 0)
+        log.release()
+        #expect(!held.writer.isOpen)
+        // The first released reply answers the held poll; the next poll takes the rest.
+        #expect(LongPollAnswer(held.writer.text).messages == [P.reply(1)])
+        #expect(connection.exchange([]).messages == [P.reply(2, "ok", "1")])
     }
 
     @Test func pingsOverLongPollingArePonged() {
