@@ -2,6 +2,7 @@ import EmulatorHTTP
 import Foundation
 import EmulatorStorage
 import EmulatorSupport
+import EmulatorTestSupport
 import Synchronization
 
 @testable import DatabaseEmulator
@@ -128,14 +129,9 @@ struct LongPollAnswer: Equatable {
             } else if line.contains(#"f("close""#) {
                 let rest = Self.between(line, #"f("close""#, ");})();") ?? ""
                 close = .some(rest.hasPrefix(",") ? Int(rest.dropFirst()) : nil)
-            } else if let call = Self.between(line, "if(f)f(", "));})();"),
-                let comma = call.firstIndex(of: ","), let number = Int(call[..<comma]),
-                let literal = Self.between(call, "JSON.parse(", nil),
-                let json = Self.unquote(literal), case .array(let items)? = try? JSONReader.parse(json)
-            {
-                packets.append((number, items.map { JSONWriter.encodeToString($0) }))
             }
         }
+        packets = LongPollScriptReader.packets(text)
     }
 
     /// Every message of every packet, in packet order.
@@ -149,37 +145,6 @@ struct LongPollAnswer: Equatable {
         guard let close else { return String(tail) }
         guard let end = tail.range(of: close, options: .backwards) else { return nil }
         return String(tail[..<end.lowerBound])
-    }
-
-    /// The text of a JavaScript string literal as the answers write them.
-    static func unquote(_ literal: String) -> String? {
-        var scalars = Array(literal.unicodeScalars)
-        guard scalars.first == "\"", scalars.last == "\"" else { return nil }
-        scalars = Array(scalars.dropFirst().dropLast())
-        var out = String.UnicodeScalarView()
-        var i = 0
-        while i < scalars.count {
-            let c = scalars[i]
-            guard c == "\\" else {
-                out.append(c)
-                i += 1
-                continue
-            }
-            guard i + 1 < scalars.count else { return nil }
-            switch scalars[i + 1] {
-            case "n": out.append("\n")
-            case "r": out.append("\r")
-            case "u":
-                guard i + 5 < scalars.count, let v = UInt32(String(String.UnicodeScalarView(scalars[(i + 2)...(i + 5)])), radix: 16),
-                    let scalar = Unicode.Scalar(v)
-                else { return nil }
-                out.append(scalar)
-                i += 4
-            default: out.append(scalars[i + 1])
-            }
-            i += 2
-        }
-        return String(out)
     }
 }
 

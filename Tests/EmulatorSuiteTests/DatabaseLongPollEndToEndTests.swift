@@ -1,5 +1,6 @@
 import Dispatch
 import EmulatorSupport
+import EmulatorTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -63,128 +64,7 @@ struct DatabaseLongPollEndToEndTests {
 
         /// The messages of every `pRTLPCB` call in an answer.
         static func messages(_ text: String) -> [String] {
-            text.split(separator: "\n").flatMap { line -> [String] in
-                guard let open = line.range(of: "JSON.parse("), let close = line.range(of: "));})();", options: .backwards),
-                    let json = LongPollLiteral.unquote(String(line[open.upperBound..<close.lowerBound])),
-                    case .array(let items)? = try? JSONReader.parse(json)
-                else { return [] }
-                return items.map { JSONWriter.encodeToString($0) }
-            }
+            LongPollScriptReader.packets(text).flatMap(\.messages)
         }
-    }
-
-    static func request(_ r: Int, _ action: String, _ body: String) -> String {
-        #"{"t":"d","d":{"r":\#(r),"a":"\#(action)","b":\#(body)}}"#
-    }
-
-    static func reply(_ r: Int, _ status: String = "ok", _ data: String = #""""#) -> String {
-        #"{"t":"d","d":{"r":\#(r),"b":{"s":"\#(status)","d":\#(data)}}}"#
-    }
-
-    @Test func aLongPollSessionThenItsUpgradeToAWebSocket() throws {
-        let suite = try Suite.start(.ephemeral(projectId: "demo-lp", kinds: [.database]), console: CapturedOutput().console)
-        defer { suite.shutdown() }
-        let port = try #require(suite.port(of: .database))
-        #expect(try Self.rest(port, "PUT", "/.json", #"{"room":{"title":"Lobby"}}"#).status == 200)
-
-        let poller = try Poller(port: port)
-        #expect(poller.hello.hasPrefix(#"{"t":"c","d":{"t":"h","d":{"ts":"#))
-        #expect(poller.hello.contains(#""h":"127.0.0.1:\#(port)""#))
-        #expect(
-            try poller.poll([Self.request(1, "s", #"{"c":{"sdk.js.10-12-2":1}}"#), Self.request(2, "q", #"{"p":"/room","h":""}"#)]).messages
-                == [Self.reply(1), #"{"t":"d","d":{"a":"d","b":{"p":"room","d":{"title":"Lobby"}}}}"#, Self.reply(2, "ok", "{}")])
-        #expect(try poller.poll([Self.request(3, "o", #"{"p":"/presence/lp","d":"left"}"#)]).messages == [Self.reply(3)])
-
-        // A held poll, answered by another client's write.
-        let held = Mutex<[String]?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let messages = try? poller.poll().messages
-            held.withLock { $0 = messages }
-            done.signal()
-        }
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(try Self.rest(port, "PUT", "/room/title.json", #""Hall""#).status == 200)
-        #expect(done.wait(timeout: .now() + 5) == .success)
-        #expect(held.withLock { $0 } == [#"{"t":"d","d":{"a":"d","b":{"p":"room/title","d":"Hall"}}}"#])
-
-        // The disconnect frame's page names the connection.
-        let frame = try Self.get(port, "/.lp?dframe=t&id=\(poller.id)&pw=\(poller.password)&ns=\(Self.ns)")
-        #expect(frame.text.contains("/.lp?disconn=t&id=\(poller.id)&pw=\(poller.password)"))
-
-        // The upgrade: the socket names the session of the hello.
-        let session = try #require(JSONReader.parse(poller.hello)[member: "d"]?[member: "d"]?[member: "s"])
-        guard case .string(let sessionID) = session else { Issue.record("no session id"); return }
-        let socket = try #require(WireSocketClient(port: port, target: "/.ws?v=5&s=\(sessionID)&ns=\(Self.ns)"))
-        #expect(socket.nextMessage() == #"{"t":"c","d":{"t":"a","d":{}}}"#)
-        for _ in 0..<2 {
-            socket.send(#"{"t":"c","d":{"t":"p","d":{}}}"#)
-            #expect(socket.nextMessage() == #"{"t":"c","d":{"t":"o","d":{}}}"#)
-        }
-        socket.send(#"{"t":"c","d":{"t":"a","d":{}}}"#)
-        // The client switched to sending on the socket: this waits for the end of long-polling.
-        socket.send(Self.request(4, "p", #"{"p":"/room/n","d":4}"#))
-        #expect(socket.isQuiet())
-        let last = try poller.poll([#"{"t":"c","d":{"t":"n","d":{}}}"#])
-        #expect(last.messages == [#"{"t":"c","d":{"t":"n","d":{}}}"#])
-        #expect(last.text.contains(#"f("close","#))
-        // The write that waited, its push and everything after, on the socket.
-        #expect(socket.messages(2) == [#"{"t":"d","d":{"a":"d","b":{"p":"room/n","d":4}}}"#, Self.reply(4)])
-        socket.send(Self.request(5, "g", #"{"p":"/room/title","q":{}}"#))
-        #expect(socket.nextMessage() == Self.reply(5, "ok", #""Hall""#))
-        // Long-polling is over; its disconnect frame no longer ends anything.
-        _ = try? Self.get(port, "/.lp?disconn=t&id=\(poller.id)&pw=\(poller.password)")
-        #expect(try Self.rest(port, "GET", "/presence/lp.json").text == "null")
-        #expect(try Self.rest(port, "PUT", "/room/title.json", #""Gym""#).status == 200)
-        #expect(socket.nextMessage() == #"{"t":"d","d":{"a":"d","b":{"p":"room/title","d":"Gym"}}}"#)
-
-        // The socket drops: the onDisconnect queued over long-polling runs.
-        socket.drop()
-        #expect(RulesEndToEndTests.eventually { (try? Self.rest(port, "GET", "/presence/lp.json"))?.text == #""left""# })
-    }
-
-    @Test func theDisconnectFrameRunsOnDisconnect() throws {
-        let suite = try Suite.start(.ephemeral(projectId: "demo-lp", kinds: [.database]), console: CapturedOutput().console)
-        defer { suite.shutdown() }
-        let port = try #require(suite.port(of: .database))
-        let poller = try Poller(port: port)
-        #expect(try poller.poll([Self.request(1, "o", #"{"p":"/presence/x","d":true}"#)]).messages == [Self.reply(1)])
-        let gone = try LoopbackHTTPClient.send(
-            .init(method: "POST", host: "127.0.0.1", port: port, path: "/.lp?disconn=t&id=\(poller.id)&pw=\(poller.password)", timeout: .seconds(5)))
-        #expect(gone.status == 200)
-        #expect(try Self.rest(port, "GET", "/presence/x.json").text == "true")
-        #expect(try poller.poll().text.contains("Unknown or expired long-poll connection"))
-    }
-}
-
-/// Reads the JavaScript string literals of long-poll answers.
-enum LongPollLiteral {
-    static func unquote(_ literal: String) -> String? {
-        var scalars = Array(literal.unicodeScalars)
-        guard scalars.count >= 2, scalars.first == "\"", scalars.last == "\"" else { return nil }
-        scalars = Array(scalars.dropFirst().dropLast())
-        var out = String.UnicodeScalarView()
-        var i = 0
-        while i < scalars.count {
-            guard scalars[i] == "\\", i + 1 < scalars.count else {
-                out.append(scalars[i])
-                i += 1
-                continue
-            }
-            switch scalars[i + 1] {
-            case "n": out.append("\n")
-            case "r": out.append("\r")
-            case "u":
-                guard i + 5 < scalars.count,
-                    let v = UInt32(String(String.UnicodeScalarView(scalars[(i + 2)...(i + 5)])), radix: 16),
-                    let scalar = Unicode.Scalar(v)
-                else { return nil }
-                out.append(scalar)
-                i += 4
-            default: out.append(scalars[i + 1])
-            }
-            i += 2
-        }
-        return String(out)
     }
 }
