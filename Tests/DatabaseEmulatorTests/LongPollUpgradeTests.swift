@@ -122,13 +122,20 @@ import Testing
 
     @Test func aSecondSocketForTheSameSessionIsRefused() throws {
         let probe = LongPollProbe()
-        let (_, start) = probe.start()
+        let (connection, start) = probe.start()
         let session = Self.sessionID(start.messages.first)
         let first = try #require(Self.upgrade(probe, session: session))
         #expect(first.0.take().count == 1)
         let second = try #require(Self.upgrade(probe, session: session))
         #expect(second.0.take().isEmpty)
         #expect(!second.0.isOpen)
+        // What the refused socket sends never reaches the session, even once it switches.
+        second.1.received(Self.frame(LongPollTests.request(9, "p", #"{"p":"/intruder","d":1}"#)))
+        first.1.received(Self.frame(LongPollTests.request(2, "p", #"{"p":"/mine","d":1}"#)))
+        _ = connection.exchange([Self.end])
+        #expect(first.0.take() == [P.reply(2)])
+        #expect(probe.value("/intruder") == .null)
+        #expect(probe.value("/mine") == .int(1))
     }
 
     @Test func anExpiredConnectionClosesItsUnfinishedUpgrade() throws {

@@ -29,8 +29,11 @@ extension DatabaseEmulator {
             let handler = WebSocketSession(
                 writer: writer,
                 onText: { connection, text in
-                    let fine = socket.received(frame: text) { session.receive(fromSocket: $0) }
-                    if !fine { connection.close(code: .messageTooBig) }
+                    switch socket.received(frame: text, deliver: { session.receive($0, from: socket) }) {
+                    case .accepted: break
+                    case .tooLarge: connection.close(code: .messageTooBig)
+                    case .refused: connection.close(code: .goingAway)
+                    }
                 },
                 onClose: { _ in server.socketClosed(socket, of: session) })
             if attached {

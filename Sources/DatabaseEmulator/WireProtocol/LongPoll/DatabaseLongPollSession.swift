@@ -84,18 +84,28 @@ final class DatabaseLongPollSession: Sendable {
         }
     }
 
-    /// A whole data message from the upgrade's WebSocket.
-    func receive(fromSocket message: String) -> Bool {
+    /// What became of a message from the upgrade's WebSocket.
+    enum SocketInput: Equatable, Sendable {
+        case accepted
+        /// More than ``maxEarlyBytes`` arrived before the switch.
+        case tooLarge
+        /// The socket is not (or no longer) this connection's.
+        case refused
+    }
+
+    /// A whole data message from the upgrade's WebSocket `socket`: before the switch it waits
+    /// for long-polling to end, after it goes to the wire session.
+    func receive(_ message: String, from socket: DatabaseLongPollUpgradeSocket) -> SocketInput {
         input.withLock { s in
-            guard !s.ended || s.switched else { return false }
+            guard s.socket === socket, !s.ended || s.switched else { return .refused }
             if s.switched {
                 wire.receive(message: message)
-                return true
+                return .accepted
             }
             s.earlyBytes += message.utf8.count
-            guard s.earlyBytes <= Self.maxEarlyBytes else { return false }
+            guard s.earlyBytes <= Self.maxEarlyBytes else { return .tooLarge }
             s.early.append(message)
-            return true
+            return .accepted
         }
     }
 
@@ -175,15 +185,15 @@ final class DatabaseLongPollUpgradeSocket: Sendable {
 
     /// One text frame: a ping gets a pong here, the client's switch acknowledgement needs
     /// nothing, data messages go to `deliver`.
-    func received(frame: String, deliver: (String) -> Bool) -> Bool {
+    func received(frame: String, deliver: (String) -> DatabaseLongPollSession.SocketInput) -> DatabaseLongPollSession.SocketInput {
         let assembled = assembler.withLock { $0.add(frame) }
         switch assembled {
-        case .incomplete, .keepAlive: return true
-        case .tooLarge: return false
+        case .incomplete, .keepAlive: return .accepted
+        case .tooLarge: return .tooLarge
         case .message(let text):
             if text.utf8.starts(with: #"{"t":"c""#.utf8) {
                 if case .control(type: "p", _)? = DatabaseWireMessage.decode(text) { send(Self.pong) }
-                return true
+                return .accepted
             }
             return deliver(text)
         }
