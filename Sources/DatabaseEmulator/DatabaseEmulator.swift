@@ -4,10 +4,11 @@ package import EmulatorStorage
 package import EmulatorSupport
 
 /// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, the
-/// WebSocket wire protocol v5 of the SDKs (`/.ws`, and long-polling at `/.lp`, see `WireProtocol/`), and the
-/// emulator endpoints `/.settings/rules.json` and `/.inspect/databases.json`, over namespaces
-/// created on first use. Data lives in the shared storage engine (namespace `database/<ns>`);
-/// every request passes the namespace's rules (`Bearer owner` / `access_token=owner` bypass them).
+/// wire protocol v5 of the SDKs over WebSocket (`/.ws`) and long-polling (`/.lp`, see
+/// `WireProtocol/`), and the emulator endpoints `/.settings/rules.json` and
+/// `/.inspect/databases.json`, over namespaces created on first use. Data lives in the shared
+/// storage engine (namespace `database/<ns>`); every request passes the namespace's rules
+/// (`Bearer owner` / `access_token=owner` bypass them).
 ///
 /// ```swift
 /// let database = DatabaseEmulator(
