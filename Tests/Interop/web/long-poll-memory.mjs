@@ -6,7 +6,8 @@
 // (as the JS SDK's BrowserPollConnection: start=t, then a poll carrying a `q` listen on a small
 // location of its own), each left with one held poll (an open HTTP request), and reads VmRSS
 // again. The same run measures K idle keep-alive HTTP connections (a finished REST read each) as
-// the baseline that a held request costs by itself.
+// the baseline that a held request costs by itself, and 10,000 abandoned connections (a start,
+// never polled: what a page that went away leaves until the 30-second expiry).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -105,12 +106,30 @@ async function measureKeepAlive() {
   return (after - before) / sessions;
 }
 
+async function measureAbandoned(count = 10000) {
+  const { child, port } = await start();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  await sleep(500);
+  const before = rssKiB(child.pid);
+  for (let k = 0; k < count; k += 16) {
+    await Promise.all(Array.from({ length: 16 }, (_, i) => get(port, agent, `/.lp?start=t&ser=${k + i}&cb=1&v=5&ns=${ns}`)));
+  }
+  await sleep(1000);
+  const after = rssKiB(child.pid);
+  agent.destroy();
+  child.kill('SIGKILL');
+  return (after - before) / count;
+}
+
 const lp = [];
 const keepAlive = [];
+const abandoned = [];
 for (let r = 0; r < runs; r++) {
   lp.push(await measure());
   keepAlive.push(await measureKeepAlive());
+  abandoned.push(await measureAbandoned());
 }
 rmSync(work, { recursive: true, force: true });
 console.log(`idle long-poll connection (a listen, one held poll): ${median(lp).toFixed(2)} KiB each, median of ${runs} (${lp.map((x) => x.toFixed(2)).join(', ')}), ${sessions} connections`);
+console.log(`abandoned long-poll connection (started, never polled): ${median(abandoned).toFixed(2)} KiB each (${abandoned.map((x) => x.toFixed(2)).join(', ')}), 10,000 connections`);
 console.log(`baseline, idle keep-alive HTTP connection after one read: ${median(keepAlive).toFixed(2)} KiB each (${keepAlive.map((x) => x.toFixed(2)).join(', ')})`);
