@@ -4,10 +4,11 @@ package import EmulatorStorage
 package import EmulatorSupport
 
 /// The Realtime Database emulator: REST (`/<path>.json`), Server-Sent Event streams, the
-/// WebSocket wire protocol v5 of the SDKs (`/.ws`, see `WireProtocol/`), and the
-/// emulator endpoints `/.settings/rules.json` and `/.inspect/databases.json`, over namespaces
-/// created on first use. Data lives in the shared storage engine (namespace `database/<ns>`);
-/// every request passes the namespace's rules (`Bearer owner` / `access_token=owner` bypass them).
+/// wire protocol v5 of the SDKs over WebSocket (`/.ws`) and long-polling (`/.lp`, see
+/// `WireProtocol/`), and the emulator endpoints `/.settings/rules.json` and
+/// `/.inspect/databases.json`, over namespaces created on first use. Data lives in the shared
+/// storage engine (namespace `database/<ns>`); every request passes the namespace's rules
+/// (`Bearer owner` / `access_token=owner` bypass them).
 ///
 /// ```swift
 /// let database = DatabaseEmulator(
@@ -20,6 +21,8 @@ package final class DatabaseEmulator: Sendable {
     let pushIds = PushIdGenerator()
     /// Open WebSocket connections (rules changes reach them here).
     let wireSessions = DatabaseWireRegistry()
+    /// Long-poll connections (`/.lp`), each around a wire session in `wireSessions`.
+    let longPolls: DatabaseLongPollServer
     private let keepAliveTask: Task<Void, Never>?
 
     /// An emulator over `storage` (shared with the other emulators of the suite).
@@ -27,6 +30,8 @@ package final class DatabaseEmulator: Sendable {
         self.configuration = configuration
         let store = DatabaseStore(engine: storage, rulesGate: configuration.rulesGate, now: configuration.now)
         self.store = store
+        longPolls = DatabaseLongPollServer(
+            configuration: configuration.longPoll, registry: wireSessions, now: configuration.monotonicNanos)
         if let seconds = configuration.keepAliveSeconds, seconds > 0 {
             // Owned by the emulator and cancelled in deinit; it holds the store, not the emulator.
             keepAliveTask = Task {

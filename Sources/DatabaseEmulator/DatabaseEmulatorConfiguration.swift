@@ -23,6 +23,8 @@ package struct DatabaseEmulatorConfiguration: Sendable {
     /// Decides when WebSocket replies may go out (the suite holds writes' `ok` until they are
     /// durable with a live data directory); nil answers at once.
     package var replyGate: ReplyGate?
+    /// Long-poll (`/.lp`) timeouts and bounds.
+    package var longPoll = DatabaseLongPollConfiguration()
 
     package init(
         defaultNamespace: String = "default",

@@ -27,7 +27,9 @@ extension DatabaseEmulator {
         let path = request.rawPath
         if path == "/.settings/rules.json" { return try rulesEndpoint(request) }
         if path == "/.inspect/databases.json" { return databasesEndpoint(request) }
+        if path == "/.ws", let upgrade = longPollUpgrade(request) { return upgrade }
         if path == "/.ws" { return try webSocket(request) }
+        if path == "/.lp" { return longPoll(request) }
         guard path.hasSuffix(".json") else {
             return Self.error(HTTPStatus(404, "Not Found"), "append .json to your request URI to use the REST API.")
         }

@@ -59,6 +59,27 @@ extension FuzzTargets {
             }
             handler.closed()
         },
+        FuzzTarget(
+            "rtdb-long-poll",
+            "RTDB long-polling: a start, then each line is the query of one /.lp request ({id} and {pw} name the connection)"
+        ) { input in
+            let database = DatabaseEmulator(storage: StorageEngine(), configuration: .init(defaultNamespace: "fuzz", keepAliveSeconds: nil))
+            let start = database.router.respond(to: HTTPRequest(method: .get, target: "/.lp?start=t&ser=1&cb=1&v=5&ns=fuzz"))
+            // (function(){…f("start","<id>","<pw>");})();
+            let quoted = String(decoding: start.bodyBytes, as: UTF8.self).split(separator: "\"", omittingEmptySubsequences: false)
+            let id = quoted.count > 5 ? String(quoted[5]) : "", password = quoted.count > 7 ? String(quoted[7]) : ""
+            for line in FuzzPieces.records(input).prefix(64) {
+                var query = String(decoding: line, as: UTF8.self)
+                query = query.split(separator: "{id}", omittingEmptySubsequences: false).joined(separator: id)
+                query = query.split(separator: "{pw}", omittingEmptySubsequences: false).joined(separator: password)
+                let response = database.router.respond(to: HTTPRequest(method: line.first == 0x50 ? .post : .get, target: "/.lp?" + query))
+                if case .stream(let body) = response.body {
+                    let writer = CollectingStreamWriter()
+                    body.start(writer)
+                    writer.close()  // the client goes away mid-poll
+                }
+            }
+        },
     ]
 
     static let firestoreMethods = [

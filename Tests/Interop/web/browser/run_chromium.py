@@ -2,6 +2,7 @@
 """Runs page.html in headless Chromium against a running emulator (Python standard library only).
 
     run_chromium.py --port <firestore port> --project <id> --sdk <vendor dir> [--chromium path]
+    run_chromium.py --page database.html --query mode=long-polling --port <database port> …
 
 Serves the page and the vendored SDK bundles from a loopback HTTP server on another port (so every
 Firestore request is cross-origin and credentialed, as from a real web app), starts Chromium with
@@ -25,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """`/` is page.html, `/sdk/<version>/<file>` the vendored bundles; nothing else."""
+    """`/` is page.html, `/database.html` the RTDB page, `/sdk/<version>/<file>` the vendored bundles."""
 
     def __init__(self, *args, sdk, **kwargs):
         self.sdk = sdk
@@ -35,6 +36,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         path = path.split("?", 1)[0]
         if path in ("/", "/page.html"):
             return os.path.join(HERE, "page.html")
+        if path == "/database.html":
+            return os.path.join(HERE, "database.html")
         parts = path.split("/")
         if len(parts) == 4 and parts[1] == "sdk" and parts[3].endswith(".js") and ".." not in parts:
             return os.path.join(self.sdk, parts[2], parts[3])
@@ -125,11 +128,15 @@ def main():
     parser.add_argument("--sdk", required=True)
     parser.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"))
     parser.add_argument("--timeout", type=float, default=90)
+    parser.add_argument("--page", default="page.html", choices=["page.html", "database.html"])
+    parser.add_argument("--query", default="", help="more query items for the page (a=b&c=d)")
     args = parser.parse_args()
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, sdk=args.sdk))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    page = f"http://127.0.0.1:{server.server_address[1]}/?port={args.port}&project={args.project}"
+    page = f"http://127.0.0.1:{server.server_address[1]}/{args.page}?port={args.port}&project={args.project}"
+    if args.query:
+        page += f"&{args.query}"
 
     with tempfile.TemporaryDirectory() as profile:
         log = open(os.path.join(profile, "chromium.log"), "w+")
@@ -158,7 +165,8 @@ def main():
             log.close()
 
     if result and result.get("ok"):
-        print(f"chromium: {len(result['steps'])} steps passed: {', '.join(result['steps'])}")
+        name = args.page + (f"?{args.query}" if args.query else "")
+        print(f"chromium {name}: {len(result['steps'])} steps passed: {', '.join(result['steps'])}")
         return 0
     print(f"chromium: FAILED: {json.dumps(result, indent=2) if result else 'no result within the timeout'}", file=sys.stderr)
     for line in console_lines(tools.events)[-50:]:
