@@ -3,7 +3,7 @@ import Glibc
 #endif
 import EmulatorHTTP
 import EmulatorSnapshot
-package import EmulatorSupport
+import EmulatorSupport
 import EmulatorUI
 import Synchronization
 
