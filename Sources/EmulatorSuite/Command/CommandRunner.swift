@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-package import EmulatorSupport
+import EmulatorSupport
 import Glibc
 #endif
 import Synchronization
