@@ -77,7 +77,9 @@ let package = Package(
             swiftSettings: settings),
 
         // Tests
-        .target(name: "EmulatorTestSupport", dependencies: ["EmulatorSupport"], path: "Tests/EmulatorTestSupport", swiftSettings: settings),
+        .target(
+            name: "EmulatorTestSupport", dependencies: ["EmulatorStorage", "EmulatorHTTP", "EmulatorSupport"], path: "Tests/EmulatorTestSupport",
+            swiftSettings: settings),
         .testTarget(name: "EmulatorSupportTests", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorModelTests", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage"], swiftSettings: settings),

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import EmulatorHTTP
 import EmulatorStorage
 import EmulatorSupport

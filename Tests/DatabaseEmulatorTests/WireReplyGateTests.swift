@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import EmulatorSupport
 import EmulatorStorage
 import Testing

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import EmulatorTestSupport
 import Glibc
 #endif
 import EmulatorHTTP

@@ -1,11 +1,12 @@
-import EmulatorStorage
+package import EmulatorHTTP
+package import EmulatorStorage
 import Glibc
 import Synchronization
 
 /// A commit log whose "sync" the test opens and closes: while held, records are not durable, so
 /// `waitUntilDurable` would block (it counts such waits and gives up after `blockLimit`) and
 /// `whenDurable` actions wait for ``release()``.
-final class HeldCommitLog: CommitLog {
+package final class HeldCommitLog: CommitLog {
     private struct State {
         var appended: UInt64 = 0
         var durable: UInt64 = 0
@@ -15,12 +16,19 @@ final class HeldCommitLog: CommitLog {
     }
 
     private let state = Mutex(State())
-    let blockLimitMicroseconds: UInt32
+    package let blockLimitMicroseconds: UInt32
 
-    init(blockLimitMicroseconds: UInt32 = 2_000_000) { self.blockLimitMicroseconds = blockLimitMicroseconds }
+    package init(blockLimitMicroseconds: UInt32 = 2_000_000) { self.blockLimitMicroseconds = blockLimitMicroseconds }
 
-    func append(_ changes: [StorageChange], cleared: [ClearedSubtree], commitTime: CommitTime) -> UInt64 { next() }
-    func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64 { next() }
+    /// A gate that holds replies until the commits of their work are durable (the suite's).
+    package static let gate = ReplyGate { work in
+        let ((), scope) = DurabilityScope.collect(work)
+        guard let scope else { return nil }
+        return { action in scope.whenDurable(action) }
+    }
+
+    package func append(_ changes: [StorageChange], cleared: [ClearedSubtree], commitTime: CommitTime) -> UInt64 { next() }
+    package func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64 { next() }
 
     private func next() -> UInt64 {
         state.withLock { s in
@@ -30,7 +38,7 @@ final class HeldCommitLog: CommitLog {
         }
     }
 
-    func waitUntilDurable(_ token: UInt64) {
+    package func waitUntilDurable(_ token: UInt64) {
         let blocked = state.withLock { s -> Bool in
             guard s.durable < token else { return false }
             s.blockingWaits += 1
@@ -44,7 +52,7 @@ final class HeldCommitLog: CommitLog {
         }
     }
 
-    func whenDurable(_ token: UInt64, _ action: @escaping @Sendable () -> Void) {
+    package func whenDurable(_ token: UInt64, _ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { s -> Bool in
             if s.durable >= token { return true }
             s.waiting.append((token, action))
@@ -54,7 +62,7 @@ final class HeldCommitLog: CommitLog {
     }
 
     /// Makes everything appended durable and runs the waiting actions (this thread, like a syncer).
-    func release() {
+    package func release() {
         let actions = state.withLock { s -> [@Sendable () -> Void] in
             s.held = false
             s.durable = s.appended
@@ -64,7 +72,7 @@ final class HeldCommitLog: CommitLog {
         for action in actions { action() }
     }
 
-    var appended: UInt64 { state.withLock { $0.appended } }
+    package var appended: UInt64 { state.withLock { $0.appended } }
     /// How many commits waited for durability on their own thread.
-    var blockingWaits: Int { state.withLock { $0.blockingWaits } }
+    package var blockingWaits: Int { state.withLock { $0.blockingWaits } }
 }
