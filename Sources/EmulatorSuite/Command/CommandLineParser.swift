@@ -1,4 +1,4 @@
-package import EmulatorSupport
+import EmulatorSupport
 
 /// Parses `emulators` arguments by hand: subcommands, `--flag value`, `--flag=value`, short flags.
 ///

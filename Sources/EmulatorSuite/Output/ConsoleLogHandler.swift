@@ -1,4 +1,4 @@
-package import EmulatorSupport
+import EmulatorSupport
 
 /// Sends an emulator's log records to the suite console as `i  firestore: …` lines, so that
 /// rules `debug()` output and denials appear where the rest of the suite prints (filtered by
