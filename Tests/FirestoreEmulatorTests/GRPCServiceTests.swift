@@ -1,3 +1,4 @@
+import Dispatch
 import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
@@ -7,14 +8,37 @@ import Testing
 
 @testable import FirestoreEmulator
 
-/// Collects what a handler sends.
-final class CollectingWriter: GRPCMessageWriter {
-    let state = Mutex<(messages: [[UInt8]], status: GRPCStatus?)>(([], nil))
+/// Collects what a handler sends; `wait()` blocks until the call finished (a handler waiting for
+/// a lock finishes from another thread).
+final class CollectingWriter: GRPCCallWriter {
+    let state = Mutex<(messages: [[UInt8]], status: GRPCStatus?, cancel: [@Sendable () -> Void])>(([], nil, []))
+    let done = DispatchSemaphore(value: 0)
     func send(_ message: [UInt8]) -> Bool { state.withLock { $0.messages.append(message); return $0.status == nil } }
-    func finish(_ status: GRPCStatus) { state.withLock { if $0.status == nil { $0.status = status } } }
+    func finish(_ status: GRPCStatus) {
+        let first = state.withLock { s -> Bool in
+            guard s.status == nil else { return false }
+            s.status = status
+            s.cancel = []
+            return true
+        }
+        if first { done.signal() }
+    }
+    func respond(_ message: [UInt8]) {
+        send(message)
+        finish(.ok)
+    }
+    func onCancel(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.cancel.append(handler) } }
+    /// The client goes away: runs the cancel handlers.
+    func cancel() {
+        for h in state.withLock({ s in defer { s.cancel = [] }; return s.cancel }) { h() }
+    }
     var isOpen: Bool { state.withLock { $0.status == nil } }
     var messages: [[UInt8]] { state.withLock { $0.messages } }
     var status: GRPCStatus? { state.withLock { $0.status } }
+    func wait() {
+        done.wait()
+        done.signal()
+    }
 }
 
 /// Calls the Firestore gRPC methods in process, as grpcio would after HTTP/2 framing.
@@ -38,23 +62,29 @@ struct GRPCTestClient {
     }
 
     func unary(_ method: String, _ body: (inout ProtoWriter) -> Void) -> Result<[UInt8], GRPCStatus> {
-        guard case .unary(let handler)? = router.method(for: "/google.firestore.v1.Firestore/\(method)") else {
-            return .failure(GRPCStatus(12))
-        }
+        let writer = start(method, body)
+        writer.wait()
+        guard let status = writer.status else { return .failure(GRPCStatus(2)) }
+        guard status.code == 0 else { return .failure(status) }
+        return .success(writer.messages.first ?? [])
+    }
+
+    /// Starts a unary call and returns its writer at once (the call may still wait for a lock).
+    func start(_ method: String, _ body: (inout ProtoWriter) -> Void) -> CollectingWriter {
+        let writer = CollectingWriter()
         var w = ProtoWriter()
         body(&w)
-        return handler(context, w.bytes)
+        switch router.method(for: "/google.firestore.v1.Firestore/\(method)") {
+        case .unaryLater(let handler)?, .serverStreamingLater(let handler)?: handler(context, w.bytes, writer)
+        default: writer.finish(GRPCStatus(12))
+        }
+        return writer
     }
 
     func stream(_ method: String, _ body: (inout ProtoWriter) -> Void) -> (messages: [[UInt8]], status: GRPCStatus) {
-        guard case .serverStreaming(let handler)? = router.method(for: "/google.firestore.v1.Firestore/\(method)") else {
-            return ([], GRPCStatus(12))
-        }
-        var w = ProtoWriter()
-        body(&w)
-        let writer = CollectingWriter()
-        let status = handler(context, w.bytes, writer)
-        return (writer.messages, status)
+        let writer = start(method, body)
+        writer.wait()
+        return (writer.messages, writer.status ?? GRPCStatus(2))
     }
 
     /// Commits `set` writes of `fields` to each path.
