@@ -24,7 +24,7 @@ final class CollectingWriter: GRPCCallWriter {
         if first { done.signal() }
     }
     func respond(_ message: [UInt8]) {
-        send(message)
+        _ = send(message)
         finish(.ok)
     }
     func onCancel(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.cancel.append(handler) } }
@@ -123,11 +123,15 @@ struct GRPCServiceTests {
         let document: [UInt8] = [0x0A, UInt8(name.count)] + name + [0x12, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01]
         let write: [UInt8] = [0x0A, UInt8(document.count)] + document
         let request: [UInt8] = [0x0A, UInt8(db.count)] + db + [0x12, UInt8(write.count)] + write
-        guard case .unary(let commit)? = client.router.method(for: "/google.firestore.v1.Firestore/Commit") else {
+        guard case .unaryLater(let commit)? = client.router.method(for: "/google.firestore.v1.Firestore/Commit") else {
             Issue.record("Commit not registered")
             return
         }
-        let response = try commit(client.context, request).get()
+        let writer = CollectingWriter()
+        commit(client.context, request, writer)
+        writer.wait()
+        #expect(writer.status?.code == 0)
+        let response = writer.messages.first ?? []
         let fields = try GRPCTestClient.fields(response)
         #expect(fields.map(\.0) == [1, 2])  // one write_result, commit_time
 
@@ -230,11 +234,19 @@ struct GRPCServiceTests {
             w.bytes(3, id)
         }
         #expect((try? committed.get()) != nil)
-        // The transaction has ended: rolling it back again fails.
-        guard case .failure = client.unary("Rollback", { w in w.string(1, client.database); w.bytes(2, id) }) else {
-            Issue.record("rollback of a committed transaction succeeded")
+        // The transaction has ended: rolling it back answers OK (as production does), committing
+        // it again is INVALID_ARGUMENT, and so is rolling back an id never issued.
+        #expect((try? client.unary("Rollback", { w in w.string(1, client.database); w.bytes(2, id) }).get()) != nil)
+        guard case .failure(let again) = client.unary("Commit", { w in w.string(1, client.database); w.bytes(3, id) }) else {
+            Issue.record("a committed transaction committed again")
             return
         }
+        #expect(again.code == 3)
+        guard case .failure(let unknown) = client.unary("Rollback", { w in w.string(1, client.database); w.bytes(2, [1, 2, 3]) }) else {
+            Issue.record("rollback of an unknown transaction succeeded")
+            return
+        }
+        #expect(unknown.code == 3)
     }
 
     @Test func aggregationCountsAndSums() throws {
