@@ -93,17 +93,22 @@ final class LockAttempt: Sendable {
     /// pending result is delivered after the commits of that run are durable.
     func run<R: Sendable>(_ body: @escaping @Sendable () -> R) -> Outcome<R> {
         let result = Self.$current.withValue(self) { body() }
-        let ticket = state.withLock { s -> LockWait? in
+        let (ticket, cancelledMeanwhile) = state.withLock { s -> (LockWait?, Bool) in
             guard let ticket = s.ticket else {
                 s.phase = .done
-                return nil
+                return (nil, false)
             }
             s.ticket = nil
-            s.phase = .parked
-            return ticket
+            s.phase = s.cancelled ? .done : .parked
+            return (ticket, s.cancelled)
         }
         guard let ticket else {
             releaseOwnLocks()
+            return .now(result)
+        }
+        if cancelledMeanwhile {
+            // The client left while the request ran: nobody will take the answer.
+            withdraw()
             return .now(result)
         }
         let pending = Pending<R>()
@@ -144,6 +149,12 @@ final class LockAttempt: Sendable {
             return (s.registry, s.waitingOwner, true)
         }
         guard release else { return }
+        if let registry, let waiting { registry.cancelWait(waiting) }
+        releaseOwnLocks()
+    }
+
+    private func withdraw() {
+        let (registry, waiting) = state.withLock { ($0.registry, $0.waitingOwner) }
         if let registry, let waiting { registry.cancelWait(waiting) }
         releaseOwnLocks()
     }

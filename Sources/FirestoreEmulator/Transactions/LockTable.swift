@@ -53,7 +53,6 @@ struct LockTable: Sendable {
         var woundable: Bool
         var held: [Key: Mode] = [:]
         var wait: Wait?
-        var wounded = false
     }
 
     static let timeout = EmulatorError.aborted("Transaction lock timeout.")
@@ -62,6 +61,8 @@ struct LockTable: Sendable {
     private(set) var owners: [Owner: OwnerState] = [:]
     private var holders: [Key: [Owner: Mode]] = [:]
     private var waiting: Set<Owner> = []
+    /// Wounded transactions (out of `owners`: they hold nothing) until their end is reported.
+    private var wounded: Set<Owner> = []
     /// One-shot writers admitted while no transaction held or waited for anything: they hold the
     /// whole table (no per-document bookkeeping on the plain write path); transactions wait for them.
     private(set) var blanketWriters = 0
@@ -72,7 +73,7 @@ struct LockTable: Sendable {
     /// The earliest deadline of a wait, if any.
     var earliestDeadline: Int64? { waiting.compactMap { owners[$0]?.wait?.deadline }.min() }
 
-    func isWounded(_ owner: Owner) -> Bool { owners[owner]?.wounded == true }
+    func isWounded(_ owner: Owner) -> Bool { wounded.contains(owner) }
     func holds(_ owner: Owner, _ key: Key) -> Mode? { owners[owner]?.held[key] }
     func isWaiting(_ owner: Owner) -> Bool { waiting.contains(owner) }
 
@@ -97,9 +98,9 @@ struct LockTable: Sendable {
     mutating func acquire(
         _ owner: Owner, age: UInt64, _ keys: [Key: Mode], woundable: Bool, finishing: Bool = false, deadline: Int64?
     ) -> (Outcome, [Resolution]) {
+        if wounded.contains(owner) { return (.failed(Self.wounded), []) }
         if owners[owner] == nil { owners[owner] = OwnerState(age: age, woundable: woundable) }
         guard let state = owners[owner] else { return (.failed(Self.timeout), []) }
-        if state.wounded { return (.failed(Self.wounded), []) }
         if state.wait != nil { cancelWaitOnly(owner) }
         let needed = keys.filter { key, mode in
             guard let have = state.held[key] else { return true }
@@ -121,6 +122,7 @@ struct LockTable: Sendable {
     /// Drops everything of `owner` (its transaction ended, or its one-shot write ran) and grants
     /// what that makes grantable.
     mutating func release(_ owner: Owner) -> [Resolution] {
+        wounded.remove(owner)
         guard let state = owners.removeValue(forKey: owner) else { return [] }
         waiting.remove(owner)
         for key in state.held.keys { removeHolder(owner, key) }
@@ -187,15 +189,12 @@ struct LockTable: Sendable {
 
     /// Aborts a younger transaction: its locks go now, its wait fails; its next call fails too.
     private mutating func wound(_ victim: Owner) -> [Resolution] {
-        guard let state = owners[victim] else { return [] }
+        guard let state = owners.removeValue(forKey: victim) else { return [] }
         for key in state.held.keys { removeHolder(victim, key) }
-        owners[victim]?.held = [:]
-        owners[victim]?.wounded = true
-        if state.wait != nil {
-            cancelWaitOnly(victim)
-            return [Resolution(owner: victim, error: Self.wounded)]
-        }
-        return []
+        wounded.insert(victim)
+        guard state.wait != nil else { return [] }
+        waiting.remove(victim)
+        return [Resolution(owner: victim, error: Self.wounded)]
     }
 
     /// Grants waits that became grantable, oldest first, until nothing changes.
