@@ -187,6 +187,30 @@ def test_write_waits_for_a_transaction_lock(client, col):
     assert ref.get().to_dict() == {"n": 100}  # applied after the transaction
 
 
+def test_a_waiting_commit_whose_call_is_cancelled_leaves_no_lock(client, col):
+    """A plain commit parks behind a transaction's lock and its deadline passes: the client resets
+    the call, the wait is withdrawn (a younger reader is not queued behind it), nothing lands."""
+    ref = col.document("held")
+    ref.set({"n": 1})
+    older = client.transaction()
+    older._begin()
+    assert list(older.get(ref))[0].get("n") == 1
+    batch = client.batch()
+    batch.set(ref, {"n": 99})
+    with pytest.raises(gexc.DeadlineExceeded):
+        client._firestore_api.commit(
+            request={"database": client._database_string, "writes": batch._write_pbs}, timeout=0.3, retry=None)
+    time.sleep(0.1)
+    younger = client.transaction()
+    younger._begin()
+    started = time.monotonic()
+    assert list(younger.get(ref))[0].get("n") == 1
+    assert time.monotonic() - started < 2
+    older._rollback()
+    younger._rollback()
+    assert ref.get().to_dict() == {"n": 1}
+
+
 def test_rollback_after_the_transaction_ended_is_ok(client, col):
     ref = col.document("r")
     transaction = client.transaction()
