@@ -157,10 +157,13 @@ final class TransactionRegistry: Sendable {
     /// (after the commit ran). Errors as ``entry(_:database:now:)``.
     func end(_ id: [UInt8], database: DatabaseID, now: Int64) throws(EmulatorError) -> Entry {
         let entry = try entry(id, database: database, now: now)
-        state.withLock { s in
-            s.open.removeValue(forKey: id)
+        // Two commits of one transaction at once: only the first ends it.
+        let ended = state.withLock { s -> Bool in
+            guard s.open.removeValue(forKey: id) != nil else { return false }
             remember(&s, id, entry, now)
+            return true
         }
+        guard ended else { throw .invalidArgument(Self.invalidMessage) }
         return entry
     }
 
@@ -184,7 +187,6 @@ final class TransactionRegistry: Sendable {
     /// Forgets every transaction of `database` (after the emulator's clear endpoint); their
     /// locks go and their waits fail.
     func removeAll(_ database: DatabaseID) {
-        let now = clock()
         let settled = state.withLock { s in
             var out: [(LockWait, EmulatorError?)] = []
             for (id, e) in s.open where e.database == database {
@@ -193,7 +195,6 @@ final class TransactionRegistry: Sendable {
                 out += s.tickets(s.locks.release(e.owner))
             }
             s.ended = s.ended.filter { $0.value.database != database }
-            _ = now
             return out
         }
         resolve(settled)
