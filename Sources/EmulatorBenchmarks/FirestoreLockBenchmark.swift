@@ -14,7 +14,7 @@ func runFirestoreLockBenchmark(quick: Bool) {
     let emulator = FirestoreEmulator(storage: StorageEngine(), configuration: .init(projectID: "bench"))
     let rest = emulator.rest
     let root = "projects/bench/databases/(default)/documents"
-    func request(_ method: String, _ body: String) -> HTTPRequest {
+    @Sendable func request(_ method: String, _ body: String) -> HTTPRequest {
         HTTPRequest(method: .post, target: "/v1/\(root):\(method)", body: Array(body.utf8))
     }
     func write(_ i: Int) -> HTTPRequest {
@@ -49,7 +49,7 @@ func runFirestoreLockBenchmark(quick: Bool) {
     let attempts = Atomic<Int>(0)
     let failures = Atomic<Int>(0)
     let done = Atomic<Int>(0)
-    func call(_ r: HTTPRequest) -> (Int, JSONValue) {
+    @Sendable func call(_ r: HTTPRequest) -> (Int, JSONValue) {
         let response = rest.respondWaiting(to: r).resolved()
         return (response.status.code, (try? JSONReader.parse(response.bodyBytes)) ?? .null)
     }
