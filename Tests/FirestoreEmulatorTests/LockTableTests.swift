@@ -109,4 +109,15 @@ import Testing
         #expect(outcome == .granted)
         #expect(resolutions == [LockTable.Resolution(owner: 2, error: LockTable.wounded)])
     }
+
+    /// Two requests of one transaction wait at once (concurrent reads): one wait covers both.
+    @Test func aSecondRequestOfAWaitingOwnerJoinsItsWait() {
+        var t = LockTable()
+        check(t.acquire(1, age: 1, [Self.a: .exclusive, Self.b: .exclusive], woundable: false, deadline: 100).0 == .granted)
+        check(t.acquire(2, age: 2, [Self.a: .shared], woundable: true, deadline: 100).0 == .waiting)
+        check(t.acquire(2, age: 2, [Self.b: .shared], woundable: true, deadline: 100).0 == .waiting)
+        check(t.release(1) == [LockTable.Resolution(owner: 2, error: nil)])
+        #expect(t.holds(2, Self.a) == .shared)
+        #expect(t.holds(2, Self.b) == .shared)
+    }
 }

@@ -101,7 +101,17 @@ struct LockTable: Sendable {
         if wounded.contains(owner) { return (.failed(Self.wounded), []) }
         if owners[owner] == nil { owners[owner] = OwnerState(age: age, woundable: woundable) }
         guard let state = owners[owner] else { return (.failed(Self.timeout), []) }
-        if state.wait != nil { cancelWaitOnly(owner) }
+        if var wait = state.wait {
+            // Another request of the same transaction while one waits: one wait for both.
+            guard let deadline else { return (.failed(Self.timeout), []) }
+            for (key, mode) in keys where state.held[key] != .exclusive && wait.keys[key] != .exclusive {
+                if mode == .exclusive || state.held[key] == nil { wait.keys[key] = mode }
+            }
+            wait.deadline = min(wait.deadline, deadline)
+            wait.finishing = wait.finishing || finishing
+            owners[owner]?.wait = wait
+            return (.waiting, [])
+        }
         let needed = keys.filter { key, mode in
             guard let have = state.held[key] else { return true }
             return have == .shared && mode == .exclusive
@@ -180,7 +190,9 @@ struct LockTable: Sendable {
     }
 
     private mutating func grant(_ owner: Owner, _ needed: [Key: Mode], finishing: Bool) {
-        for (key, mode) in needed {
+        for (key, requested) in needed {
+            // Never a downgrade: an exclusive lock stays exclusive.
+            let mode = owners[owner]?.held[key] == .exclusive ? .exclusive : requested
             owners[owner]?.held[key] = mode
             holders[key, default: [:]][owner] = mode
         }

@@ -55,8 +55,8 @@ final class TransactionRegistry: Sendable {
         var open: [[UInt8]: Entry] = [:]
         var ended: [[UInt8]: Ended] = [:]
         var locks = LockTable()
-        /// The ticket of each waiting owner.
-        var tickets: [UInt64: LockWait] = [:]
+        /// The tickets of each waiting owner (one per request waiting; they end together).
+        var tickets: [UInt64: [LockWait]] = [:]
         var serial: UInt64 = 0
         /// When the oldest open transaction expires (a sweep before then finds nothing).
         var nextExpiry: Int64 = .max
@@ -71,7 +71,7 @@ final class TransactionRegistry: Sendable {
 
         /// The tickets of `resolutions`, taken out of the table, to resolve outside the lock.
         mutating func tickets(_ resolutions: [LockTable.Resolution]) -> [(LockWait, EmulatorError?)] {
-            resolutions.compactMap { r in tickets.removeValue(forKey: r.owner).map { ($0, r.error) } }
+            resolutions.flatMap { r in (tickets.removeValue(forKey: r.owner) ?? []).map { ($0, r.error) } }
         }
     }
 
@@ -221,7 +221,7 @@ final class TransactionRegistry: Sendable {
             out += s.tickets(resolutions)
             guard outcome == .waiting else { return (outcome, out, nil, nil) }
             let ticket = LockWait()
-            s.tickets[owner] = ticket
+            s.tickets[owner, default: []].append(ticket)
             return (outcome, out, ticket, plan(&s, now))
         }
         resolve(settled)
