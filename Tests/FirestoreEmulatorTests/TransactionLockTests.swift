@@ -231,3 +231,42 @@ import Testing
         #expect(service.transactions.snapshot().isIdle)
     }
 }
+
+/// The mobile/web SDKs' Write stream: a commit waits for a transaction's lock like any write,
+/// and the requests after it keep their order.
+@Suite struct WriteStreamLockTests {
+    final class Events: WriteEventSink {
+        let state = Mutex<(commits: [Int64?], finished: Bool)>(([], false))
+        func send(_ event: WriteEvent) {
+            if case .committed(_, _, let time) = event { state.withLock { $0.commits.append(time) } }
+        }
+        func finish(_ error: EmulatorError?) { state.withLock { $0.finished = true } }
+        var commits: Int { state.withLock { $0.commits.count } }
+    }
+
+    @Test func aStreamCommitWaitsAndLaterRequestsQueueBehindIt() throws {
+        let c = TransactionLockTests.client()
+        c.set([TransactionLockTests.setN("acct/a", 1)])
+        let t = TransactionLockTests.begin(c)
+        #expect(TransactionLockTests.read(c, "acct/a", t).status == 200)
+        let events = Events()
+        let stream = WriteStream(service: c.emulator.service, caller: .owner, sink: events)
+        let database = "projects/demo/databases/(default)"
+        stream.receive { WriteRequest(database: database, writes: [], hasToken: false) }
+        let write = { (path: String, n: Int64) throws -> WriteRequest in
+            let name = try DocumentName.document("\(database)/documents/\(path)")
+            return WriteRequest(database: "", writes: [Write(.update(name, fields: ["n": .integer(n)], mask: nil))], hasToken: true)
+        }
+        let first = try write("acct/a", 7)
+        let second = try write("acct/b", 8)
+        stream.receive { first }
+        stream.receive { second }
+        #expect(events.commits == 0)  // the first waits for the lock, the second behind it
+        #expect(c.post(":commit", #"{"transaction":"\#(t)"}"#).status == 200)
+        for _ in 0..<500 where events.commits < 2 { usleep(2_000) }
+        #expect(events.commits == 2)
+        #expect(TransactionLockTests.n(c, "acct/a") == "7")
+        #expect(TransactionLockTests.n(c, "acct/b") == "8")
+        #expect(TransactionLockTests.settle(c).isIdle)
+    }
+}

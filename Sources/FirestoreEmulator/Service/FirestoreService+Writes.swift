@@ -64,8 +64,8 @@ extension FirestoreService {
 
     /// A write outside a transaction waits for the transactions that hold what it writes. Only
     /// requests run by a transport (a ``LockAttempt``) can wait; the attempt releases the locks
-    /// when the request ends. Without one (the Write stream, in-process callers) the write goes
-    /// ahead: a pessimistic transaction that read the document then fails its commit with ABORTED.
+    /// when the request ends. Without one (in-process callers) the write goes ahead: a
+    /// pessimistic transaction that read the document then fails its commit with ABORTED.
     func lockOneShot(_ database: DatabaseID, _ paths: [ResourcePath]) throws(EmulatorError) {
         guard let attempt = LockAttempt.current, !paths.isEmpty else { return }
         if attempt.hasOneShotOwner == false, transactions.admitBlanket() {
