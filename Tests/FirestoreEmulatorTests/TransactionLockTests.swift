@@ -155,6 +155,33 @@ import Testing
         #expect(Self.n(c, "acct/a") == "1")
     }
 
+    /// A read that began its transaction (`newTransaction`) parks; its client goes away before
+    /// it learnt the id: the transaction is rolled back, so its locks do not outlive the request.
+    @Test func aCancelledNewTransactionReadRollsItsTransactionBack() {
+        let c = Self.client()
+        c.set([Self.setN("acct/a", 1), Self.setN("acct/b", 1)])
+        // The holder reads b; a write of b waits for it; a younger read of a and b then queues
+        // behind that older write.
+        let holder = Self.begin(c)
+        #expect(Self.read(c, "acct/b", holder).status == 200)
+        let writer = Background { c.set([Self.setN("acct/b", 5)]).status }  // waits for holder
+        usleep(100_000)
+        let body = #"{"documents":["\#(c.name("acct/a"))","\#(c.name("acct/b"))"],"newTransaction":{"readWrite":{}}}"#
+        let response = c.emulator.router.respond(to: HTTPRequest(method: .post, target: "/v1/\(c.root):batchGet", body: Array(body.utf8)))
+        guard case .deferred(let deferred) = response.body else {
+            Issue.record("the read did not wait")
+            return
+        }
+        deferred.cancel()
+        // Only the holder and the writer are left (the read's transaction is gone): nobody holds a.
+        let table = c.emulator.service.transactions.snapshot()
+        #expect(!table.owners.values.contains { $0.held.keys.contains { $0.path.segments.last == "a" } })
+        #expect(table.owners.count == 2)
+        #expect(c.post(":rollback", #"{"transaction":"\#(holder)"}"#).status == 200)
+        #expect(writer.wait() == 200)
+        #expect(Self.settle(c).isIdle)
+    }
+
     @Test func aTransactionOfAnotherDatabaseIsInvalid() {
         let c = Self.client()
         let t = Self.begin(c)

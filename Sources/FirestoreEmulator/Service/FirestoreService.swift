@@ -79,7 +79,7 @@ package final class FirestoreService: Sendable {
                 id = begun
             } else {
                 id = try beginTransaction(database, options: options)
-                LockAttempt.current?.begunTransaction = id
+                LockAttempt.current?.noteBegun(id, database: database, registry: transactions)
             }
             let entry = try transactions.entry(id, database: database, now: now)
             switch entry.mode {

@@ -33,6 +33,7 @@ final class LockAttempt: Sendable {
         var blanket = false
         var failure: EmulatorError?
         var begunTransaction: [UInt8]?
+        var begunDatabase: DatabaseID?
     }
 
     private let state = Mutex(State())
@@ -50,9 +51,16 @@ final class LockAttempt: Sendable {
     }
 
     /// The transaction a `new_transaction` read of an earlier run began.
-    var begunTransaction: [UInt8]? {
-        get { state.withLock { $0.begunTransaction } }
-        set { state.withLock { $0.begunTransaction = newValue } }
+    var begunTransaction: [UInt8]? { state.withLock { $0.begunTransaction } }
+
+    /// Remembers the transaction this request began: a later run reuses it, and a cancelled
+    /// request rolls it back (its client never learnt the id, so nobody else could).
+    func noteBegun(_ id: [UInt8], database: DatabaseID, registry: TransactionRegistry) {
+        state.withLock { s in
+            s.begunTransaction = id
+            s.begunDatabase = database
+            s.registry = registry
+        }
     }
 
     /// The lock owner of this request's writes outside a transaction (made on first use: its age
@@ -151,12 +159,20 @@ final class LockAttempt: Sendable {
         guard release else { return }
         if let registry, let waiting { registry.cancelWait(waiting) }
         releaseOwnLocks()
+        rollBackBegun()
+    }
+
+    private func rollBackBegun() {
+        let (registry, id, database) = state.withLock { ($0.registry, $0.begunTransaction, $0.begunDatabase) }
+        guard let registry, let id, let database else { return }
+        try? registry.rollback(id, database: database, now: registry.clock())
     }
 
     private func withdraw() {
         let (registry, waiting) = state.withLock { ($0.registry, $0.waitingOwner) }
         if let registry, let waiting { registry.cancelWait(waiting) }
         releaseOwnLocks()
+        rollBackBegun()
     }
 
     private func releaseOwnLocks() {
