@@ -39,6 +39,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "firestore-commit", summary: "only 500-doc Firestore commits through the router (for profiling)") {
         runFirestoreCommitBenchmark(quick: $0.quick)
     },
+    BenchmarkScenario(name: "firestore-locks", summary: "plain commits with/without the transaction lock layer; 4-thread counter transactions") {
+        runFirestoreLockBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "client", summary: "Swift client: listener latency over Listen, setData(from:) batches") {
         runClientBenchmark(quick: $0.quick)
     },

@@ -11,10 +11,12 @@ struct FirestoreTestClient: Sendable {
 
     init(
         project: String = "demo", database: String = "(default)", useIndexes: Bool = true,
-        rules: FirestoreRulesGate = .allowAll, rulesEngine: Bool = false
+        rules: FirestoreRulesGate = .allowAll, rulesEngine: Bool = false, service: FirestoreService? = nil
     ) {
         let engine = StorageEngine()
-        if useIndexes {
+        if let service {
+            emulator = FirestoreEmulator(service: service, configuration: .init(projectID: project))
+        } else if useIndexes {
             emulator = FirestoreEmulator(
                 storage: engine,
                 configuration: .init(
@@ -41,7 +43,8 @@ struct FirestoreTestClient: Sendable {
     func send(_ method: HTTPMethod, _ target: String, _ body: String? = nil, headers: [(String, String)] = []) -> Response {
         let request = HTTPRequest(
             method: method, target: target, headers: HTTPHeaders(headers), body: body.map { Array($0.utf8) } ?? [])
-        let response = emulator.router.respond(to: request)
+        // A request waiting for a document lock answers later: wait here, as a socket client would.
+        let response = emulator.router.respond(to: request).resolved()
         let bytes = response.bodyBytes
         let json = (try? JSONReader.parse(bytes)) ?? .null
         return Response(status: response.status.code, json: json, text: String(decoding: bytes, as: UTF8.self))

@@ -1,3 +1,4 @@
+import Dispatch
 import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
@@ -7,14 +8,37 @@ import Testing
 
 @testable import FirestoreEmulator
 
-/// Collects what a handler sends.
-final class CollectingWriter: GRPCMessageWriter {
-    let state = Mutex<(messages: [[UInt8]], status: GRPCStatus?)>(([], nil))
+/// Collects what a handler sends; `wait()` blocks until the call finished (a handler waiting for
+/// a lock finishes from another thread).
+final class CollectingWriter: GRPCCallWriter {
+    let state = Mutex<(messages: [[UInt8]], status: GRPCStatus?, cancel: [@Sendable () -> Void])>(([], nil, []))
+    let done = DispatchSemaphore(value: 0)
     func send(_ message: [UInt8]) -> Bool { state.withLock { $0.messages.append(message); return $0.status == nil } }
-    func finish(_ status: GRPCStatus) { state.withLock { if $0.status == nil { $0.status = status } } }
+    func finish(_ status: GRPCStatus) {
+        let first = state.withLock { s -> Bool in
+            guard s.status == nil else { return false }
+            s.status = status
+            s.cancel = []
+            return true
+        }
+        if first { done.signal() }
+    }
+    func respond(_ message: [UInt8]) {
+        _ = send(message)
+        finish(.ok)
+    }
+    func onCancel(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.cancel.append(handler) } }
+    /// The client goes away: runs the cancel handlers.
+    func cancel() {
+        for h in state.withLock({ s in defer { s.cancel = [] }; return s.cancel }) { h() }
+    }
     var isOpen: Bool { state.withLock { $0.status == nil } }
     var messages: [[UInt8]] { state.withLock { $0.messages } }
     var status: GRPCStatus? { state.withLock { $0.status } }
+    func wait() {
+        done.wait()
+        done.signal()
+    }
 }
 
 /// Calls the Firestore gRPC methods in process, as grpcio would after HTTP/2 framing.
@@ -38,23 +62,29 @@ struct GRPCTestClient {
     }
 
     func unary(_ method: String, _ body: (inout ProtoWriter) -> Void) -> Result<[UInt8], GRPCStatus> {
-        guard case .unary(let handler)? = router.method(for: "/google.firestore.v1.Firestore/\(method)") else {
-            return .failure(GRPCStatus(12))
-        }
+        let writer = start(method, body)
+        writer.wait()
+        guard let status = writer.status else { return .failure(GRPCStatus(2)) }
+        guard status.code == 0 else { return .failure(status) }
+        return .success(writer.messages.first ?? [])
+    }
+
+    /// Starts a unary call and returns its writer at once (the call may still wait for a lock).
+    func start(_ method: String, _ body: (inout ProtoWriter) -> Void) -> CollectingWriter {
+        let writer = CollectingWriter()
         var w = ProtoWriter()
         body(&w)
-        return handler(context, w.bytes)
+        switch router.method(for: "/google.firestore.v1.Firestore/\(method)") {
+        case .unaryLater(let handler)?, .serverStreamingLater(let handler)?: handler(context, w.bytes, writer)
+        default: writer.finish(GRPCStatus(12))
+        }
+        return writer
     }
 
     func stream(_ method: String, _ body: (inout ProtoWriter) -> Void) -> (messages: [[UInt8]], status: GRPCStatus) {
-        guard case .serverStreaming(let handler)? = router.method(for: "/google.firestore.v1.Firestore/\(method)") else {
-            return ([], GRPCStatus(12))
-        }
-        var w = ProtoWriter()
-        body(&w)
-        let writer = CollectingWriter()
-        let status = handler(context, w.bytes, writer)
-        return (writer.messages, status)
+        let writer = start(method, body)
+        writer.wait()
+        return (writer.messages, writer.status ?? GRPCStatus(2))
     }
 
     /// Commits `set` writes of `fields` to each path.
@@ -93,11 +123,15 @@ struct GRPCServiceTests {
         let document: [UInt8] = [0x0A, UInt8(name.count)] + name + [0x12, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x10, 0x01]
         let write: [UInt8] = [0x0A, UInt8(document.count)] + document
         let request: [UInt8] = [0x0A, UInt8(db.count)] + db + [0x12, UInt8(write.count)] + write
-        guard case .unary(let commit)? = client.router.method(for: "/google.firestore.v1.Firestore/Commit") else {
+        guard case .unaryLater(let commit)? = client.router.method(for: "/google.firestore.v1.Firestore/Commit") else {
             Issue.record("Commit not registered")
             return
         }
-        let response = try commit(client.context, request).get()
+        let writer = CollectingWriter()
+        commit(client.context, request, writer)
+        writer.wait()
+        #expect(writer.status?.code == 0)
+        let response = writer.messages.first ?? []
         let fields = try GRPCTestClient.fields(response)
         #expect(fields.map(\.0) == [1, 2])  // one write_result, commit_time
 
@@ -200,11 +234,19 @@ struct GRPCServiceTests {
             w.bytes(3, id)
         }
         #expect((try? committed.get()) != nil)
-        // The transaction has ended: rolling it back again fails.
-        guard case .failure = client.unary("Rollback", { w in w.string(1, client.database); w.bytes(2, id) }) else {
-            Issue.record("rollback of a committed transaction succeeded")
+        // The transaction has ended: rolling it back answers OK (as production does), committing
+        // it again is INVALID_ARGUMENT, and so is rolling back an id never issued.
+        #expect((try? client.unary("Rollback", { w in w.string(1, client.database); w.bytes(2, id) }).get()) != nil)
+        guard case .failure(let again) = client.unary("Commit", { w in w.string(1, client.database); w.bytes(3, id) }) else {
+            Issue.record("a committed transaction committed again")
             return
         }
+        #expect(again.code == 3)
+        guard case .failure(let unknown) = client.unary("Rollback", { w in w.string(1, client.database); w.bytes(2, [1, 2, 3]) }) else {
+            Issue.record("rollback of an unknown transaction succeeded")
+            return
+        }
+        #expect(unknown.code == 3)
     }
 
     @Test func aggregationCountsAndSums() throws {

@@ -54,13 +54,17 @@ import Testing
         let name = try DocumentName.document("projects/demo/databases/(default)/documents/a/1")
         _ = try service.commit(DatabaseID(project: "demo", database: "(default)"), writes: [Write(.update(name, fields: ValueMap(), mask: nil))])
         let router = FirestoreGRPC(service: service).router
-        guard case .unary(let handler)? = router.method(for: "/google.firestore.v1.Firestore/ListCollectionIds") else {
+        guard case .unaryLater(let handler)? = router.method(for: "/google.firestore.v1.Firestore/ListCollectionIds") else {
             return .failure(GRPCStatus(12))
         }
         var w = ProtoWriter()
         w.string(1, "projects/demo/databases/(default)/documents")
         let metadata = authorization.map { [HeaderField("authorization", $0)] } ?? []
-        return handler(GRPCCallContext(path: "", metadata: metadata), w.bytes)
+        let writer = CollectingWriter()
+        handler(GRPCCallContext(path: "", metadata: metadata), w.bytes, writer)
+        writer.wait()
+        guard let status = writer.status, status.code == 0 else { return .failure(writer.status ?? GRPCStatus(2)) }
+        return .success(writer.messages.first ?? [])
     }
 
     @Test(arguments: [

@@ -1,5 +1,7 @@
 import EmulatorHTTP
 import EmulatorSupport
+import Foundation
+import Synchronization
 import Testing
 
 @Suite struct TransactionTests {
@@ -7,10 +9,12 @@ import Testing
         c.post(":beginTransaction", options).json[member: "transaction"]?.string ?? ""
     }
 
+    /// An OPTIMISTIC transaction locks nothing: a write lands at once and the commit aborts.
+    /// (Pessimistic transactions, the default, make that write wait: TransactionLockTests.)
     @Test func conflictingCommitAbortsAndWritesNothing() {
         let c = FirestoreTestClient()
         c.set([("acct/a", #"{"n":{"integerValue":"1"}}"#)])
-        let t = begin(c)
+        let t = begin(c, #"{"options":{"readWrite":{"concurrencyMode":"OPTIMISTIC"}}}"#)
         let read = c.post(":batchGet", #"{"documents":["\#(c.name("acct/a"))"],"transaction":"\#(t)"}"#)
         #expect(read.json.array?.first?[member: "found"] != nil)
         c.set([("acct/a", #"{"n":{"integerValue":"5"}}"#)])
@@ -37,11 +41,17 @@ import Testing
         #expect(commit.json.errorStatus == "ABORTED")
     }
 
+    /// Rollback ends the transaction; rolling back one that already ended answers OK (the
+    /// clients roll back after an ABORTED commit), an id never issued is INVALID_ARGUMENT.
     @Test func rollbackEndsTheTransaction() {
         let c = FirestoreTestClient()
         let t = begin(c)
         #expect(c.post(":rollback", #"{"transaction":"\#(t)"}"#).status == 200)
-        #expect(c.post(":rollback", #"{"transaction":"\#(t)"}"#).json.errorStatus == "INVALID_ARGUMENT")
+        #expect(c.post(":rollback", #"{"transaction":"\#(t)"}"#).status == 200)
+        #expect(c.post(":commit", #"{"transaction":"\#(t)"}"#).json.errorStatus == "INVALID_ARGUMENT")
+        let committed = begin(c)
+        #expect(c.post(":commit", #"{"transaction":"\#(committed)"}"#).status == 200)
+        #expect(c.post(":rollback", #"{"transaction":"\#(committed)"}"#).status == 200)
         #expect(c.post(":rollback", #"{"transaction":"AAAA"}"#).json.errorStatus == "INVALID_ARGUMENT")
     }
 
@@ -86,34 +96,40 @@ import Testing
         #expect(future.json.errorStatus == "INVALID_ARGUMENT")
     }
 
-    /// 16 clients increment one counter in read-write transactions, retrying on ABORTED as the
-    /// SDKs do. Nobody waits on a lock, so all finish and no increment is lost.
-    @Test func sixteenContendingTransactionsAllComplete() async {
+    /// 16 clients (threads) increment one counter in read-write transactions, retrying on
+    /// ABORTED as the SDKs do (keeping their age through `retryTransaction`). Conflicting commits
+    /// wait; the younger of two contenders is aborted, so everyone finishes in a few attempts.
+    @Test func sixteenContendingTransactionsAllComplete() {
         let c = FirestoreTestClient()
         c.set([("ctr/x", #"{"n":{"integerValue":"0"}}"#)])
         let name = c.name("ctr/x")
-        var attempts = 0
-        await withTaskGroup(of: Int?.self) { group in
-            for _ in 0..<16 {
-                group.addTask {
-                    for attempt in 1...200 {
-                        let t = c.post(":beginTransaction", "{}").json[member: "transaction"]?.string ?? ""
-                        let got = c.post(":batchGet", #"{"documents":["\#(name)"],"transaction":"\#(t)"}"#)
-                        let n = Int(got.json.array?.first?[member: "found"]?[member: "fields"]?[member: "n"]?[member: "integerValue"]?.string ?? "") ?? -1
-                        let r = c.post(":commit", #"{"transaction":"\#(t)","writes":[{"update":{"name":"\#(name)","fields":{"n":{"integerValue":"\#(n + 1)"}}}}]}"#)
-                        if r.status == 200 { return attempt }
-                        if r.json.errorStatus != "ABORTED" { return nil }
+        let tries = Mutex<[Int?]>([])
+        let threads = (0..<16).map { _ in
+            Thread {
+                var retry = ""
+                for attempt in 1...16 {
+                    let options = retry.isEmpty ? "{}" : #"{"options":{"readWrite":{"retryTransaction":"\#(retry)"}}}"#
+                    let t = c.post(":beginTransaction", options).json[member: "transaction"]?.string ?? ""
+                    if retry.isEmpty { retry = t }
+                    let got = c.post(":batchGet", #"{"documents":["\#(name)"],"transaction":"\#(t)"}"#)
+                    guard let found = got.json.array?.first?[member: "found"] else {
+                        #expect(got.json.errorStatus == "ABORTED")
+                        _ = c.post(":rollback", #"{"transaction":"\#(t)"}"#)
+                        continue
                     }
-                    return nil
+                    let n = Int(found[member: "fields"]?[member: "n"]?[member: "integerValue"]?.string ?? "") ?? -1
+                    let r = c.post(":commit", #"{"transaction":"\#(t)","writes":[{"update":{"name":"\#(name)","fields":{"n":{"integerValue":"\#(n + 1)"}}}}]}"#)
+                    if r.status == 200 { return tries.withLock { $0.append(attempt) } }
+                    if r.json.errorStatus != "ABORTED" { break }
+                    #expect(c.post(":rollback", #"{"transaction":"\#(t)"}"#).status == 200)
                 }
-            }
-            for await tries in group {
-                #expect(tries != nil)
-                attempts += tries ?? 0
+                tries.withLock { $0.append(nil) }
             }
         }
+        for t in threads { t.start() }
+        while tries.withLock({ $0.count }) < 16 { usleep(2_000) }
+        #expect(tries.withLock { $0.allSatisfy { $0 != nil } })
         let final = c.send(.get, "/v1/\(name)").json[member: "fields"]?[member: "n"]?[member: "integerValue"]?.string
         #expect(final == "16")
-        #expect(attempts >= 16)
     }
 }

@@ -27,6 +27,8 @@ package final class HTTPDeferredResponse: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var state: State = .pending(nil)
     private var finalResponse: HTTPResponse?
+    private var cancelHandler: (@Sendable () -> Void)?
+    private var cancelled = false
 
     package init() {
         mutex = .allocate(capacity: 1)
@@ -51,6 +53,7 @@ package final class HTTPDeferredResponse: @unchecked Sendable {
             return
         }
         finalResponse = response
+        cancelHandler = nil
         if let handler {
             state = .delivered
             pthread_mutex_unlock(mutex)
@@ -101,8 +104,28 @@ package final class HTTPDeferredResponse: @unchecked Sendable {
     /// (and what it holds); a later ``complete(_:)`` is ignored.
     package func cancel() {
         pthread_mutex_lock(mutex)
-        if case .pending = state { state = .delivered }
+        var handler: (@Sendable () -> Void)?
+        if case .pending = state {
+            state = .delivered
+            cancelled = true
+            handler = cancelHandler
+        }
+        cancelHandler = nil
         pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+        handler?()
+    }
+
+    /// Runs `handler` if the transport gives the exchange up (its connection closed) before it
+    /// was completed: at once if that already happened, else on the thread that cancels. The
+    /// producer uses it to stop work nobody will receive.
+    package func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(mutex)
+        if cancelled {
+            pthread_mutex_unlock(mutex)
+            return handler()
+        }
+        if case .pending = state { cancelHandler = handler }
         pthread_mutex_unlock(mutex)
     }
 

@@ -9,6 +9,16 @@ package protocol GRPCMessageWriter: Sendable {
     var isOpen: Bool { get }
 }
 
+/// The writer of a call answered later: it can also answer in one piece and learn that the
+/// client went away.
+package protocol GRPCCallWriter: GRPCMessageWriter {
+    /// Sends one message and ends the call with OK.
+    func respond(_ message: [UInt8])
+    /// Runs `handler` once if the call is reset or its connection closes before it finished (at
+    /// once if that already happened). A call that finished drops it.
+    func onCancel(_ handler: @escaping @Sendable () -> Void)
+}
+
 /// One bidirectional-streaming call in progress. Its methods run on the connection's thread, one
 /// at a time.
 package protocol GRPCStreamingCall: Sendable {

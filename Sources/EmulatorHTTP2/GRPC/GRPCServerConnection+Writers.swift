@@ -2,7 +2,7 @@ import Synchronization
 
 extension GRPCServerConnection {
     /// The writer handed to handlers: a call id on this connection.
-    final class CallWriter: GRPCMessageWriter {
+    final class CallWriter: GRPCCallWriter {
         let connection: GRPCServerConnection
         let stream: UInt32
 
@@ -15,12 +15,13 @@ extension GRPCServerConnection {
         func finish(_ status: GRPCStatus) { connection.finish(stream, status) }
         func respond(_ message: [UInt8]) { _ = connection.respond(stream, [message], status: .ok) }
         var isOpen: Bool { connection.isOpen(stream) }
+        func onCancel(_ handler: @escaping @Sendable () -> Void) { connection.onCancel(stream, handler) }
     }
 
     /// The writer of server-streaming handlers: collects messages and writes them in batches of
     /// up to 64 KiB, the last batch together with the trailers. Handlers run synchronously, so
     /// batching only delays bytes until the handler returns or the batch fills.
-    final class BatchingWriter: GRPCMessageWriter {
+    final class BatchingWriter: GRPCCallWriter {
         let connection: GRPCServerConnection
         let stream: UInt32
         private let batch = Mutex<(messages: [[UInt8]], bytes: Int, done: Bool)>(([], 0, false))
@@ -54,5 +55,12 @@ extension GRPCServerConnection {
         }
 
         var isOpen: Bool { !batch.withLock { $0.done } && connection.isOpen(stream) }
+
+        func respond(_ message: [UInt8]) {
+            send(message)
+            finish(.ok)
+        }
+
+        func onCancel(_ handler: @escaping @Sendable () -> Void) { connection.onCancel(stream, handler) }
     }
 }

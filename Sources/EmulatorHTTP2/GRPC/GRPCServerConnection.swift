@@ -24,6 +24,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var started = false
         /// Output waiting behind a held reply, in order (see `gated(_:_:)` and `release(_:_:)`).
         var pending: [Pending] = []
+        /// Run if the call is reset or the connection closes before it finished.
+        var cancelHandlers: [@Sendable () -> Void] = []
     }
 
     /// An entry of a stream's output queue.
@@ -95,14 +97,26 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     }
 
     package func closed() {
-        let calls = state.withLock { s in
+        let (calls, handlers) = state.withLock { s in
             s.closed = true
             let calls = s.calls.values.compactMap(\.streaming)
+            let handlers = s.calls.values.flatMap(\.cancelHandlers)
             s.calls.removeAll()
             s.waiting.removeAll()
-            return calls
+            return (calls, handlers)
         }
         for c in calls { c.cancelled() }
+        for h in handlers { h() }
+    }
+
+    /// Registers `handler` to run if `stream`'s call is reset or the connection closes first.
+    func onCancel(_ stream: UInt32, _ handler: @escaping @Sendable () -> Void) {
+        let registered = state.withLock { s -> Bool in
+            guard !s.closed, s.calls[stream] != nil else { return false }
+            s.calls[stream]?.cancelHandlers.append(handler)
+            return true
+        }
+        if !registered { handler() }
     }
 
     /// Runs `body` under the lock, then writes what it produced as one piece (still under the
@@ -134,6 +148,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 output.close()
                 for call in s.calls.values {
                     if let streaming = call.streaming { work.append { streaming.cancelled() } }
+                    work += call.cancelHandlers
                 }
                 s.calls.removeAll()
             case .headers(let stream, let fields, let endStream):
@@ -156,8 +171,9 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 }
                 if endStream, s.calls[stream] != nil { endOfRequests(stream, &s, &work) }
             case .reset(let stream, _):
-                if let call = s.calls.removeValue(forKey: stream), let streaming = call.streaming {
-                    work.append { streaming.cancelled() }
+                if let call = s.calls.removeValue(forKey: stream) {
+                    if let streaming = call.streaming { work.append { streaming.cancelled() } }
+                    work += call.cancelHandlers
                 }
             }
         }
@@ -245,6 +261,21 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             let context = call.context
             let batching = BatchingWriter(connection: self, stream: stream)
             s.waiting.append { batching.finish(handler(context, request, batching)) }
+        case .unaryLater(let handler):
+            guard call.requests.count == 1, let request = call.requests.first else {
+                fail(stream, Self.requestCountStatus(call.requests.count), &s)
+                return
+            }
+            let context = call.context
+            s.waiting.append { [self] in gated(stream) { handler(context, request, writer) } }
+        case .serverStreamingLater(let handler):
+            guard call.requests.count == 1, let request = call.requests.first else {
+                fail(stream, Self.requestCountStatus(call.requests.count), &s)
+                return
+            }
+            let context = call.context
+            let batching = BatchingWriter(connection: self, stream: stream)
+            s.waiting.append { handler(context, request, batching) }
         }
     }
 

@@ -63,21 +63,49 @@ package struct FirestoreGRPC: Sendable {
     typealias Unary = @Sendable (ProtoReader, FirestoreCaller) throws(EmulatorError) -> [UInt8]
     typealias Streaming = @Sendable (ProtoReader, FirestoreCaller, (ProtoWriter) -> Void) throws(EmulatorError) -> Void
 
+    /// A unary method. One that must wait for a document lock answers later (the call stays
+    /// open, the thread goes on); a reset or closed call withdraws the wait.
     func unary(_ body: @escaping Unary) -> GRPCMethod {
-        .unary { context, request in
-            do throws(EmulatorError) { return .success(try body(ProtoReader(request), Self.caller(context))) } catch {
-                return .failure(Self.status(error))
+        .unaryLater { context, request, writer in
+            let attempt = LockAttempt()
+            let run: @Sendable () -> Result<[UInt8], GRPCStatus> = {
+                do throws(EmulatorError) { return .success(try body(ProtoReader(request), Self.caller(context))) } catch {
+                    return .failure(Self.status(error))
+                }
+            }
+            let answer: @Sendable (Result<[UInt8], GRPCStatus>) -> Void = { result in
+                switch result {
+                case .success(let bytes): writer.respond(bytes)
+                case .failure(let status): writer.finish(status)
+                }
+            }
+            switch attempt.run(run) {
+            case .now(let result): answer(result)
+            case .later(let pending):
+                writer.onCancel { attempt.cancel() }
+                pending.onResult(answer)
             }
         }
     }
 
+    /// A server-streaming method; waits for locks as ``unary(_:)`` does. The service answers
+    /// after its reads, so a request parks before it sent anything.
     func streaming(_ body: @escaping Streaming) -> GRPCMethod {
-        .serverStreaming { context, request, writer in
-            do throws(EmulatorError) {
-                try body(ProtoReader(request), Self.caller(context)) { writer.send($0.bytes) }
-                return .ok
-            } catch {
-                return Self.status(error)
+        .serverStreamingLater { context, request, writer in
+            let attempt = LockAttempt()
+            let run: @Sendable () -> GRPCStatus = {
+                do throws(EmulatorError) {
+                    try body(ProtoReader(request), Self.caller(context)) { writer.send($0.bytes) }
+                    return .ok
+                } catch {
+                    return Self.status(error)
+                }
+            }
+            switch attempt.run(run) {
+            case .now(let status): writer.finish(status)
+            case .later(let pending):
+                writer.onCancel { attempt.cancel() }
+                pending.onResult { writer.finish($0) }
             }
         }
     }

@@ -262,10 +262,22 @@ enum ProtoDecoding {
                 try r.expect(w, .lengthDelimited, f)
                 var rw = try r.message()
                 var retry: [UInt8]?
+                var mode = ConcurrencyMode.unspecified
                 while let (of, ow) = try rw.next() {
-                    if of == 1 { try rw.expect(ow, .lengthDelimited, of); retry = try rw.bytes() } else { try rw.skip(ow) }
+                    switch of {
+                    case 1: try rw.expect(ow, .lengthDelimited, of); retry = try rw.bytes()
+                    case 2:
+                        // concurrency_mode: 1 OPTIMISTIC, 2 PESSIMISTIC (unknown values: the default).
+                        try rw.expect(ow, .varint, of)
+                        switch try rw.int32() {
+                        case 1: mode = .optimistic
+                        case 2: mode = .pessimistic
+                        default: mode = .unspecified
+                        }
+                    default: try rw.skip(ow)
+                    }
                 }
-                options = .readWrite(retrying: retry)
+                options = .readWrite(retrying: retry, concurrency: mode)
             default: try r.skip(w)
             }
         }

@@ -40,11 +40,27 @@ package struct FirestoreREST: Sendable {
     /// preflighted requests from pages, as they do to the official emulator).
     package func register(on router: inout Router, cors: CORSPolicy = CORSPolicy()) {
         let api = self
-        router.add(nil, "/v1/*", handler: cors.wrap { api.respond(to: $0) })
+        router.add(nil, "/v1/*", handler: cors.wrap { api.respondWaiting(to: $0) })
         router.add(nil, "/emulator/v1/*", handler: cors.wrap { api.respondAdmin(to: $0) })
     }
 
-    /// Answers one `/v1/...` request.
+    /// Answers one `/v1/...` request. One that must wait for a document lock answers later (a
+    /// deferred response completed once the wait ends), so the event loop goes on; if the client
+    /// closes the connection meanwhile, the wait is withdrawn.
+    package func respondWaiting(to request: HTTPRequest) -> HTTPResponse {
+        let attempt = LockAttempt()
+        switch attempt.run({ respond(to: request) }) {
+        case .now(let response):
+            return response
+        case .later(let pending):
+            let deferred = HTTPDeferredResponse()
+            deferred.onCancel { attempt.cancel() }
+            pending.onResult { deferred.complete($0) }
+            return .deferred(deferred)
+        }
+    }
+
+    /// Answers one `/v1/...` request (a lock wait unwinds it with ``LockAttempt/parked``).
     package func respond(to request: HTTPRequest) -> HTTPResponse {
         let response: HTTPResponse
         do {

@@ -163,8 +163,20 @@ enum RESTDecoding {
     static func transactionOptions(_ o: JSONObject?) throws(EmulatorError) -> TransactionOptions {
         guard let o else { return .readWrite(retrying: nil) }
         if let ro = try o.object("readOnly", .readOnly) { return .readOnly(readTime: try ro.timestamp("readTime")) }
-        if let rw = try o.object("readWrite", .readWrite) { return .readWrite(retrying: try rw.bytes("retryTransaction")) }
+        if let rw = try o.object("readWrite", .readWrite) {
+            return .readWrite(retrying: try rw.bytes("retryTransaction"), concurrency: try concurrencyMode(rw))
+        }
         return .readWrite(retrying: nil)
+    }
+
+    /// `TransactionOptions.ReadWrite.concurrencyMode`: by name or number.
+    static func concurrencyMode(_ o: JSONObject) throws(EmulatorError) -> ConcurrencyMode {
+        switch o["concurrencyMode"] {
+        case nil, .null?, .string("CONCURRENCY_MODE_UNSPECIFIED")?, .int(0)?: return .unspecified
+        case .string("OPTIMISTIC")?, .int(1)?: return .optimistic
+        case .string("PESSIMISTIC")?, .int(2)?: return .pessimistic
+        default: throw o.bad("concurrencyMode", "TYPE_ENUM")
+        }
     }
 
     static func consistency(_ o: JSONObject) throws(EmulatorError) -> ReadConsistency {

@@ -73,7 +73,7 @@ struct RESTMessage: Sendable {
     static let precondition = RESTMessage("Precondition", "exists", "updateTime")
     static let transactionOptions = RESTMessage("TransactionOptions", "readOnly", "readWrite")
     static let readOnly = RESTMessage("TransactionOptions.ReadOnly", "readTime")
-    static let readWrite = RESTMessage("TransactionOptions.ReadWrite", "retryTransaction")
+    static let readWrite = RESTMessage("TransactionOptions.ReadWrite", "retryTransaction", "concurrencyMode")
     static let write = RESTMessage("Write", 
         "update", "delete", "verify", "transform", "updateMask", "updateTransforms", "currentDocument")
     static let documentTransform = RESTMessage("DocumentTransform", "document", "fieldTransforms")

@@ -26,6 +26,7 @@ extension FirestoreService {
             throw .invalidArgument("Document name \"\(name.name)\" has odd number of segments.")
         }
         let resolved = try resolve(consistency, database)
+        if let lock = resolved.lock { try lockForRead(database, [name.path], lock) }
         let (view, _) = try store.view(database, at: resolved.time)
         let document = try view.document(name.path)
         try check(.get, database, name.path, caller, document, view)
@@ -45,6 +46,7 @@ extension FirestoreService {
             guard n.path.isDocument else { throw .invalidArgument("Document name \"\(n.name)\" has odd number of segments.") }
         }
         let resolved = try resolve(consistency, database)
+        if let lock = resolved.lock { try lockForRead(database, names.map(\.path), lock) }
         let (view, readTime) = try store.view(database, at: resolved.time)
         var seen = Set<ResourcePath>()
         var items: [BatchGetItem] = []
@@ -89,18 +91,32 @@ extension FirestoreService {
             query.startAt = .init(values: values, before: false)
         }
         let resolved = try resolve(consistency, database)
-        let (view, _) = try store.view(database, at: resolved.time)
         let collection = parent.appending(collectionID)
-        var candidates = try view.documents(in: collection)
         var missing = Set<ResourcePath>()
-        if showMissing {
-            for id in view.missingDocumentIDs(in: collection) {
-                let path = collection.appending(id)
-                missing.insert(path)
-                candidates.append(StoredDocument(path: path, fields: ValueMap(), createTime: 0, updateTime: 0))
+        var documents: [StoredDocument] = []
+        var locked = Set<ResourcePath>()
+        // A pessimistic transaction locks the page it returns: read, lock, read again until the
+        // page holds only locked documents (a document that joins the listing later aborts the commit).
+        for round in 0..<4 {
+            let (view, _) = try store.view(database, at: resolved.time)
+            var candidates = try view.documents(in: collection)
+            missing = []
+            if showMissing {
+                for id in view.missingDocumentIDs(in: collection) {
+                    let path = collection.appending(id)
+                    missing.insert(path)
+                    candidates.append(StoredDocument(path: path, fields: ValueMap(), createTime: 0, updateTime: 0))
+                }
             }
+            documents = try QueryEngine(query, database: database).window(candidates).documents
+            guard let lock = resolved.lock, round < 3 else { break }
+            let fresh = documents.map(\.path).filter { !locked.contains($0) }
+            if fresh.isEmpty && round > 0 { break }
+            try lockForRead(database, fresh, lock)
+            locked.formUnion(fresh)
+            if fresh.isEmpty { break }
         }
-        var documents = try QueryEngine(query, database: database).window(candidates).documents
+        let (view, _) = try store.view(database, at: resolved.time)
         var next: String?
         if let pageSize, pageSize > 0, documents.count > pageSize {
             documents.removeLast()

@@ -54,8 +54,31 @@ extension FirestoreService {
         throw .unimplemented("PartitionQuery is not supported by the Firestore emulator.")
     }
 
-    /// The ordered, windowed (unprojected) result, after rules and transaction bookkeeping.
+    /// The ordered, windowed (unprojected) result, after rules and transaction bookkeeping. A
+    /// pessimistic transaction locks the documents of the result: run, lock, run again until the
+    /// result holds only locked documents (one that joins the result later aborts the commit).
     private func window(
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, resolved: ResolvedRead, caller: FirestoreCaller
+    ) throws(EmulatorError) -> ([StoredDocument], Int, Int64) {
+        var result = try windowOnce(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
+        if let lock = resolved.lock {
+            var locked = Set<ResourcePath>()
+            for _ in 0..<3 {
+                let fresh = result.0.map(\.path).filter { !locked.contains($0) }
+                if fresh.isEmpty && !locked.isEmpty { break }
+                try lockForRead(database, fresh, lock)
+                locked.formUnion(fresh)
+                result = try windowOnce(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
+                if fresh.isEmpty { break }
+            }
+        }
+        if let id = resolved.recordingTransaction {
+            transactions.recordQuery(id, .init(parent: parent, query: engine.query, seen: Self.versions(result.0)))
+        }
+        return result
+    }
+
+    private func windowOnce(
         _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, resolved: ResolvedRead, caller: FirestoreCaller
     ) throws(EmulatorError) -> ([StoredDocument], Int, Int64) {
         let query = engine.query
@@ -90,9 +113,6 @@ extension FirestoreService {
         }
         let (documents, skipped) = engine.window(candidates)
         candidates = []
-        if let id = resolved.recordingTransaction {
-            transactions.recordQuery(id, .init(parent: parent, query: query, seen: Self.versions(documents)))
-        }
         return (documents, skipped, readTime)
     }
 

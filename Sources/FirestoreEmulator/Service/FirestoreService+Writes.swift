@@ -12,7 +12,8 @@ package typealias BatchWriteOutcome = Result<WriteResult, EmulatorError>
 
 extension FirestoreService {
     /// Commit: applies `writes` atomically and in order, optionally ending a transaction. A
-    /// read-write transaction whose reads changed since fails with ABORTED and writes nothing.
+    /// pessimistic transaction first takes exclusive locks on what it writes (waiting for other
+    /// holders); an optimistic one whose reads changed since fails with ABORTED and writes nothing.
     package func commit(
         _ database: DatabaseID, writes: [Write], transaction: [UInt8]? = nil, caller: FirestoreCaller = .owner
     ) throws(EmulatorError) -> CommitResult {
@@ -29,11 +30,23 @@ extension FirestoreService {
         for w in writes { try WriteApplier.validate(w, database: database) }
         var entry: TransactionRegistry.Entry?
         if let transaction {
-            entry = try transactions.end(transaction, database: database, now: store.currentTime())
-            if case .readOnly? = entry?.mode, !writes.isEmpty {
+            let now = store.currentTime()
+            let open = try transactions.entry(transaction, database: database, now: now)
+            if case .readOnly = open.mode, !writes.isEmpty {
+                _ = try? transactions.end(transaction, database: database, now: now)
                 throw .invalidArgument("Cannot modify entities in a read-only transaction.")
             }
+            if open.isPessimistic {
+                // Waits (parked) while another owner holds what this commit writes; once granted
+                // the commit can no longer be wounded.
+                try transactions.acquire(
+                    open.owner, age: open.age, Self.exclusiveKeys(writes, database), woundable: true, finishing: true)
+            }
+            entry = try transactions.end(transaction, database: database, now: now)
+        } else {
+            try lockOneShot(database, writes.map(\.name.path))
         }
+        defer { if let entry, entry.isPessimistic { transactions.release(entry.owner) } }
         let gate = gate(database)
         let (results, commitTime) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
             if let entry { try Self.validateReads(entry, buffer.view, database: database) }
@@ -41,6 +54,28 @@ extension FirestoreService {
             return (results, try readBack.flatMap { p throws(EmulatorError) in try buffer.document(p) })
         }
         return (CommitResult(writeResults: results.0, commitTime: commitTime), results.1)
+    }
+
+    static func exclusiveKeys(_ writes: [Write], _ database: DatabaseID) -> [LockTable.Key: LockTable.Mode] {
+        var keys: [LockTable.Key: LockTable.Mode] = [:]
+        for w in writes { keys[LockTable.Key(database: database, path: w.name.path)] = .exclusive }
+        return keys
+    }
+
+    /// A write outside a transaction waits for the transactions that hold what it writes. Only
+    /// requests run by a transport (a ``LockAttempt``) can wait; the attempt releases the locks
+    /// when the request ends. Without one (in-process callers) the write goes ahead: a
+    /// pessimistic transaction that read the document then fails its commit with ABORTED.
+    func lockOneShot(_ database: DatabaseID, _ paths: [ResourcePath]) throws(EmulatorError) {
+        guard let attempt = LockAttempt.current, !paths.isEmpty else { return }
+        if attempt.hasOneShotOwner == false, transactions.admitBlanket() {
+            attempt.noteBlanket(transactions)
+            return
+        }
+        let (owner, age) = attempt.oneShotOwner(transactions)
+        var keys: [LockTable.Key: LockTable.Mode] = [:]
+        for p in paths { keys[LockTable.Key(database: database, path: p)] = .exclusive }
+        try transactions.acquire(owner, age: age, keys, woundable: false)
     }
 
     /// BatchWrite: applies each write on its own (not atomically); one outcome per write.
@@ -54,6 +89,7 @@ extension FirestoreService {
         for w in writes where !seen.insert(w.name.path).inserted {
             throw .invalidArgument("Batch write contains multiple writes to the same document: \(w.name.name)")
         }
+        try lockOneShot(database, writes.map(\.name.path))
         let gate = gate(database)
         return writes.map { w in
             Result { () throws(EmulatorError) -> WriteResult in

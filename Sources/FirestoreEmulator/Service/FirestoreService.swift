@@ -7,15 +7,22 @@ import Synchronization
 /// request's project before it reads or writes.
 package final class FirestoreService: Sendable {
     let store: DocumentStore
-    let transactions = TransactionRegistry()
+    let transactions: TransactionRegistry
     /// Rules uploaded per project (`:securityRules`), and the rules of every other project.
     private let gates: Mutex<(byProject: [String: FirestoreRulesGate], fallback: FirestoreRulesGate)>
     /// Whether queries may use equality indexes (off only to compare against plain scans in tests).
     let useIndexes: Bool
 
-    package init(store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true) {
+    /// `transactionLifetime` and `lockTimeout` (µs) are production's 270 s and the official
+    /// emulator's 30 s unless a test shortens them.
+    package init(
+        store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true,
+        transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000
+    ) {
         self.store = store
         self.useIndexes = useIndexes
+        self.transactions = TransactionRegistry(
+            lifetime: transactionLifetime, lockTimeout: lockTimeout, clock: { [store] in store.currentTime() })
         self.gates = Mutex(([:], rules))
     }
 
@@ -62,17 +69,24 @@ package final class FirestoreService: Sendable {
             let entry = try transactions.entry(id, database: database, now: now)
             switch entry.mode {
             case .readOnly(let t): return ResolvedRead(time: t)
-            case .readWrite: return ResolvedRead(time: nil, recordingTransaction: id)
+            case .readWrite(let pessimistic):
+                return ResolvedRead(time: nil, recordingTransaction: id, lock: pessimistic ? TransactionLock(entry) : nil)
             }
         case .newTransaction(let options):
-            let id = try beginTransaction(database, options: options)
-            switch options {
-            case .readOnly:
-                let entry = try transactions.entry(id, database: database, now: now)
-                if case .readOnly(let t) = entry.mode { return ResolvedRead(time: t, newTransaction: id) }
-                return ResolvedRead(time: nil, newTransaction: id)
-            case .readWrite:
-                return ResolvedRead(time: nil, recordingTransaction: id, newTransaction: id)
+            // A run after a lock wait reuses the transaction the first run began.
+            let id: [UInt8]
+            if let begun = LockAttempt.current?.begunTransaction {
+                id = begun
+            } else {
+                id = try beginTransaction(database, options: options)
+                LockAttempt.current?.noteBegun(id, database: database, registry: transactions)
+            }
+            let entry = try transactions.entry(id, database: database, now: now)
+            switch entry.mode {
+            case .readOnly(let t): return ResolvedRead(time: t, newTransaction: id)
+            case .readWrite(let pessimistic):
+                return ResolvedRead(
+                    time: nil, recordingTransaction: id, newTransaction: id, lock: pessimistic ? TransactionLock(entry) : nil)
             }
         }
     }
@@ -99,14 +113,23 @@ package final class FirestoreService: Sendable {
             return transactions.begin(database, mode: .readOnly(readTime: t), now: now)
         case .readOnly(nil):
             return transactions.begin(database, mode: .readOnly(readTime: now), now: now)
-        case .readWrite:
-            return transactions.begin(database, mode: .readWrite, now: now)
+        case .readWrite(let retrying, let concurrency):
+            return transactions.begin(
+                database, mode: .readWrite(pessimistic: concurrency != .optimistic), now: now, retrying: retrying)
         }
     }
 
-    /// Ends a transaction without writing.
+    /// Ends a transaction without writing, releasing its locks. One that already ended
+    /// (committed, aborted, expired) answers OK, as production does.
     package func rollback(_ database: DatabaseID, transaction: [UInt8]) throws(EmulatorError) {
-        _ = try transactions.end(transaction, database: database, now: store.currentTime())
+        try transactions.rollback(transaction, database: database, now: store.currentTime())
+    }
+
+    /// Takes shared locks on `paths` for a pessimistic transaction's read (may park the request).
+    func lockForRead(_ database: DatabaseID, _ paths: some Sequence<ResourcePath>, _ lock: TransactionLock) throws(EmulatorError) {
+        var keys: [LockTable.Key: LockTable.Mode] = [:]
+        for p in paths { keys[LockTable.Key(database: database, path: p)] = .shared }
+        try transactions.acquire(lock.owner, age: lock.age, keys, woundable: true)
     }
 
     /// Removes every document at or below `path` (the emulator's DELETE endpoint).

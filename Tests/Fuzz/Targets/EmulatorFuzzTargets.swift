@@ -17,6 +17,9 @@ extension FuzzTargets {
             switch grpc.router.method(for: path) {
             case .unary(let call): _ = call(context, body)
             case .serverStreaming(let call): _ = call(context, body, DiscardingMessageWriter())
+            case .unaryLater(let call), .serverStreamingLater(let call):
+                // A fresh service holds no locks: the call answers before it returns.
+                call(context, body, DiscardingMessageWriter())
             case .bidirectional(let open):
                 // Streams: the input is several messages, cut at 0xFF 0x00 pairs.
                 let call = open(context, DiscardingMessageWriter())
@@ -109,9 +112,11 @@ extension FuzzTargets {
 }
 
 /// A gRPC writer that accepts and drops every message.
-final class DiscardingMessageWriter: GRPCMessageWriter {
+final class DiscardingMessageWriter: GRPCCallWriter {
     func send(_ message: [UInt8]) -> Bool { true }
     func finish(_ status: GRPCStatus) {}
+    func respond(_ message: [UInt8]) {}
+    func onCancel(_ handler: @escaping @Sendable () -> Void) {}
     var isOpen: Bool { true }
 }
 

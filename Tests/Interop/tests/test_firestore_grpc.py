@@ -124,6 +124,106 @@ def test_transactions_retry_on_contention(suite, col):
     assert ref.get().to_dict() == {"n": 20}
 
 
+def test_transactions_as_production_runs_them(suite, col):
+    """Four threads, five `@transactional` increments each, the client's default five attempts.
+
+    Read-write transactions lock what they read; a conflicting commit waits, and the younger of
+    two contending transactions is aborted (wound-wait) and retried by the client, so every
+    increment lands quickly and no attempt budget runs out.
+    """
+    ref = col.document("counter")
+    ref.set({"n": 0})
+    errors = []
+
+    def worker():
+        c = firestore.Client(project=suite.project)
+        r = c.collection(col.id).document("counter")
+
+        @firestore.transactional
+        def bump(transaction):
+            snap = r.get(transaction=transaction)
+            transaction.update(r, {"n": snap.get("n") + 1})
+
+        try:
+            for _ in range(5):
+                bump(c.transaction())
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - started
+    print(f"\n4 threads x 5 transactional increments: {elapsed * 1000:.0f} ms")
+    assert errors == []
+    assert ref.get().to_dict() == {"n": 20}
+    assert elapsed < 10
+
+
+def test_write_waits_for_a_transaction_lock(client, col):
+    """A plain write to a document a transaction read waits until the transaction commits."""
+    ref = col.document("held")
+    ref.set({"n": 1})
+    transaction = client.transaction()
+    transaction._begin()
+    assert list(transaction.get(ref))[0].get("n") == 1
+    done = []
+
+    def write():
+        col.document("held").set({"n": 100})
+        done.append(time.monotonic())
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    time.sleep(0.3)
+    assert done == []  # still waiting for the lock
+    transaction.update(ref, {"n": 2})
+    transaction._commit()
+    writer.join(timeout=10)
+    assert done != []
+    assert ref.get().to_dict() == {"n": 100}  # applied after the transaction
+
+
+def test_a_waiting_commit_whose_call_is_cancelled_leaves_no_lock(client, col):
+    """A plain commit parks behind a transaction's lock and its deadline passes: the client resets
+    the call, the wait is withdrawn (a younger reader is not queued behind it), nothing lands."""
+    ref = col.document("held")
+    ref.set({"n": 1})
+    older = client.transaction()
+    older._begin()
+    assert list(older.get(ref))[0].get("n") == 1
+    batch = client.batch()
+    batch.set(ref, {"n": 99})
+    with pytest.raises(gexc.DeadlineExceeded):
+        client._firestore_api.commit(
+            request={"database": client._database_string, "writes": batch._write_pbs}, timeout=0.3, retry=None)
+    time.sleep(0.1)
+    younger = client.transaction()
+    younger._begin()
+    started = time.monotonic()
+    assert list(younger.get(ref))[0].get("n") == 1
+    assert time.monotonic() - started < 2
+    older._rollback()
+    younger._rollback()
+    assert ref.get().to_dict() == {"n": 1}
+
+
+def test_rollback_after_the_transaction_ended_is_ok(client, col):
+    ref = col.document("r")
+    transaction = client.transaction()
+    transaction._begin()
+    transaction.set(ref, {"a": 1})
+    tid = transaction._id
+    transaction._commit()
+    # What the client does after an ABORTED commit: roll the ended transaction back.
+    client._firestore_api.rollback(request={"database": client._database_string, "transaction": tid})
+    with pytest.raises(gexc.InvalidArgument):
+        client._firestore_api.rollback(request={"database": client._database_string, "transaction": b"unknown-id"})
+
+
 def test_queries_where_order_limit_cursors(col):
     for i, (name, state) in enumerate([("a", "CA"), ("b", "WA"), ("c", "CA"), ("d", "NY"), ("e", "CA")]):
         col.document(name).set({"i": i, "state": state, "tags": [state, "x"]})

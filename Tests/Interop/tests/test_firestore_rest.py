@@ -216,6 +216,45 @@ def test_rest_transactions_conflict_answers_aborted_and_contention_settles(fs):
     assert final["fields"]["n"] == {"integerValue": "16"}
 
 
+def test_a_waiting_write_whose_connection_closes_leaves_no_lock(fs):
+    """A plain write parks behind a transaction's lock; its client hangs up. The wait is withdrawn:
+    a younger transaction's read is not queued behind it, and the write never lands."""
+    import socket
+    import struct
+    import time
+    from urllib.parse import urlparse
+
+    commit(fs, [update(fs, "acct/a", {"n": {"integerValue": "1"}})])
+    name = f"{fs['root']}/acct/a"
+    older = post(fs, "beginTransaction", {}).json()["transaction"]
+    assert post(fs, "batchGet", {"documents": [name], "transaction": older}).status_code == 200
+
+    url = urlparse(f"{fs['base']}:commit")
+    body = _json({"writes": [update(fs, "acct/a", {"n": {"integerValue": "99"}})]}).encode()
+    raw = socket.create_connection((url.hostname, url.port))
+    raw.sendall(
+        f"POST {url.path} HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+    )
+    raw.settimeout(0.3)
+    with pytest.raises(socket.timeout):
+        raw.recv(1)  # parked behind the transaction's lock
+    # The client dies: the connection resets (a client that only half-closes still gets its answer).
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    raw.close()
+    time.sleep(0.1)
+
+    # Had the dead write stayed queued (it is older), this read would wait 30 s behind it.
+    younger = post(fs, "beginTransaction", {}).json()["transaction"]
+    started = time.monotonic()
+    assert post(fs, "batchGet", {"documents": [name], "transaction": younger}).status_code == 200
+    assert time.monotonic() - started < 2
+    for t in (older, younger):
+        assert post(fs, "rollback", {"transaction": t}).status_code == 200
+    got = requests.get(f"{fs['base']}/acct/a", timeout=10).json()
+    assert got["fields"]["n"] == {"integerValue": "1"}
+
+
 def test_run_query_in_new_transaction_and_read_time(fs):
     first = commit(fs, [update(fs, "p/a", {"v": {"integerValue": "1"}})]).json()["commitTime"]
     commit(fs, [update(fs, "p/a", {"v": {"integerValue": "2"}}), update(fs, "p/b", {})])
