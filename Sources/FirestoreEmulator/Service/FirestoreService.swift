@@ -8,6 +8,8 @@ import Synchronization
 package final class FirestoreService: Sendable {
     let store: DocumentStore
     let transactions = TransactionRegistry()
+    /// Every Listen stream's targets, by what they watch.
+    let listenHub: ListenHub
     /// Rules uploaded per project (`:securityRules`), and the rules of every other project.
     private let gates: Mutex<(byProject: [String: FirestoreRulesGate], fallback: FirestoreRulesGate)>
     /// Whether queries may use equality indexes (off only to compare against plain scans in tests).
@@ -15,6 +17,7 @@ package final class FirestoreService: Sendable {
 
     package init(store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true) {
         self.store = store
+        self.listenHub = ListenHub(engine: store.engine)
         self.useIndexes = useIndexes
         self.gates = Mutex(([:], rules))
     }
