@@ -47,7 +47,8 @@ final class ListenStream: Sendable {
     /// ``cancel()``; it holds the stream weakly so it never outlives it.
     private let worker: Task<Void, Never>
 
-    init(service: FirestoreService, caller: FirestoreCaller, sink: any ListenEventSink) {
+    /// - Parameter startsWorker: false leaves every ``refresh()`` to the caller (tests).
+    init(service: FirestoreService, caller: FirestoreCaller, sink: any ListenEventSink, startsWorker: Bool = true) {
         self.service = service
         self.caller = caller
         self.sink = sink
@@ -56,6 +57,7 @@ final class ListenStream: Sendable {
         self.inbox = ListenInbox { continuation.yield() }
         let box = WeakBox()
         self.worker = Task {
+            guard startsWorker else { return }
             for await _ in stream {
                 guard let listen = box.stream else { return }
                 listen.refresh()
