@@ -216,11 +216,14 @@ final class ListenStream: Sendable {
                 if commit.everything { redo.formUnion(s.targets.keys) }
                 var decoded: [StoredDocument??] = Array(repeating: nil, count: commit.documents.count)
                 for (id, indexes) in commit.targets.sorted(by: { $0.key < $1.key }) {
-                    guard !redo.contains(id), let held = s.targets[id], commit.time > held.asOf else { continue }
+                    // Only small fields are read here: a copy of the target would share its
+                    // dictionaries and make the first change below copy them.
+                    guard !redo.contains(id), let asOf = s.targets[id]?.asOf, commit.time > asOf, let kind = s.targets[id]?.kind
+                    else { continue }
                     if rulesDecide {
                         // Rules may read the document (documents targets) or other documents: the
                         // rules decide again, for documents targets on the whole target.
-                        guard case .query(let parent, let query) = held.kind else {
+                        guard case .query(let parent, let query) = kind else {
                             redo.insert(id)
                             continue
                         }

@@ -31,7 +31,9 @@ struct ListenTarget: Sendable {
     }
 
     var id: Int32
-    var kind: Kind
+    let kind: Kind
+    /// What the target watches, for the stream's index.
+    let watch: ListenWatch
     var once: Bool
     /// Whether the client asked to resume (resume_token or read_time).
     var resuming: Bool
@@ -47,6 +49,7 @@ struct ListenTarget: Sendable {
     init(id: Int32, kind: Kind, once: Bool, resuming: Bool) {
         self.id = id
         self.kind = kind
+        self.watch = Self.watch(kind)
         self.once = once
         self.resuming = resuming
     }
@@ -66,8 +69,7 @@ struct ListenTarget: Sendable {
         try FirestoreService.validateParent(parent.path, query)
     }
 
-    /// What the target watches, for the stream's index.
-    var watch: ListenWatch {
+    private static func watch(_ kind: Kind) -> ListenWatch {
         switch kind {
         case .documents(let names): return .documents(names.map(\.path))
         case .query(let parent, let query):
