@@ -141,6 +141,12 @@ def bulk_run(server, binary_args, docs, with_listener, index, pin):
             sys.exit("the listener did not start")
     db = firestore.Client(project=project)
     collection = db.collection("bulk")
+    perf = None
+    if with_listener and os.environ.get("PERF"):
+        # PERF=1: `perf record -g` of the server during runs with the listener (<tmpdir>/perf.data).
+        perf = subprocess.Popen(["perf", "record", "-F", "1999", "-g", "-p", str(server.process.pid), "-o",
+                                 os.path.join(server.dir, "perf.data")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
     # Build the batches' data first; the client still encodes them inside the clock.
     c0 = server.cpu_ms()
     start = time.time()
@@ -161,6 +167,10 @@ def bulk_run(server, binary_args, docs, with_listener, index, pin):
         end = max(end, float(line[1]))
     time.sleep(0.05)
     cpu = server.cpu_ms() - c0
+    if perf:
+        perf.send_signal(2)
+        perf.wait()
+        print(f"perf data: {os.path.join(server.dir, 'perf.data')}", flush=True)
     return end - start, written_at - start, cpu
 
 

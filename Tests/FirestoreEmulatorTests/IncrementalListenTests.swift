@@ -354,6 +354,21 @@ import Testing
         #expect(sink.view()[4]?.count == 1)
     }
 
+    @Test func onceTargetsAndRemovedTargetsLeaveNothingFiled() throws {
+        let service = FirestoreService()
+        let sink = RecordingSink()
+        let once = ListenTarget(id: 1, kind: .query(parent: Self.name(""), Self.query("c")), once: true, resuming: false)
+        let stream = Self.stream(service, sink, [once, Self.queryTarget(2, Self.query("c"))])
+        defer { stream.cancel() }
+        #expect(service.listenHub.filedCount(Self.database) == 1)
+        stream.receive { () throws(EmulatorError) in ListenRequest(database: Self.database.name, removeTarget: 2) }
+        #expect(service.listenHub.filedCount(Self.database) == 0)
+        let before = sink.all.count
+        try Self.set(service, [("c/x", ["a": 1])])
+        stream.refresh()
+        #expect(sink.all.count == before)
+    }
+
     @Test func aStreamThatGoesAwayUnfilesItsTargets() throws {
         let service = FirestoreService()
         do {
