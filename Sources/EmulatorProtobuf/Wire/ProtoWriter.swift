@@ -12,6 +12,9 @@ package struct ProtoWriter: Sendable {
 
     package init() {}
 
+    /// A writer whose buffer holds `capacity` bytes before it grows.
+    package init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     package mutating func key(_ field: Int, _ wire: ProtoWireType) {
         varint(UInt64(field) << 3 | UInt64(wire.rawValue))
     }

@@ -129,8 +129,7 @@ struct ListenTarget: Sendable {
         guard case .query(_, let query) = kind, let engine else {
             // A documents target: the document is its own answer.
             if let document {
-                if documents[path] == document.updateTime { return .changes([]) }
-                documents[path] = document.updateTime
+                if documents.updateValue(document.updateTime, forKey: path) == document.updateTime { return .changes([]) }
                 return .changes([.put(document)])
             }
             return documents.removeValue(forKey: path) == nil ? .changes([]) : .changes([.remove(path, deleted: true)])
@@ -145,8 +144,7 @@ struct ListenTarget: Sendable {
         }
         guard let limit = query.limit else {
             if let d = matching {
-                if documents[path] == d.updateTime { return .changes([]) }
-                documents[path] = d.updateTime
+                if documents.updateValue(d.updateTime, forKey: path) == d.updateTime { return .changes([]) }
                 return .changes([.put(projected(d))])
             }
             return documents.removeValue(forKey: path) == nil ? .changes([]) : .changes([.remove(path, deleted: document == nil)])
