@@ -1,6 +1,6 @@
 """Firestore Listen cost (issue 23), against a release build of `emulators start` spawned here on
-free loopback ports. The server's CPU is the sum of /proc/<pid>/task/*/schedstat, which stays
-readable on a loaded machine. Needs google-cloud-firestore (its grpcio drives the raw Listen).
+free loopback ports. The server's CPU is its user + system time from /proc/<pid>/stat (all its
+threads, exited ones included), which stays readable on a loaded machine. Needs google-cloud-firestore (its grpcio drives the raw Listen).
 
     python3 -m venv /tmp/listen-venv && /tmp/listen-venv/bin/pip install google-cloud-firestore==2.34.1
     /tmp/listen-venv/bin/python Benchmarks/listen_cpu.py bulk .build/release/emulators --docs 100000 --runs 3
@@ -84,14 +84,9 @@ class Server:
             sys.exit("emulators did not start: " + open(self.log_path).read()[-500:])
 
     def cpu_ms(self):
-        total = 0
-        pid = self.process.pid
-        for t in os.listdir(f"/proc/{pid}/task"):
-            try:
-                total += int(open(f"/proc/{pid}/task/{t}/schedstat").read().split()[0])
-            except OSError:
-                pass
-        return total / 1e6
+        """User + system CPU of the whole process, exited threads included (/proc/<pid>/stat)."""
+        fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
     def stop(self):
         self.process.terminate()
