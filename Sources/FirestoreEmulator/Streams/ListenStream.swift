@@ -174,6 +174,7 @@ final class ListenStream: Sendable {
             if !target.once, let id = s.hubID {
                 service.listenHub.file(database, stream: id, target: target.id, target.watch)
             }
+            target.asOf = service.store.engine.lastCommitTime
             (documents, readTime) = try target.evaluate(service, caller: caller)
         } catch {
             unfile(target.id, &s)
@@ -184,7 +185,6 @@ final class ListenStream: Sendable {
             sink.send(.documentChange(d, database: database, targets: [target.id]))
             target.documents[d.path] = d.updateTime
         }
-        target.asOf = readTime
         let time = max(readTime, s.lastReadTime)
         s.lastReadTime = time
         sink.send(.targetChange(.current, targets: [target.id], resumeToken: ListenEvent.resumeToken(time)))
@@ -267,6 +267,7 @@ final class ListenStream: Sendable {
                 s.reevaluations += 1
                 let documents: [StoredDocument]
                 let readTime: Int64
+                let published = service.store.engine.lastCommitTime
                 do throws(EmulatorError) { (documents, readTime) = try target.evaluate(service, caller: caller) } catch {
                     unfile(id, &s)
                     sink.send(.targetChange(.remove, targets: [id], cause: error))
@@ -287,7 +288,7 @@ final class ListenStream: Sendable {
                     changed = true
                 }
                 target.documents = next
-                target.asOf = readTime
+                target.asOf = published
                 s.targets[id] = target
             }
             guard changed else { return }

@@ -41,7 +41,9 @@ struct ListenTarget: Sendable {
     /// For a query with a limit: the held documents in query order, reduced to the ordered fields.
     /// Fewer than `limit` means the window holds every matching document.
     var window: [StoredDocument] = []
-    /// The read time of the last full evaluation: commits at or before it are already reflected.
+    /// The newest commit published before the last full evaluation began: that evaluation saw
+    /// every commit up to it, so their changes are skipped. Later commits are folded in even when
+    /// the evaluation already saw them; a change older than the version held is ignored.
     var asOf: Int64 = 0
     /// The validated query (nil for documents targets), set by ``prepare()``.
     private(set) var engine: QueryEngine?
@@ -129,7 +131,7 @@ struct ListenTarget: Sendable {
         guard case .query(_, let query) = kind, let engine else {
             // A documents target: the document is its own answer.
             if let document {
-                if documents.updateValue(document.updateTime, forKey: path) == document.updateTime { return .changes([]) }
+                if !isNewer(document, path) { return .changes([]) }
                 return .changes([.put(document)])
             }
             return documents.removeValue(forKey: path) == nil ? .changes([]) : .changes([.remove(path, deleted: true)])
@@ -144,7 +146,7 @@ struct ListenTarget: Sendable {
         }
         guard let limit = query.limit else {
             if let d = matching {
-                if documents.updateValue(d.updateTime, forKey: path) == d.updateTime { return .changes([]) }
+                if !isNewer(d, path) { return .changes([]) }
                 return .changes([.put(projected(d))])
             }
             return documents.removeValue(forKey: path) == nil ? .changes([]) : .changes([.remove(path, deleted: document == nil)])
@@ -161,10 +163,10 @@ struct ListenTarget: Sendable {
             }
             let key = orderKey(d)
             // Moved past the last place of a full window: documents never seen may now come first.
+            if let held = documents[path], held >= d.updateTime { return .changes([]) }
             if full, let boundary = window.last, engine.compare(key, boundary) > 0 { return .reevaluate }
             window.remove(at: index)
             insert(key, engine)
-            if documents[path] == d.updateTime { return .changes([]) }
             documents[path] = d.updateTime
             return .changes([.put(projected(d))])
         }
@@ -182,6 +184,15 @@ struct ListenTarget: Sendable {
         insert(key, engine)
         documents[path] = d.updateTime
         return .changes([.put(projected(d)), .remove(last.path, deleted: false)])
+    }
+
+    /// Records `d` as held; false when the same or a newer version is held already (a change an
+    /// evaluation already saw).
+    private mutating func isNewer(_ d: StoredDocument, _ path: ResourcePath) -> Bool {
+        guard let old = documents.updateValue(d.updateTime, forKey: path) else { return true }
+        if old < d.updateTime { return true }
+        documents[path] = old
+        return false
     }
 
     /// Inserts `key` into the window at its place in query order.
