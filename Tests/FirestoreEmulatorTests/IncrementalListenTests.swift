@@ -238,7 +238,7 @@ import Testing
         let stream = Self.stream(service, sink, Self.targets)
         defer { stream.cancel() }
         try Self.expectMatchesFullEvaluation(service, sink, step: 0)
-        for step in 1...300 {
+        for step in 1...200 {
             var writes: [(String, ValueMap?)] = []
             var used = Set<String>()
             for _ in 0..<(1 + Int(rng.next() % 4)) {
@@ -253,9 +253,9 @@ import Testing
             try Self.expectMatchesFullEvaluation(service, sink, step: step)
         }
         stream.refresh()
-        try Self.expectMatchesFullEvaluation(service, sink, step: 301)
+        try Self.expectMatchesFullEvaluation(service, sink, step: 201)
         // Only the limit windows and the offset query ever ran again.
-        #expect(stream.reevaluations > 0 && stream.reevaluations < 300 * 5)
+        #expect(stream.reevaluations > 0 && stream.reevaluations < 200 * 5)
     }
 
     // MARK: What stays incremental
