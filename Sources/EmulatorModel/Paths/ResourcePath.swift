@@ -95,7 +95,13 @@ package struct ResourcePath: Sendable, Hashable, CustomStringConvertible {
     /// Segments joined by `/`.
     package var description: String { segments.joined(separator: "/") }
 
-    package static func == (a: ResourcePath, b: ResourcePath) -> Bool { compare(a, b) == 0 }
+    /// Equal exactly when every segment has the same bytes (``compare(_:_:)`` is 0 only then),
+    /// without the numeric-id parsing an ordering needs.
+    package static func == (a: ResourcePath, b: ResourcePath) -> Bool {
+        guard a.segments.count == b.segments.count else { return false }
+        for i in a.segments.indices where !UTF8Order.equal(a.segments[i], b.segments[i]) { return false }
+        return true
+    }
 
     package func hash(into hasher: inout Hasher) {
         hasher.combine(segments.count)

@@ -12,6 +12,9 @@ package struct ProtoWriter: Sendable {
 
     package init() {}
 
+    /// A writer whose buffer holds `capacity` bytes before it grows.
+    package init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     package mutating func key(_ field: Int, _ wire: ProtoWireType) {
         varint(UInt64(field) << 3 | UInt64(wire.rawValue))
     }
@@ -68,11 +71,26 @@ package struct ProtoWriter: Sendable {
         bytes.append(contentsOf: b)
     }
 
-    /// A nested message: `body` writes its fields into a fresh writer.
+    /// A nested message: `body` writes its fields in place after a one-byte length, which grows
+    /// (moving the body) only when the body is 128 bytes or more.
     package mutating func message(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
-        var inner = ProtoWriter()
-        body(&inner)
-        bytes(field, inner.bytes)
+        key(field, .lengthDelimited)
+        let start = bytes.count
+        bytes.append(0)
+        body(&self)
+        let length = bytes.count - start - 1
+        if length < 0x80 {
+            bytes[start] = UInt8(length)
+            return
+        }
+        var prefix: [UInt8] = []
+        var v = UInt64(length)
+        while v >= 0x80 {
+            prefix.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        prefix.append(UInt8(v))
+        bytes.replaceSubrange(start..<(start + 1), with: prefix)
     }
 
     /// A packed repeated int32 (proto3's default for scalar repeated fields). Nothing if empty.

@@ -1,6 +1,7 @@
 import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
+import Synchronization
 
 /// The gRPC framing of a Listen stream: protobuf `ListenRequest`s in, protobuf
 /// `ListenResponse`s out, everything else in ``ListenStream``.
@@ -11,10 +12,47 @@ final class FirestoreListenCall: GRPCStreamingCall {
         stream = ListenStream(service: service, caller: caller, sink: Sink(writer: writer))
     }
 
-    private struct Sink: ListenEventSink {
+    /// Collects the messages of one answer or refresh (up to 64 KiB) and hands them to the
+    /// connection together, when the writer takes batches. Called under the stream's lock, so
+    /// the buffer's own lock is never contended.
+    private final class Sink: ListenEventSink {
         let writer: any GRPCMessageWriter
-        func send(_ event: ListenEvent) { writer.send(ListenResponse.encode(event)) }
-        func finish(_ error: EmulatorError?) { writer.finish(error.map(FirestoreGRPC.status) ?? .ok) }
+        let batches: (any GRPCMessageBatchWriter)?
+        private let pending = Mutex<(messages: [[UInt8]], bytes: Int)>(([], 0))
+        static let limit = 64 * 1024
+
+        init(writer: any GRPCMessageWriter) {
+            self.writer = writer
+            self.batches = writer as? any GRPCMessageBatchWriter
+        }
+
+        func send(_ event: ListenEvent) {
+            let message = ListenResponse.encode(event)
+            guard batches != nil else {
+                writer.send(message)
+                return
+            }
+            let full = pending.withLock { p -> Bool in
+                p.messages.append(message)
+                p.bytes += message.count
+                return p.bytes >= Self.limit
+            }
+            if full { flush() }
+        }
+
+        func flush() {
+            guard let batches else { return }
+            let messages = pending.withLock { p in
+                defer { p = ([], 0) }
+                return p.messages
+            }
+            if !messages.isEmpty { batches.send(contentsOf: messages) }
+        }
+
+        func finish(_ error: EmulatorError?) {
+            flush()
+            writer.finish(error.map(FirestoreGRPC.status) ?? .ok)
+        }
     }
 
     func received(_ message: [UInt8]) {

@@ -33,7 +33,7 @@ enum ListenResponse {
     }
 
     static func documentChange(_ d: StoredDocument, database: DatabaseID, targets: [Int32]) -> [UInt8] {
-        var w = ProtoWriter()
+        var w = ProtoWriter(capacity: 256)
         w.message(3) { c in
             c.message(1) { FirestoreGRPC.write(d, database: database, to: &$0) }
             c.packedInt32(5, targets)

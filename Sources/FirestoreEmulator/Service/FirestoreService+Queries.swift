@@ -1,4 +1,5 @@
 package import EmulatorModel
+import EmulatorStorage
 
 /// The answer to RunQuery: the documents in order, the offset's skipped count and the read time.
 package struct QueryResult: Sendable, Equatable {
@@ -54,6 +55,41 @@ extension FirestoreService {
         throw .unimplemented("PartitionQuery is not supported by the Firestore emulator.")
     }
 
+    /// A Listen target's query at head: the ordered, windowed result before projection, and the
+    /// read time (rules checked as RunQuery checks them).
+    func listenQuery(
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, caller: FirestoreCaller
+    ) throws(EmulatorError) -> ([StoredDocument], Int64) {
+        try Self.validateParent(parent, engine.query)
+        let (documents, _, readTime) = try window(
+            database, parent: parent, engine: engine, resolved: ResolvedRead(time: nil), caller: caller)
+        return (documents, readTime)
+    }
+
+    /// Whether `caller` is held to rules that may decide per document or change between commits:
+    /// a Listen target then cannot follow commits from the changed documents alone.
+    func rulesMayDecide(_ database: DatabaseID, caller: FirestoreCaller) -> Bool {
+        caller != .owner && !gate(database).allowsEverything
+    }
+
+    /// Rules check a query by its constraints (as production does), before any document is read.
+    func checkList(
+        _ database: DatabaseID, parent: ResourcePath, query: StructuredQuery, caller: FirestoreCaller,
+        view given: DatabaseView<StorageSnapshot>? = nil, time at: Int64? = nil
+    ) throws(EmulatorError) {
+        guard caller != .owner, let selector = query.from.first else { return }
+        let gate = gate(database)
+        guard !gate.allowsEverything else { return }
+        let view: DatabaseView<StorageSnapshot>
+        let time: Int64
+        if let given { (view, time) = (given, at ?? store.currentTime()) } else { (view, time) = try store.view(database, at: nil) }
+        try gate.check(
+            FirestoreAccess(
+                method: .list, database: database, path: parent.appending(selector.collectionID), caller: caller,
+                query: query, isCollectionGroup: selector.allDescendants, time: time),
+            lookup: { try? view.document($0) })
+    }
+
     /// The ordered, windowed (unprojected) result, after rules and transaction bookkeeping. A
     /// pessimistic transaction locks the documents of the result: run, lock, run again until the
     /// result holds only locked documents (one that joins the result later aborts the commit).
@@ -85,15 +121,7 @@ extension FirestoreService {
         var candidates: [StoredDocument]
         var readTime: Int64
         let (view, viewTime) = try store.view(database, at: resolved.time)
-        // Rules check a query by its constraints (as production does), before any document is read.
-        let gate = caller == .owner ? nil : gate(database)
-        if let gate, !gate.allowsEverything, let selector = query.from.first {
-            try gate.check(
-                FirestoreAccess(
-                    method: .list, database: database, path: parent.appending(selector.collectionID), caller: caller,
-                    query: query, isCollectionGroup: selector.allDescendants, time: viewTime),
-                lookup: { try? view.document($0) })
-        }
+        try checkList(database, parent: parent, query: query, caller: caller, view: view, time: viewTime)
         if useIndexes, resolved.time == nil, let hit = try orderedCandidates(database, parent: parent, engine: engine) {
             (candidates, readTime) = hit
         } else if useIndexes, resolved.time == nil, let selector = query.from.first, selector.allDescendants,

@@ -8,6 +8,8 @@ import Synchronization
 package final class FirestoreService: Sendable {
     let store: DocumentStore
     let transactions: TransactionRegistry
+    /// Every Listen stream's targets, by what they watch.
+    let listenHub: ListenHub
     /// Rules uploaded per project (`:securityRules`), and the rules of every other project.
     private let gates: Mutex<(byProject: [String: FirestoreRulesGate], fallback: FirestoreRulesGate)>
     /// Whether queries may use equality indexes (off only to compare against plain scans in tests).
@@ -20,6 +22,7 @@ package final class FirestoreService: Sendable {
         transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000
     ) {
         self.store = store
+        self.listenHub = ListenHub(engine: store.engine)
         self.useIndexes = useIndexes
         self.transactions = TransactionRegistry(
             lifetime: transactionLifetime, lockTimeout: lockTimeout, clock: { [store] in store.currentTime() })

@@ -6,45 +6,58 @@ import Synchronization
 /// `google/firestore/v1/firestore.proto`: `ListenRequest`, `ListenResponse`, `TargetChange`; the
 /// JS SDK's `packages/firestore/src/remote/watch_change.ts` is the client side). Each added target
 /// gets ADD, a DocumentChange per matching document, CURRENT and a global NO_CHANGE carrying the
-/// read time. After every commit in the database a worker re-evaluates the targets at head and
-/// sends the difference (DocumentChange, DocumentDelete for documents targets, DocumentRemove for
-/// queries) followed by a global NO_CHANGE. A resumed target gets RESET before its full result, so
-/// clients drop documents that went away while they were disconnected.
+/// read time. A resumed target gets RESET before its full result, so clients drop documents that
+/// went away while they were disconnected.
+///
+/// Targets are filed in the service's ``ListenHub`` by what they watch; after a commit the hub
+/// hands the stream's ``ListenInbox`` only the changed documents its targets watch, and a worker
+/// folds each into its targets (``ListenTarget/apply(_:document:)``): DocumentChange,
+/// DocumentDelete for documents targets, DocumentRemove for queries, then a global NO_CHANGE at
+/// the commit's time. Only a target whose `limit` window lost its boundary (or with an `offset`)
+/// runs its query again. Nothing here depends on the transport.
 ///
 /// The transport decodes each request into a ``ListenRequest`` and encodes each ``ListenEvent``
 /// the stream hands its ``ListenEventSink``.
 final class ListenStream: Sendable {
+    /// At most this many targets per stream; more get REMOVE with RESOURCE_EXHAUSTED.
+    static let maxTargets = 65_536
+
     struct State {
         var targets: [Int32: ListenTarget] = [:]
         var database: DatabaseID?
-        var subscription: Subscription?
+        /// This stream's id in the hub, once it named its database.
+        var hubID: Int?
         var ended = false
         var lastReadTime: Int64 = 0
         /// The last id handed out for a target added with target_id 0.
         var lastAssignedID: Int32 = 0
+        /// Full evaluations after the first, per target (tests: what stayed incremental).
+        var reevaluations = 0
     }
 
     let service: FirestoreService
     let caller: FirestoreCaller
     let sink: any ListenEventSink
     private let state = Mutex(State())
-    /// Documents changed by commits not yet looked at (nil: everything may have changed, after a
-    /// clear). Filled under the engine's commit lock, so it has its own small lock.
-    private let dirty = DirtyPaths()
+    /// Commits not yet looked at, filled by the hub under the engine's commit lock.
+    private let inbox: ListenInbox
     private let signals: AsyncStream<Void>.Continuation
-    /// Re-evaluates targets after commits, off the committing thread (the change feed delivers
-    /// under the engine's commit lock, where reads that build indexes must not run). Cancelled in
+    /// Folds commits into the targets, off the committing thread (the change feed delivers under
+    /// the engine's commit lock, where reads that build indexes must not run). Cancelled in
     /// ``cancel()``; it holds the stream weakly so it never outlives it.
     private let worker: Task<Void, Never>
 
-    init(service: FirestoreService, caller: FirestoreCaller, sink: any ListenEventSink) {
+    /// - Parameter startsWorker: false leaves every ``refresh()`` to the caller (tests).
+    init(service: FirestoreService, caller: FirestoreCaller, sink: any ListenEventSink, startsWorker: Bool = true) {
         self.service = service
         self.caller = caller
         self.sink = sink
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.signals = continuation
+        self.inbox = ListenInbox { continuation.yield() }
         let box = WeakBox()
         self.worker = Task {
+            guard startsWorker else { return }
             for await _ in stream {
                 guard let listen = box.stream else { return }
                 listen.refresh()
@@ -56,6 +69,8 @@ final class ListenStream: Sendable {
     deinit {
         signals.finish()
         worker.cancel()
+        let (database, id) = state.withLock { ($0.database, $0.hubID) }
+        if let database, let id { service.listenHub.close(database, stream: id) }
     }
 
     /// The worker's reference to the stream.
@@ -91,19 +106,22 @@ final class ListenStream: Sendable {
     func cancel() {
         state.withLock { s in
             s.ended = true
-            s.subscription?.cancel()
-            s.subscription = nil
+            closeHub(&s)
             s.targets.removeAll()
         }
         signals.finish()
         worker.cancel()
     }
 
+    private func closeHub(_ s: inout State) {
+        if let database = s.database, let id = s.hubID { service.listenHub.close(database, stream: id) }
+        s.hubID = nil
+    }
+
     private func end(_ s: inout State, _ error: EmulatorError?) {
         guard !s.ended else { return }
         s.ended = true
-        s.subscription?.cancel()
-        s.subscription = nil
+        closeHub(&s)
         signals.finish()
         sink.flush()
         sink.finish(error)
@@ -116,19 +134,11 @@ final class ListenStream: Sendable {
         }
         if s.database == nil {
             s.database = database
-            let signals = self.signals
-            let dirty = self.dirty
-            // Subscribe before the first read, so no commit falls between the two.
-            s.subscription = service.store.engine.subscribe(DocumentStore.namespace(database)) { batch in
-                let paths = batch.changes.map { change in
-                    ResourcePath(segments: change.key.segmentBytes.map { String(decoding: $0, as: UTF8.self) })
-                }
-                dirty.add(paths, everything: !batch.clearedSubtrees.isEmpty)
-                signals.yield()
-            }
+            s.hubID = service.listenHub.open(database, inbox)
         }
         if let remove = request.removeTarget {
             if s.targets.removeValue(forKey: remove) != nil {
+                unfile(remove, &s)
                 sink.send(.targetChange(.remove, targets: [remove]))
             }
             return
@@ -149,16 +159,31 @@ final class ListenStream: Sendable {
                 .remove, targets: [target.id], cause: .invalidArgument("The target is not in database \(database.name).")))
             return
         }
+        guard s.targets.count < Self.maxTargets else {
+            sink.send(.targetChange(
+                .remove, targets: [target.id],
+                cause: .resourceExhausted("A Listen stream may watch at most \(Self.maxTargets) targets at once.")))
+            return
+        }
         let documents: [StoredDocument]
         let readTime: Int64
-        do { (documents, readTime) = try target.evaluate(service, caller: caller) } catch {
+        do throws(EmulatorError) {
+            try target.prepare()
+            // Filed before the first read, so no commit falls between the two (commits the read
+            // already saw are skipped by their time).
+            if !target.once, let id = s.hubID {
+                service.listenHub.file(database, stream: id, target: target.id, target.watch)
+            }
+            target.asOf = service.store.engine.lastCommitTime
+            (documents, readTime) = try target.evaluate(service, caller: caller)
+        } catch {
+            unfile(target.id, &s)
             sink.send(.targetChange(.remove, targets: [target.id], cause: error))
             return
         }
-        var added = target
         for d in documents {
             sink.send(.documentChange(d, database: database, targets: [target.id]))
-            added.documents[d.path] = d.updateTime
+            target.documents[d.path] = d.updateTime
         }
         let time = max(readTime, s.lastReadTime)
         s.lastReadTime = time
@@ -167,25 +192,85 @@ final class ListenStream: Sendable {
         if target.once {
             sink.send(.targetChange(.remove, targets: [target.id]))
         } else {
-            s.targets[target.id] = added
+            s.targets[target.id] = target
         }
     }
 
-    /// Sends what changed in every target since the last evaluation.
+    private func unfile(_ target: Int32, _ s: inout State) {
+        if let database = s.database, let id = s.hubID { service.listenHub.unfile(database, stream: id, target: target) }
+    }
+
+    /// Sends what the pending commits changed in the targets they concern.
     func refresh() {
-        let paths = dirty.take()
+        let (commits, overflowed, newestSeen) = inbox.take()
         state.withLock { s in
             guard !s.ended, let database = s.database else { return }
             var changed = false
             var newest = s.lastReadTime
-            for id in s.targets.keys.sorted() {
-                guard var target = s.targets[id] else { continue }
-                if let paths, !target.isAffected(by: paths) { continue }
+            var redo: Set<Int32> = overflowed ? Set(s.targets.keys) : []
+            if overflowed { newest = max(newest, newestSeen) }
+            let rulesDecide = service.rulesMayDecide(database, caller: caller)
+            var ruleChecked: Set<Int32> = []
+            for commit in commits {
+                newest = max(newest, commit.time)
+                if commit.everything { redo.formUnion(s.targets.keys) }
+                var decoded: [StoredDocument??] = Array(repeating: nil, count: commit.documents.count)
+                for (id, indexes) in commit.targets.sorted(by: { $0.key < $1.key }) {
+                    // Only small fields are read here: a copy of the target would share its
+                    // dictionaries and make the first change below copy them.
+                    guard !redo.contains(id), let asOf = s.targets[id]?.asOf, commit.time > asOf, let kind = s.targets[id]?.kind
+                    else { continue }
+                    if rulesDecide {
+                        // Rules may read the document (documents targets) or other documents: the
+                        // rules decide again, for documents targets on the whole target.
+                        guard case .query(let parent, let query) = kind else {
+                            redo.insert(id)
+                            continue
+                        }
+                        if ruleChecked.insert(id).inserted {
+                            do throws(EmulatorError) {
+                                try service.checkList(database, parent: parent.path, query: query, caller: caller)
+                            } catch {
+                                s.targets[id] = nil
+                                unfile(id, &s)
+                                sink.send(.targetChange(.remove, targets: [id], cause: error))
+                                changed = true
+                                continue
+                            }
+                        }
+                    }
+                    // Take the target out while it changes, so its dictionaries are not copied.
+                    guard var target = s.targets.removeValue(forKey: id) else { continue }
+                    for i in indexes {
+                        let changedDocument = commit.documents[i]
+                        if decoded[i] == nil {
+                            decoded[i] = .some(changedDocument.entry.flatMap { entry in
+                                try? DatabaseView<StorageSnapshot>.decode(entry, path: changedDocument.path)
+                            })
+                        }
+                        switch target.apply(changedDocument.path, document: decoded[i] ?? nil) {
+                        case .reevaluate:
+                            redo.insert(id)
+                        case .changes(let changes):
+                            for change in changes {
+                                send(change, target: target, database: database, readTime: commit.time)
+                                changed = true
+                            }
+                        }
+                        if redo.contains(id) { break }
+                    }
+                    s.targets[id] = target
+                }
+            }
+            for id in redo.sorted() {
+                guard var target = s.targets.removeValue(forKey: id) else { continue }
+                s.reevaluations += 1
                 let documents: [StoredDocument]
                 let readTime: Int64
+                let published = service.store.engine.lastCommitTime
                 do throws(EmulatorError) { (documents, readTime) = try target.evaluate(service, caller: caller) } catch {
+                    unfile(id, &s)
                     sink.send(.targetChange(.remove, targets: [id], cause: error))
-                    s.targets[id] = nil
                     changed = true
                     continue
                 }
@@ -199,15 +284,11 @@ final class ListenStream: Sendable {
                     }
                 }
                 for path in target.documents.keys where next[path] == nil {
-                    let name = database.documentName(path)
-                    if case .documents = target.kind {
-                        sink.send(.documentDelete(name, removed: [id], readTime: readTime))
-                    } else {
-                        sink.send(.documentRemove(name, removed: [id], readTime: readTime))
-                    }
+                    send(.remove(path, deleted: true), target: target, database: database, readTime: readTime)
                     changed = true
                 }
                 target.documents = next
+                target.asOf = published
                 s.targets[id] = target
             }
             guard changed else { return }
@@ -217,23 +298,23 @@ final class ListenStream: Sendable {
             sink.flush()
         }
     }
-}
 
-/// Paths changed since the worker last looked, shared between the change feed and the worker.
-final class DirtyPaths: Sendable {
-    private let paths = Mutex<Set<ResourcePath>?>([])
+    /// Full evaluations after the first, over the stream's life (tests).
+    var reevaluations: Int { state.withLock { $0.reevaluations } }
 
-    func add(_ changed: [ResourcePath], everything: Bool) {
-        paths.withLock { set in
-            if everything { set = nil } else { set?.formUnion(changed) }
-        }
-    }
-
-    /// The changed paths (nil: anything may have changed), leaving the set empty.
-    func take() -> Set<ResourcePath>? {
-        paths.withLock { set in
-            defer { set = [] }
-            return set
+    /// The event for one change of `target`: a document (projected) or its removal — DocumentDelete
+    /// for documents targets, DocumentRemove for queries.
+    private func send(_ change: ListenTarget.Change, target: ListenTarget, database: DatabaseID, readTime: Int64) {
+        switch change {
+        case .put(let d):
+            sink.send(.documentChange(d, database: database, targets: [target.id]))
+        case .remove(let path, _):
+            let name = database.documentName(path)
+            if case .documents = target.kind {
+                sink.send(.documentDelete(name, removed: [target.id], readTime: readTime))
+            } else {
+                sink.send(.documentRemove(name, removed: [target.id], readTime: readTime))
+            }
         }
     }
 }

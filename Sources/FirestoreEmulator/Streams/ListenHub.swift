@@ -1,0 +1,239 @@
+import EmulatorModel
+import EmulatorStorage
+import Synchronization
+
+/// The Listen targets of every stream of one service, filed by what they watch: document names,
+/// collections, collection-group ids, and kindless queries (every document below a parent). One
+/// change-feed subscription per database with open streams; for each commit it looks up the
+/// changed documents in the index and hands each concerned stream only its documents and the
+/// targets they concern (a ``ListenCommit`` in the stream's ``ListenInbox``). The cost of a
+/// commit is what it changed times the targets watching those places, not the number of streams
+/// or targets.
+///
+/// Lock order: the engine's commit lock (delivery) → `state` → an inbox's lock. Streams call in
+/// under their own lock, which is never taken under these.
+final class ListenHub: Sendable {
+    struct Ref: Hashable, Sendable {
+        var stream: Int
+        var target: Int32
+    }
+
+    private struct Watch {
+        var subscription: Subscription?
+        var inboxes: [Int: ListenInbox] = [:]
+        var documents: [StorageKey: Set<Ref>] = [:]
+        var collections: [StorageKey: Set<Ref>] = [:]
+        /// Collection id (its raw bytes) → targets on that group, with the parent each needs.
+        var groups: [[UInt8]: Set<Ref>] = [:]
+        var descendants: Set<Ref> = []
+        /// What each filed target watches, to unfile it.
+        var filed: [Ref: ListenWatch] = [:]
+
+        var isEmpty: Bool { inboxes.isEmpty }
+    }
+
+    private struct State {
+        var nextStream = 0
+        var watches: [DatabaseID: Watch] = [:]
+    }
+
+    private let engine: StorageEngine
+    private let state = Mutex(State())
+
+    init(engine: StorageEngine) {
+        self.engine = engine
+    }
+
+    /// Opens a stream's share of `database`: from now on its inbox hears the commits that concern
+    /// its filed targets. Returns the stream's id.
+    func open(_ database: DatabaseID, _ inbox: ListenInbox) -> Int {
+        state.withLock { s in
+            s.nextStream += 1
+            let id = s.nextStream
+            if s.watches[database] == nil {
+                var watch = Watch()
+                // Subscribing takes only the feed's registry lock (a leaf), never the commit lock.
+                watch.subscription = engine.subscribe(DocumentStore.namespace(database)) { [weak self] batch in
+                    self?.deliver(database, batch)
+                }
+                s.watches[database] = watch
+            }
+            s.watches[database]?.inboxes[id] = inbox
+            return id
+        }
+    }
+
+    /// Closes a stream: unfiles its targets; the last stream of a database ends the subscription.
+    func close(_ database: DatabaseID, stream: Int) {
+        state.withLock { s in
+            guard var watch = s.watches.removeValue(forKey: database) else { return }
+            watch.inboxes[stream] = nil
+            for ref in watch.filed.keys where ref.stream == stream { Self.unfile(ref, &watch) }
+            if watch.isEmpty {
+                watch.subscription?.cancel()
+            } else {
+                s.watches[database] = watch
+            }
+        }
+    }
+
+    /// Files a target under what it watches.
+    func file(_ database: DatabaseID, stream: Int, target: Int32, _ what: ListenWatch) {
+        state.withLock { s in
+            guard s.watches[database]?.inboxes[stream] != nil else { return }
+            let ref = Ref(stream: stream, target: target)
+            s.watches[database].modify { watch in
+                Self.unfile(ref, &watch)
+                watch.filed[ref] = what
+                switch what {
+                case .documents(let paths):
+                    for p in paths { watch.documents[Self.key(p), default: []].insert(ref) }
+                case .collection(let c): watch.collections[Self.key(c), default: []].insert(ref)
+                case .group(let id, _): watch.groups[Array(id.utf8), default: []].insert(ref)
+                case .descendants: watch.descendants.insert(ref)
+                }
+            }
+        }
+    }
+
+    /// Removes a target from the index (nothing when it is not filed).
+    func unfile(_ database: DatabaseID, stream: Int, target: Int32) {
+        state.withLock { s in
+            s.watches[database].modify { Self.unfile(Ref(stream: stream, target: target), &$0) }
+        }
+    }
+
+    /// How many targets are filed for `database` (tests: nothing stays behind).
+    func filedCount(_ database: DatabaseID) -> Int {
+        state.withLock { $0.watches[database]?.filed.count ?? 0 }
+    }
+
+    /// Whether `database` has a live subscription (tests).
+    func isWatching(_ database: DatabaseID) -> Bool {
+        state.withLock { $0.watches[database] != nil }
+    }
+
+    private static func key(_ path: ResourcePath) -> StorageKey { StorageKey(segments: path.segments) }
+
+    private static func unfile(_ ref: Ref, _ watch: inout Watch) {
+        guard let what = watch.filed.removeValue(forKey: ref) else { return }
+        func drop<K: Hashable>(_ key: K, from map: inout [K: Set<Ref>]) {
+            map[key]?.remove(ref)
+            if map[key]?.isEmpty == true { map[key] = nil }
+        }
+        switch what {
+        case .documents(let paths): for p in paths { drop(key(p), from: &watch.documents) }
+        case .collection(let c): drop(key(c), from: &watch.collections)
+        case .group(let id, _): drop(Array(id.utf8), from: &watch.groups)
+        case .descendants: watch.descendants.remove(ref)
+        }
+    }
+
+    /// Runs under the engine's commit lock: files each changed document with the streams whose
+    /// targets watch its place, and wakes them. No decoding here; the streams' workers do it.
+    private func deliver(_ database: DatabaseID, _ batch: ChangeBatch) {
+        state.withLock { s in
+            guard let watch = s.watches[database] else { return }
+            let time = batch.commitTime
+            var commits: [Int: ListenCommit] = [:]
+            if !batch.clearedSubtrees.isEmpty {
+                for id in watch.inboxes.keys { commits[id] = ListenCommit(time: time, everything: true) }
+            }
+            let scanGroups = !watch.groups.isEmpty
+            for change in batch.changes {
+                let key = change.key
+                guard let collection = key.parent, collection.depth % 2 == 1 else { continue }
+                var refs: [Ref] = []
+                if let r = watch.collections[collection] { refs.append(contentsOf: r) }
+                if let r = watch.documents[key] { refs.append(contentsOf: r) }
+                if scanGroups, let id = collection.segmentBytes.last, let r = watch.groups[id] { refs.append(contentsOf: r) }
+                refs.append(contentsOf: watch.descendants)
+                guard !refs.isEmpty else { continue }
+                let document = ChangedDocument(path: ResourcePath(segments: key.segments), entry: change.new)
+                for ref in refs { commits[ref.stream, default: ListenCommit(time: time)].add(document, for: ref.target) }
+            }
+            for (id, commit) in commits { watch.inboxes[id]?.push(commit) }
+        }
+    }
+}
+
+extension Optional {
+    /// Mutates the wrapped value in place, if any.
+    fileprivate mutating func modify(_ body: (inout Wrapped) -> Void) {
+        guard var value = self else { return }
+        self = nil
+        body(&value)
+        self = value
+    }
+}
+
+/// A changed document as the feed reports it: its path and its entry after the commit (nil when
+/// deleted); decoded by the stream's worker.
+struct ChangedDocument: Sendable {
+    var path: ResourcePath
+    var entry: StoredEntry?
+}
+
+/// One stream's share of one commit.
+struct ListenCommit: Sendable {
+    var time: Int64
+    /// A subtree was cut: every target of the stream evaluates again.
+    var everything = false
+    var documents: [ChangedDocument] = []
+    /// Target id → indexes into `documents`.
+    var targets: [Int32: [Int]] = [:]
+
+    init(time: Int64, everything: Bool = false) {
+        self.time = time
+        self.everything = everything
+    }
+
+    mutating func add(_ document: ChangedDocument, for target: Int32) {
+        // The same document for a second target of the stream comes right after the first.
+        if documents.last?.path != document.path { documents.append(document) }
+        targets[target, default: []].append(documents.count - 1)
+    }
+}
+
+/// The commits a stream's worker has not looked at yet, filled under the engine's commit lock.
+/// Bounded: past ``bound`` pending documents it keeps only "everything may have changed", and the
+/// worker evaluates every target again.
+final class ListenInbox: Sendable {
+    static let bound = 262_144
+
+    private struct Pending {
+        var commits: [ListenCommit] = []
+        var documents = 0
+        var overflowed = false
+        var newest: Int64 = 0
+    }
+
+    private let pending = Mutex(Pending())
+    private let wake: @Sendable () -> Void
+
+    init(wake: @escaping @Sendable () -> Void) { self.wake = wake }
+
+    func push(_ commit: ListenCommit) {
+        pending.withLock { p in
+            p.newest = max(p.newest, commit.time)
+            guard !p.overflowed else { return }
+            p.documents += commit.documents.count
+            if p.documents > Self.bound {
+                p.overflowed = true
+                p.commits = []
+            } else {
+                p.commits.append(commit)
+            }
+        }
+        wake()
+    }
+
+    /// Everything pending, leaving the inbox empty: the commits in order, or `overflowed` (then
+    /// `newest` is the newest commit time seen).
+    func take() -> (commits: [ListenCommit], overflowed: Bool, newest: Int64) {
+        pending.withLock { p in
+            defer { p = Pending() }
+            return (p.commits, p.overflowed, p.newest)
+        }
+    }
+}
