@@ -60,6 +60,29 @@ package enum DatabaseStorageMapping {
         return node
     }
 
+    /// The value at `path` in export form (what rules read: plain objects, never arrays; a
+    /// priority as a `.priority` member, a prioritized leaf as `{".value": v, ".priority": p}`),
+    /// nil when nothing is stored there. Built from the leaf entries directly, with no node.
+    static func exportValue(
+        at path: DatabasePath, get: (StorageKey) -> StoredEntry?, scan: (StorageKeyRange) -> EntrySequence
+    ) -> JSONValue? {
+        let key = key(path)
+        let priority = get(key.appending(priorityKey)).flatMap { DatabaseLeafCodec.decode($0.value) }
+            .flatMap { DatabaseNode($0).priorityValue }
+        if let entry = get(leafKey(path)), let content = DatabaseLeafCodec.decode(entry.value) {
+            return TreeBuilder.exportLeaf(content, priority: priority)
+        }
+        let builder = TreeBuilder()
+        let depth = path.count
+        for entry in scan(.descendants(of: key)) {
+            let segments = entry.key.segmentBytes
+            guard segments.count > depth else { continue }
+            builder.insert(segments[depth...], entry.value)
+        }
+        builder.priority = priority
+        return builder.buildExport()
+    }
+
     /// A mutable trie keyed by segment bytes (never `String ==`), turned into a node once.
     private final class TreeBuilder {
         var leaf: DatabaseNode.Content?
@@ -98,6 +121,35 @@ package enum DatabaseStorageMapping {
             if pairs.isEmpty { return .empty }
             pairs.sort { DatabaseOrder.compareKeys($0.key, $1.key) < 0 }
             return DatabaseNode(.children(DatabaseChildren(sorted: pairs)), priority: priority)
+        }
+
+        static func exportLeaf(_ content: DatabaseNode.Content, priority: JSONValue?) -> JSONValue {
+            let value: JSONValue
+            switch content {
+            case .bool(let v): value = .bool(v)
+            case .int(let v): value = .int(v)
+            case .double(let v): value = .double(v)
+            case .string(let v): value = .string(v)
+            case .empty, .children: return .null
+            }
+            guard let priority else { return value }
+            return .object([JSONMember(".value", value), JSONMember(".priority", priority)])
+        }
+
+        /// The export-form value (see `exportValue`); nil when nothing is below.
+        func buildExport() -> JSONValue? {
+            if let leaf { return Self.exportLeaf(leaf, priority: priority) }
+            var pairs: [(key: String, value: JSONValue)] = []
+            pairs.reserveCapacity(children.count)
+            for (segment, child) in children {
+                if segment.elementsEqual(rootValueKey.utf8) { continue }
+                if let value = child.buildExport() { pairs.append((String(decoding: segment, as: UTF8.self), value)) }
+            }
+            if pairs.isEmpty { return nil }
+            pairs.sort { DatabaseOrder.compareKeys($0.key, $1.key) < 0 }
+            var members = pairs.map { JSONMember($0.key, $0.value) }
+            if let priority { members.append(JSONMember(".priority", priority)) }
+            return .object(members)
         }
     }
 
