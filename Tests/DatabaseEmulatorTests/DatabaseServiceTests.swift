@@ -100,6 +100,19 @@ import Testing
             #"{"a": {".value": "x", ".priority": 5}, "b": {"c": 1}}"#))
     }
 
+    @Test func overlapsAreFoundAgainstTheFirstEarlierPath() {
+        var check = DatabaseOverlapCheck()
+        #expect(check.insert(path("a/b")) == nil)
+        #expect(check.insert(path("c")) == nil)
+        #expect(check.insert(path("a/bc")) == nil)
+        #expect(check.insert(path("a/b/.priority")) == path("a/b"))
+        #expect(check.insert(path("a")) == path("a/b"))
+        #expect(check.insert(path("c")) == path("c"))
+        #expect(check.insert(path("c/d/e")) == path("c"))
+        #expect(check.insert(path("d/.priority")) == nil)
+        #expect(check.insert(path("d")) == path("d/.priority"))
+    }
+
     // MARK: Compare-and-set (REST ETag, wire transaction hash)
 
     @Test func conditionsCompareTheCurrentValue() throws {

@@ -81,6 +81,8 @@ extension DatabaseEmulator {
 
         // Validate everything before the commit: nothing is written on any error.
         var updates: [(path: DatabasePath, value: JSONValue)] = []
+        updates.reserveCapacity(members.count)
+        var overlaps = DatabaseOverlapCheck()
         for member in members {
             var keys: [String] = []
             // A leading or trailing slash is tolerated; an empty key inside the path is not.
@@ -114,9 +116,9 @@ extension DatabaseEmulator {
             } else {
                 try DatabaseInputValidator.validate(member.value, at: absolute, body: http.body)
             }
-            for earlier in updates where earlier.path.isAncestor(of: relative) || relative.isAncestor(of: earlier.path) {
+            if let earlier = overlaps.insert(relative) {
                 throw .invalid(
-                    "Invalid data; path \"\(earlier.path)\" and path \"\(relative)\" overlap: "
+                    "Invalid data; path \"\(earlier)\" and path \"\(relative)\" overlap: "
                         + "an update may not contain a path and its ancestor.")
             }
             updates.append((relative, member.value))
@@ -125,6 +127,7 @@ extension DatabaseEmulator {
 
         let budget = request.writeSizeBudget.map { DatabaseWriteBudget(bytes: $0, requestBytes: http.body.count) }
         let resolved = try service.update(updates, at: request.path, in: namespace, auth: request.auth, budget: budget)
+        if request.print == .silent { return Self.data(.null, request) }
         let echo = JSONValue.object(
             zip(members, resolved).map { JSONMember($0.0.name, $0.1.json(export: request.export)) })
         return Self.data(echo, request)

@@ -158,6 +158,9 @@ package enum DatabaseStorageMapping {
     /// Applies `write` inside a commit: per location, drop the old subtree, turn leaf ancestors into
     /// objects, store the new leaves; drop priorities of ancestors left empty.
     static func apply(_ write: DatabaseWrite, to txn: inout CommitBuilder, _ ns: NamespaceID) {
+        // Ancestors whose leaf is already known gone: a write's locations never overlap, so no
+        // later location stores a leaf at one (an update's siblings share theirs).
+        var clearedAncestors: Set<DatabasePath> = []
         for (location, node) in write.changes {
             if location.keys.last == priorityKey {
                 let owner = DatabasePath(keys: Array(location.keys.dropLast()))
@@ -175,15 +178,23 @@ package enum DatabaseStorageMapping {
             // feed); a small one is overwritten in place: store the new leaves, then drop old
             // entries the new value lacks (an unchanged leaf is then no change at all).
             var entries: [(key: StorageKey, bytes: [UInt8])] = []
-            collect(node, at: location, into: &entries)
-            let old = txn.cutSubtree(ns, key(location)) == nil ? txn.scan(ns, .subtree(of: key(location))).map(\.key) : []
+            let locationKey = key(location)
+            collect(node, key: locationKey, isRoot: location.isRoot, into: &entries)
+            // A location with nothing below it (the common case of new data) costs one seek.
+            var stored = txn.scan(ns, .subtree(of: locationKey)).makeIterator()
+            let old: [StorageKey]
+            if stored.next() == nil || txn.cutSubtree(ns, locationKey) != nil {
+                old = []
+            } else {
+                old = txn.scan(ns, .subtree(of: locationKey)).map(\.key)
+            }
             for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
             if !old.isEmpty {
                 let kept = Set(entries.map(\.key))
                 for key in old where !kept.contains(key) { delete(&txn, ns, key) }
             }
             var ancestor = location
-            while let parent = ancestor.parent {
+            while let parent = ancestor.parent, clearedAncestors.insert(parent).inserted {
                 ancestor = parent
                 let leaf = leafKey(ancestor)
                 if txn.get(ns, leaf) != nil { delete(&txn, ns, leaf) }
@@ -196,16 +207,21 @@ package enum DatabaseStorageMapping {
         key.depth == owner.count + 1 && key.lastSegment == priorityKey
     }
 
-    /// The engine entries of `node` stored at `path`: its leaves and priorities.
-    private static func collect(_ node: DatabaseNode, at path: DatabasePath, into entries: inout [(key: StorageKey, bytes: [UInt8])]) {
+    /// The engine entries of `node` stored at `key` (the root's when `isRoot`): its leaves and
+    /// priorities. Child keys extend the parent's encoded key, never re-encoding the path.
+    private static func collect(
+        _ node: DatabaseNode, key: StorageKey, isRoot: Bool, into entries: inout [(key: StorageKey, bytes: [UInt8])]
+    ) {
         switch node.content {
         case .empty: return
         case .children(let kids):
-            for (key, child) in kids { collect(child, at: path.child(key), into: &entries) }
+            for (child, childNode) in kids { collect(childNode, key: key.appending(child), isRoot: false, into: &entries) }
         default:
-            if let bytes = DatabaseLeafCodec.encode(node.content) { entries.append((leafKey(path), bytes)) }
+            if let bytes = DatabaseLeafCodec.encode(node.content) {
+                entries.append((isRoot ? key.appending(rootValueKey) : key, bytes))
+            }
         }
-        if let bytes = node.priority.flatMap(priorityBytes) { entries.append((key(path).appending(priorityKey), bytes)) }
+        if let bytes = node.priority.flatMap(priorityBytes) { entries.append((key.appending(priorityKey), bytes)) }
     }
 
     private static func priorityBytes(_ priority: JSONValue) -> [UInt8]? {

@@ -53,6 +53,8 @@ extension DatabaseWireSession {
     {
         guard case .object(let members)? = json else { throw .invalid("Merge data must be an object") }
         var updates: [(path: DatabasePath, value: JSONValue)] = []
+        updates.reserveCapacity(members.count)
+        var overlaps = DatabaseOverlapCheck()
         for member in members {
             guard let (relative, isPriority) = location(.string(member.name), allowPriority: true), !relative.isRoot else {
                 throw .invalid("Invalid key in merge: \(member.name)")
@@ -61,9 +63,7 @@ extension DatabaseWireSession {
             if absolute.count > DatabasePath.maxDepth { throw .invalid("Path too deep") }
             try validate(member.value, isPriority: isPriority, at: absolute)
             let path = isPriority ? relative.child(".priority") : relative
-            for earlier in updates where earlier.path.isAncestor(of: path) || path.isAncestor(of: earlier.path) {
-                throw .invalid("Merge paths \(earlier.path) and \(path) overlap")
-            }
+            if let earlier = overlaps.insert(path) { throw .invalid("Merge paths \(earlier) and \(path) overlap") }
             updates.append((path, member.value))
         }
         return updates
