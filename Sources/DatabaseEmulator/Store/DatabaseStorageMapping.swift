@@ -43,19 +43,11 @@ package enum DatabaseStorageMapping {
             return DatabaseNode.fromPriority(node(at: owner, get: get, scan: scan).priority)
         }
         let key = key(path)
-        let priority = get(key.appending(priorityKey)).flatMap { DatabaseLeafCodec.decode($0.value) }
-            .flatMap { DatabaseNode($0).priorityValue }
+        let priority = storedPriority(key, get)
         if let entry = get(leafKey(path)), let content = DatabaseLeafCodec.decode(entry.value) {
             return DatabaseNode(content, priority: priority)
         }
-        let builder = TreeBuilder()
-        let depth = path.count
-        for entry in scan(.descendants(of: key)) {
-            let segments = entry.key.segmentBytes
-            guard segments.count > depth else { continue }
-            builder.insert(segments[depth...], entry.value)
-        }
-        var node = builder.build()
+        var node = gather(below: key, depth: path.count, scan).build()
         if !node.isEmpty && node.priority == nil { node.priority = priority }
         return node
     }
@@ -67,20 +59,29 @@ package enum DatabaseStorageMapping {
         at path: DatabasePath, get: (StorageKey) -> StoredEntry?, scan: (StorageKeyRange) -> EntrySequence
     ) -> JSONValue? {
         let key = key(path)
-        let priority = get(key.appending(priorityKey)).flatMap { DatabaseLeafCodec.decode($0.value) }
-            .flatMap { DatabaseNode($0).priorityValue }
+        let priority = storedPriority(key, get)
         if let entry = get(leafKey(path)), let content = DatabaseLeafCodec.decode(entry.value) {
             return TreeBuilder.exportLeaf(content, priority: priority)
         }
+        let builder = gather(below: key, depth: path.count, scan)
+        builder.priority = priority
+        return builder.buildExport()
+    }
+
+    /// The priority stored for the node at `key`.
+    private static func storedPriority(_ key: StorageKey, _ get: (StorageKey) -> StoredEntry?) -> JSONValue? {
+        get(key.appending(priorityKey)).flatMap { DatabaseLeafCodec.decode($0.value) }.flatMap { DatabaseNode($0).priorityValue }
+    }
+
+    /// The entries below `key` (a node `depth` keys deep) gathered into a trie.
+    private static func gather(below key: StorageKey, depth: Int, _ scan: (StorageKeyRange) -> EntrySequence) -> TreeBuilder {
         let builder = TreeBuilder()
-        let depth = path.count
         for entry in scan(.descendants(of: key)) {
             let segments = entry.key.segmentBytes
             guard segments.count > depth else { continue }
             builder.insert(segments[depth...], entry.value)
         }
-        builder.priority = priority
-        return builder.buildExport()
+        return builder
     }
 
     /// A mutable trie keyed by segment bytes (never `String ==`), turned into a node once.
