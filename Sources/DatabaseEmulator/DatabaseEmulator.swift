@@ -17,9 +17,9 @@ package import EmulatorSupport
 /// ```
 package final class DatabaseEmulator: Sendable {
     package let configuration: DatabaseEmulatorConfiguration
-    let store: DatabaseStore
-    let pushIds = PushIdGenerator()
-    /// Open WebSocket connections (rules changes reach them here).
+    /// The database behind every transport: REST and SSE (`REST/`), the wire protocol (`WireProtocol/`).
+    let service: DatabaseService
+    /// Open wire-protocol connections (counted for the hub and tests).
     let wireSessions = DatabaseWireRegistry()
     /// Long-poll connections (`/.lp`), each around a wire session in `wireSessions`.
     let longPolls: DatabaseLongPollServer
@@ -28,8 +28,9 @@ package final class DatabaseEmulator: Sendable {
     /// An emulator over `storage` (shared with the other emulators of the suite).
     package init(storage: StorageEngine, configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
         self.configuration = configuration
-        let store = DatabaseStore(engine: storage, rulesGate: configuration.rulesGate, now: configuration.now)
-        self.store = store
+        let service = DatabaseService(storage: storage, rulesLogger: configuration.rulesLogger, now: configuration.now)
+        self.service = service
+        let store = service.store
         longPolls = DatabaseLongPollServer(
             configuration: configuration.longPoll, registry: wireSessions, now: configuration.monotonicNanos)
         if let seconds = configuration.keepAliveSeconds, seconds > 0 {
@@ -57,15 +58,15 @@ package final class DatabaseEmulator: Sendable {
     /// Sends `keep-alive` to every open stream now; the emulator also does this every
     /// `keepAliveSeconds`.
     package func sendKeepAlives() {
-        for namespace in store.all { namespace.keepAlive() }
+        for namespace in service.store.all { namespace.keepAlive() }
     }
 
     /// Number of open event streams in `namespace`.
-    package func streamCount(namespace: String) -> Int { store.namespace(namespace).streamCount }
+    package func streamCount(namespace: String) -> Int { service.namespace(namespace).streamCount }
 
     /// The whole current value of `namespace` (export form), for snapshots and tests.
     package func exportData(namespace: String) -> JSONValue {
-        store.namespace(namespace).head.node(at: .root).json(export: true)
+        service.namespace(namespace).head.node(at: .root).json(export: true)
     }
 }
 
@@ -73,11 +74,6 @@ extension DatabaseEmulator {
     /// Installs the rules file `source` for `namespace` (firebase.json `database.rules`), as a
     /// PUT to `/.settings/rules.json` would.
     package func setRules(_ source: [UInt8], namespace: String) throws(DatabaseRulesCompileError) {
-        switch store.compileRules(source) {
-        case .success(let rules):
-            store.namespace(namespace).setRules(source: source, rules: rules)
-            wireSessions.rulesChanged(namespace: namespace)
-        case .failure(let error): throw error
-        }
+        try service.setRules(source, namespace: namespace)
     }
 }

@@ -9,8 +9,8 @@ package import EmulatorSupport
 package struct DatabaseEmulatorConfiguration: Sendable {
     /// The namespace of requests with no `?ns=` whose host is an IP address (or absent).
     package var defaultNamespace: String
-    /// Compiles rules files (the SecurityRules engine by default).
-    package var rulesGate: any DatabaseRulesGate
+    /// Where rules denials are logged at debug verbosity, naming the rule that decided (nil: nowhere).
+    package var rulesLogger: Logger?
     /// Server time in milliseconds since the epoch (timestamps, push ids).
     package var now: @Sendable () -> Int64
     /// Seconds between `keep-alive` events on open streams; nil sends none. Short, because a
@@ -28,7 +28,7 @@ package struct DatabaseEmulatorConfiguration: Sendable {
 
     package init(
         defaultNamespace: String = "default",
-        rulesGate: any DatabaseRulesGate = SecurityRulesGate(),
+        rulesLogger: Logger? = nil,
         now: @escaping @Sendable () -> Int64 = { WallClock.nowMilliseconds() },
         keepAliveSeconds: Int? = 2,
         logger: Logger = Logger(label: "database"),
@@ -37,7 +37,7 @@ package struct DatabaseEmulatorConfiguration: Sendable {
     ) {
         self.replyGate = replyGate
         self.defaultNamespace = defaultNamespace
-        self.rulesGate = rulesGate
+        self.rulesLogger = rulesLogger
         self.now = now
         self.keepAliveSeconds = keepAliveSeconds
         self.logger = logger

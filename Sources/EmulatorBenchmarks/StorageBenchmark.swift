@@ -345,7 +345,7 @@ private func processCPUNanos() -> Int64 {
 }
 
 /// VmRSS from /proc/self/status, in bytes.
-private func residentBytes() -> Int {
+func residentBytes() -> Int {
     guard let file = fopen("/proc/self/status", "r") else { return 0 }
     defer { fclose(file) }
     var line = [CChar](repeating: 0, count: 256)

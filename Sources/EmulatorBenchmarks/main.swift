@@ -35,6 +35,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "database-clear", summary: "RTDB PUT null / DELETE / PATCH null over 100k children, with streams") {
         runDatabaseClearBenchmark(quick: $0.quick)
     },
+    BenchmarkScenario(name: "database-bulk", summary: "RTDB PATCH of 1M children in 500-child batches through the router; RSS per 100k") {
+        runDatabaseBulkBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "firestore", summary: "Firestore emulator through its router: load, queries, 500-doc commits") { runFirestoreBenchmark(quick: $0.quick) },
     BenchmarkScenario(name: "firestore-commit", summary: "only 500-doc Firestore commits through the router (for profiling)") {
         runFirestoreCommitBenchmark(quick: $0.quick)

@@ -8,7 +8,7 @@ extension DatabaseQuery {
     ///
     /// Without `orderBy`, only `shallow=true&limitToFirst=N[&startAfter=<raw key>]` is accepted
     /// (firebase-tools' key pagination); any other filter is a 400.
-    static func parse(_ items: [(name: String, value: String)]) throws(DatabaseRESTError) -> DatabaseQuery {
+    static func parse(_ items: [(name: String, value: String)]) throws(DatabaseFailure) -> DatabaseQuery {
         var query = DatabaseQuery.all
         var orderBy: String?
         var raw: [String: String] = [:]
@@ -19,7 +19,7 @@ extension DatabaseQuery {
                 raw[name] = value
             case "shallow":
                 guard value == "true" || value == "false" else {
-                    throw .badRequest("shallow must be true or false")
+                    throw .invalid("shallow must be true or false")
                 }
                 query.shallow = value == "true"
             default: continue
@@ -29,7 +29,7 @@ extension DatabaseQuery {
 
         if let n = raw["limitToFirst"] { query.limit = .first(try parseLimit(n, "limitToFirst")) }
         if let n = raw["limitToLast"] {
-            if query.limit != nil { throw .badRequest(DatabaseRESTError.bothLimits) }
+            if query.limit != nil { throw .invalid(DatabaseFailure.bothLimits) }
             query.limit = .last(try parseLimit(n, "limitToLast"))
         }
 
@@ -37,7 +37,7 @@ extension DatabaseQuery {
             // Key pagination without orderBy, as firebase-tools lists large locations.
             let onlyPaging = query.shallow && raw.keys.allSatisfy { $0 == "limitToFirst" || $0 == "startAfter" }
             guard onlyPaging else {
-                throw .badRequest(DatabaseRESTError.orderByMissing)
+                throw .invalid(DatabaseFailure.orderByMissing)
             }
             query.index = .key
             query.ordered = true
@@ -48,13 +48,13 @@ extension DatabaseQuery {
             }
             return query
         }
-        if query.shallow { throw .badRequest("shallow cannot be mixed with any other query parameters") }
+        if query.shallow { throw .invalid("shallow cannot be mixed with any other query parameters") }
         query.ordered = true
         query.index = try parseIndex(orderBy)
 
         if let v = raw["equalTo"] {
             if raw["startAt"] != nil || raw["startAfter"] != nil || raw["endAt"] != nil || raw["endBefore"] != nil {
-                throw .badRequest(DatabaseRESTError.equalToWithBounds)
+                throw .invalid(DatabaseFailure.equalToWithBounds)
             }
             let bound = try parseBound(v, "equalTo", index: query.index)
             query.start = Bound(value: bound.value, key: bound.key, inclusive: true)
@@ -62,10 +62,10 @@ extension DatabaseQuery {
             return query
         }
         if raw["startAt"] != nil && raw["startAfter"] != nil {
-            throw .badRequest("startAt and startAfter cannot both be specified")
+            throw .invalid("startAt and startAfter cannot both be specified")
         }
         if raw["endAt"] != nil && raw["endBefore"] != nil {
-            throw .badRequest("endAt and endBefore cannot both be specified")
+            throw .invalid("endAt and endBefore cannot both be specified")
         }
         if let v = raw["startAt"] { query.start = try parseBound(v, "startAt", index: query.index, inclusive: true) }
         if let v = raw["startAfter"] { query.start = try parseBound(v, "startAfter", index: query.index, inclusive: false) }
@@ -74,16 +74,16 @@ extension DatabaseQuery {
         return query
     }
 
-    private static func parseLimit(_ text: String, _ name: String) throws(DatabaseRESTError) -> Int {
+    private static func parseLimit(_ text: String, _ name: String) throws(DatabaseFailure) -> Int {
         guard let n = Int(text), n > 0, n <= Int(Int32.max) else {
-            throw .badRequest("\(name) must be a positive integer")
+            throw .invalid("\(name) must be a positive integer")
         }
         return n
     }
 
-    private static func parseIndex(_ text: String) throws(DatabaseRESTError) -> Index {
+    private static func parseIndex(_ text: String) throws(DatabaseFailure) -> Index {
         guard case .string(let name)? = try? JSONReader.parse(text) else {
-            throw .badRequest(DatabaseRESTError.invalidOrderBy)
+            throw .invalid(DatabaseFailure.invalidOrderBy)
         }
         switch name {
         case "$key": return .key
@@ -91,7 +91,7 @@ extension DatabaseQuery {
         case "$priority": return .priority
         default:
             guard let path = try? DatabasePath(parsing: name), !path.isRoot else {
-                throw .badRequest(DatabaseRESTError.invalidOrderBy)
+                throw .invalid(DatabaseFailure.invalidOrderBy)
             }
             return .child(path)
         }
@@ -100,7 +100,7 @@ extension DatabaseQuery {
     /// `<json value>` or `<json value>,<json key>`.
     private static func parseBound(
         _ text: String, _ name: String, index: Index, inclusive: Bool = true
-    ) throws(DatabaseRESTError) -> Bound {
+    ) throws(DatabaseFailure) -> Bound {
         var value: JSONValue
         var key: String?
         if let parsed = try? JSONReader.parse(text) {
@@ -118,19 +118,19 @@ extension DatabaseQuery {
                 }
                 index = comma
             }
-            guard let found else { throw .badRequest(DatabaseRESTError.notAPrimitive) }
+            guard let found else { throw .invalid(DatabaseFailure.notAPrimitive) }
             (value, key) = found
         }
         switch value {
         case .null, .bool, .int, .double, .string: break
-        case .array, .object: throw .badRequest(DatabaseRESTError.notAPrimitive)
+        case .array, .object: throw .invalid(DatabaseFailure.notAPrimitive)
         }
         if index == .key {
-            guard case .string = value else { throw .badRequest("\(name) must be a string when orderBy is \"$key\"") }
-            if key != nil { throw .badRequest("\(name) cannot have a key name when orderBy is \"$key\"") }
+            guard case .string = value else { throw .invalid("\(name) must be a string when orderBy is \"$key\"") }
+            if key != nil { throw .invalid("\(name) cannot have a key name when orderBy is \"$key\"") }
         }
         if index == .priority, case .bool = value {
-            throw .badRequest("\(name) must be a number, string or null when orderBy is \"$priority\"")
+            throw .invalid("\(name) must be a number, string or null when orderBy is \"$priority\"")
         }
         return Bound(value: value, key: key, inclusive: inclusive)
     }

@@ -9,15 +9,15 @@ extension DatabaseEmulator {
         do {
             response = try dispatch(request)
         } catch {
-            response = Self.errorResponse(error)
-            configuration.logger.debug("\(request.method.token) \(request.target) → \(error.status.code) \(error.message)")
+            response = error.httpResponse
+            configuration.logger.debug("\(request.method.token) \(request.target) → \(error.httpStatus.code) \(error.message)")
         }
         response.headers.set("Access-Control-Allow-Origin", "*")
         if case .bytes = response.body { response.headers.set("Cache-Control", "no-cache") }
         return response
     }
 
-    private func dispatch(_ request: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
+    private func dispatch(_ request: HTTPRequest) throws(DatabaseFailure) -> HTTPResponse {
         if request.method == .options {
             var headers = HTTPHeaders()
             headers.add("Access-Control-Allow-Methods", "GET, PUT, POST, PATCH, DELETE, OPTIONS")
@@ -34,15 +34,14 @@ extension DatabaseEmulator {
             return Self.error(HTTPStatus(404, "Not Found"), "append .json to your request URI to use the REST API.")
         }
         let decoded = try DatabaseRESTRequest(request, defaultNamespace: configuration.defaultNamespace)
-        let namespace = store.namespace(decoded.namespace)
+        let namespace = service.namespace(decoded.namespace)
         switch decoded.method {
         case .get, .head: return try read(request, decoded, namespace)
         case .put: return try put(request, decoded, namespace)
         case .post: return try post(request, decoded, namespace)
         case .patch: return try patch(request, decoded, namespace)
         case .delete: return try delete(request, decoded, namespace)
-        default:
-            return Self.error(.methodNotAllowed, "Method not allowed: \(decoded.method.token)")
+        default: throw .unsupported("Method not allowed: \(decoded.method.token)")
         }
     }
 
@@ -54,10 +53,6 @@ extension DatabaseEmulator {
         body.append(contentsOf: JSONWriter.encode(.string(message)))
         body.append(contentsOf: "\n}\n".utf8)
         return HTTPResponse.json(body, status: status)
-    }
-
-    static func errorResponse(_ error: DatabaseRESTError) -> HTTPResponse {
-        Self.error(HTTPStatus(error.status.code, error.status.reason), error.message)
     }
 
     /// A data response honouring `print=pretty|silent`.

@@ -5,26 +5,17 @@ import EmulatorSupport
 extension DatabaseEmulator {
     /// GET: the (queried) value, ETags and `if-none-match`, or an event stream.
     func read(_ http: HTTPRequest, _ request: DatabaseRESTRequest, _ namespace: DatabaseNamespace)
-        throws(DatabaseRESTError) -> HTTPResponse
+        throws(DatabaseFailure) -> HTTPResponse
     {
         if http.headers["if-match"] != nil {
-            throw .badRequest("if-match is not supported for GET requests.")
+            throw .invalid("if-match is not supported for GET requests.")
         }
         let query = try DatabaseQuery.parse(request.items)
         if http.headers["Accept"]?.contains("text/event-stream") == true {
             return try stream(request, query: query, namespace)
         }
         let deadline = DatabaseReadDeadline(timeoutNanos: request.timeoutNanos, clock: configuration.monotonicNanos)
-        let now = configuration.now()
-        let (node, allowed) = namespace.read { data, rules in
-            guard request.auth.mayRead(request.path, query: query, now: now, data: data, rules: rules) else {
-                return (DatabaseNode.empty, false)
-            }
-            var node = data.node(at: request.path)
-            if request.isPriority { node = DatabaseNode.fromPriority(node.priority) }
-            return (node, true)
-        }
-        guard allowed else { throw .permissionDenied }
+        let node = try service.get(request.path, priority: request.isPriority, query: query, in: namespace, auth: request.auth)
         try deadline.check()
         // A conditional read answers with the ETag even unasked (get_if_changed reads it).
         let etag = request.wantsETag || http.headers["if-none-match"] != nil ? node.etag : nil
@@ -42,7 +33,7 @@ extension DatabaseEmulator {
         if let callback = request.items.first(where: { $0.name == "callback" })?.value {
             // JSONP: `callback=fn` wraps the body as `fn(<json>)`.
             guard !callback.isEmpty, callback.utf8.allSatisfy(Self.isCallbackByte) else {
-                throw .badRequest("callback must be a valid JavaScript function name")
+                throw .invalid("callback must be a valid JavaScript function name")
             }
             var body = Array(callback.utf8)
             body.append(UInt8(ascii: "("))
@@ -69,13 +60,9 @@ extension DatabaseEmulator {
 
     /// `Accept: text/event-stream`: a first `put /`, then one event per write that touches the location.
     private func stream(_ request: DatabaseRESTRequest, query: DatabaseQuery, _ namespace: DatabaseNamespace)
-        throws(DatabaseRESTError) -> HTTPResponse
+        throws(DatabaseFailure) -> HTTPResponse
     {
-        let now = configuration.now()
-        let allowed = namespace.read { data, rules in
-            request.auth.mayRead(request.path, query: query, now: now, data: data, rules: rules)
-        }
-        guard allowed else { throw .permissionDenied }
+        try service.checkRead(request.path, query: query, in: namespace, auth: request.auth)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/event-stream")
         headers.add("Cache-Control", "no-cache")
@@ -83,8 +70,8 @@ extension DatabaseEmulator {
         let auth = request.auth
         return HTTPResponse(
             status: .ok, headers: headers,
-            stream: HTTPStreamBody { writer in
-                namespace.openStream(path: path, query: query, auth: auth, writer: writer)
+            stream: HTTPStreamBody { [service] writer in
+                service.openStream(path, query: query, in: namespace, auth: auth, writer: writer)
             })
     }
 }

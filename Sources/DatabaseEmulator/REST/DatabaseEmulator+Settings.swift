@@ -5,7 +5,7 @@ import EmulatorSupport
 extension DatabaseEmulator {
     /// `/.settings/rules.json`: GET the rules text (`format=strict` gives strict JSON), PUT new
     /// rules (admin only; a bad file answers 400 with the parse message).
-    func rulesEndpoint(_ http: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
+    func rulesEndpoint(_ http: HTTPRequest) throws(DatabaseFailure) -> HTTPResponse {
         // Admin credentials travel in the query (`access_token=owner`), so a page on another site
         // could send them through the user's browser: only loopback origins may (AdminOriginCheck).
         guard AdminOriginCheck.permits(http) else { return Self.error(.forbidden, AdminOriginCheck.refusal) }
@@ -13,7 +13,7 @@ extension DatabaseEmulator {
         let name = try DatabaseRESTRequest.namespace(http, items: items, defaultNamespace: configuration.defaultNamespace)
         let auth = try DatabaseRequestAuth.resolve(http, query: items)
         guard auth.isAdmin else { throw .permissionDenied }
-        let namespace = store.namespace(name)
+        let namespace = service.namespace(name)
         switch http.method {
         case .get:
             let source = namespace.rules.source
@@ -24,13 +24,11 @@ extension DatabaseEmulator {
             }
             return .json(source)
         case .put, .post:
-            switch store.compileRules(http.body) {
-            case .success(let rules):
-                namespace.setRules(source: http.body, rules: rules)
-                wireSessions.rulesChanged(namespace: name)
+            do throws(DatabaseRulesCompileError) {
+                try service.setRules(http.body, namespace: name)
                 return .json(Array("{\"status\":\"ok\"}".utf8))
-            case .failure(let failure):
-                throw .badRequest(failure.message)
+            } catch {
+                throw .invalid(error.message)
             }
         default:
             return Self.error(.methodNotAllowed, "Method not allowed: \(http.method.token)")
@@ -39,7 +37,7 @@ extension DatabaseEmulator {
 
     /// `/.inspect/databases.json`: the namespaces that exist, `[{"name": …}]`.
     func databasesEndpoint(_ http: HTTPRequest) -> HTTPResponse {
-        let list = JSONValue.array(store.names.map { .object([JSONMember("name", .string($0))]) })
+        let list = JSONValue.array(service.store.names.map { .object([JSONMember("name", .string($0))]) })
         return .json(JSONWriter.encode(list))
     }
 }

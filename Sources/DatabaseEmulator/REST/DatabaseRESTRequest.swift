@@ -22,7 +22,7 @@ struct DatabaseRESTRequest {
     var timeoutNanos: Int64 = Self.maxTimeoutNanos
 
     /// Decodes `request` (whose path ends in `.json`).
-    init(_ request: HTTPRequest, defaultNamespace: String) throws(DatabaseRESTError) {
+    init(_ request: HTTPRequest, defaultNamespace: String) throws(DatabaseFailure) {
         items = request.queryItems
         namespace = try Self.namespace(request, items: items, defaultNamespace: defaultNamespace)
 
@@ -32,19 +32,19 @@ struct DatabaseRESTRequest {
         isPriority = false
         let segments = raw.utf8.split(separator: UInt8(ascii: "/"))
         for (i, segment) in segments.enumerated() {
-            guard let key = DatabasePath.percentDecode(segment) else { throw .badRequest(DatabaseRESTError.invalidPath) }
+            guard let key = DatabasePath.percentDecode(segment) else { throw .invalid(DatabaseFailure.invalidPath) }
             if i == segments.count - 1 && key == ".priority" {
                 isPriority = true
                 continue
             }
-            guard DatabaseInputValidator.isValidKey(key) else { throw .badRequest(DatabaseRESTError.invalidPath) }
+            guard DatabaseInputValidator.isValidKey(key) else { throw .invalid(DatabaseFailure.invalidPath) }
             if key.utf8.count > DatabasePath.maxKeyBytes {
-                throw .badRequest("Invalid path: key longer than \(DatabasePath.maxKeyBytes) bytes")
+                throw .invalid("Invalid path: key longer than \(DatabasePath.maxKeyBytes) bytes")
             }
             keys.append(key)
         }
         if keys.count > DatabasePath.maxDepth {
-            throw .badRequest("Invalid path: path exceeds the maximum depth of \(DatabasePath.maxDepth)")
+            throw .invalid("Invalid path: path exceeds the maximum depth of \(DatabasePath.maxDepth)")
         }
         path = DatabasePath(keys: keys)
 
@@ -59,7 +59,7 @@ struct DatabaseRESTRequest {
                 case "DELETE": method = .delete
                 case "GET": method = .get
                 case "POST": method = .post
-                default: throw .badRequest("Invalid X-HTTP-Method-Override: \(override)")
+                default: throw .invalid("Invalid X-HTTP-Method-Override: \(override)")
                 }
             }
         }
@@ -74,15 +74,15 @@ struct DatabaseRESTRequest {
                 switch value {
                 case "pretty": print = .pretty
                 case "silent": print = .silent
-                default: throw .badRequest("print must be one of 'pretty' or 'silent'")
+                default: throw .invalid("print must be one of 'pretty' or 'silent'")
                 }
             case "format":
-                guard value == "export" else { throw .badRequest("format must be 'export'") }
+                guard value == "export" else { throw .invalid("format must be 'export'") }
                 export = true
             case "timeout": timeoutNanos = try Self.parseTimeout(value)
             case "writeSizeLimit":
                 guard let limit = DatabaseWriteSizeLimit(rawValue: value) else {
-                    throw .badRequest("writeSizeLimit must be one of tiny, small, medium, large, or unlimited")
+                    throw .invalid("writeSizeLimit must be one of tiny, small, medium, large, or unlimited")
                 }
                 writeSizeBudget = limit.byteBudget
             default: continue
@@ -96,10 +96,10 @@ struct DatabaseRESTRequest {
     /// namespace rule (``DatabaseNamespaceName``) is a 400: such a name would end up as a file
     /// name in every later export.
     static func namespace(_ request: HTTPRequest, items: [(name: String, value: String)], defaultNamespace: String)
-        throws(DatabaseRESTError) -> String
+        throws(DatabaseFailure) -> String
     {
         if let ns = items.first(where: { $0.name == "ns" })?.value, !ns.isEmpty {
-            if let problem = DatabaseNamespaceName.problem(ns) { throw .badRequest(problem) }
+            if let problem = DatabaseNamespaceName.problem(ns) { throw .invalid(problem) }
             return ns
         }
         guard let host = request.headers["Host"], !host.isEmpty else { return defaultNamespace }
@@ -116,7 +116,7 @@ struct DatabaseRESTRequest {
     static let maxTimeoutNanos: Int64 = 900_000_000_000
 
     /// `<n>ms`, `<n>s` or `<n>min`, positive and at most 15 minutes: the timeout in nanoseconds.
-    static func parseTimeout(_ text: String) throws(DatabaseRESTError) -> Int64 {
+    static func parseTimeout(_ text: String) throws(DatabaseFailure) -> Int64 {
         let units: [(suffix: String, ms: Int)] = [("ms", 1), ("min", 60_000), ("s", 1000)]
         for unit in units where text.hasSuffix(unit.suffix) {
             if let n = Int(text.dropLast(unit.suffix.count)), n > 0 {
@@ -125,6 +125,6 @@ struct DatabaseRESTRequest {
             }
             break
         }
-        throw .badRequest("timeout must be a positive duration of at most 15min, such as 500ms, 10s or 1min")
+        throw .invalid("timeout must be a positive duration of at most 15min, such as 500ms, 10s or 1min")
     }
 }

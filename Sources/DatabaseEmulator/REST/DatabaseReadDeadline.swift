@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// let deadline = DatabaseReadDeadline(timeoutNanos: 3_000_000, clock: config.monotonicNanos)
-/// try deadline.check()   // throws .badRequest(DatabaseRESTError.readTimedOut) after 3 ms
+/// try deadline.check()   // throws .invalid(DatabaseFailure.readTimedOut) after 3 ms
 /// ```
 struct DatabaseReadDeadline {
     let clock: @Sendable () -> Int64
@@ -18,7 +18,7 @@ struct DatabaseReadDeadline {
     }
 
     /// Throws the timeout error once the deadline has passed.
-    func check() throws(DatabaseRESTError) {
-        if clock() > deadline { throw .badRequest(DatabaseRESTError.readTimedOut) }
+    func check() throws(DatabaseFailure) {
+        if clock() > deadline { throw .invalid(DatabaseFailure.readTimedOut) }
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// `auth=`. `owner` (in any case) is the admin token; an unsigned or signed JWT gives a user whose claims become
 /// rules' `auth`; `auth_variable_override` (admin only) replaces `auth` and drops admin rights.
 enum DatabaseRequestAuth {
-    static func resolve(_ request: HTTPRequest, query items: [(name: String, value: String)]) throws(DatabaseRESTError)
+    static func resolve(_ request: HTTPRequest, query items: [(name: String, value: String)]) throws(DatabaseFailure)
         -> DatabaseAuth
     {
         var token: String?
@@ -37,11 +37,11 @@ enum DatabaseRequestAuth {
         }
         if auth.isAdmin, let override {
             guard let value = try? JSONReader.parse(override) else {
-                throw .badRequest("auth_variable_override must be a valid JSON object or null")
+                throw .invalid("auth_variable_override must be a valid JSON object or null")
             }
             switch value {
             case .null, .object: auth = DatabaseAuth(isAdmin: false, variable: value)
-            default: throw .badRequest("auth_variable_override must be a valid JSON object or null")
+            default: throw .invalid("auth_variable_override must be a valid JSON object or null")
             }
         }
         return auth

@@ -58,7 +58,7 @@ package enum DatabaseSnapshotAdapter {
     /// Replaces namespace `name` with `json` (export or plain format) in one commit.
     /// Throws `INVALID_ARGUMENT` for data a write could not carry (bad keys, too deep, …).
     package static func importNamespace(_ name: String, json: JSONValue, into engine: StorageEngine) throws(EmulatorError) {
-        do throws(DatabaseRESTError) {
+        do throws(DatabaseFailure) {
             try DatabaseInputValidator.validate(json, at: .root, body: [])
         } catch {
             throw .invalidArgument("namespace \(name): \(error.message)")
@@ -74,7 +74,7 @@ package enum DatabaseSnapshotAdapter {
     /// if let problem = DatabaseSnapshotAdapter.importProblem(in: parsed) { throw … "\(file): \(problem)" }
     /// ```
     package static func importProblem(in json: JSONValue) -> String? {
-        do throws(DatabaseRESTError) {
+        do throws(DatabaseFailure) {
             try DatabaseInputValidator.validate(json, at: .root, body: [])
             return nil
         } catch {

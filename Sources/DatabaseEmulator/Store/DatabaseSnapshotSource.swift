@@ -1,34 +1,43 @@
 import EmulatorModel
 import EmulatorStorage
+import EmulatorSupport
+import SecurityRules
 
-/// Reads a committed snapshot.
-struct DatabaseSnapshotSource: DatabaseDataSource {
+/// A namespace's data at one point in time, read straight from storage: a committed snapshot,
+/// or the inside of a commit before it writes (`CommitBuilder.snapshot`). Reads, streams,
+/// pushes and the rules (`value(at:)`, their `data` and `root`) all read through it, lazily.
+struct DatabaseSnapshotSource: DatabaseRulesDataSource {
     let snapshot: StorageSnapshot
     let namespace: NamespaceID
 
+    /// The node at `path` (`.empty` when absent).
     func node(at path: DatabasePath) -> DatabaseNode {
         DatabaseStorageMapping.node(
             at: path, get: { snapshot.get(namespace, $0) }, scan: { snapshot.scan(namespace, $0) })
     }
-}
 
-/// Reads the inside of a commit (head plus nothing written yet).
-struct DatabaseCommitSource: DatabaseDataSource {
-    let txn: CommitBuilder
-    let namespace: NamespaceID
-
-    func node(at path: DatabasePath) -> DatabaseNode {
-        DatabaseStorageMapping.node(at: path, get: { txn.get(namespace, $0) }, scan: { txn.scan(namespace, $0) })
+    /// Whether anything is stored at `path` (without building the subtree).
+    func exists(_ path: DatabasePath) -> Bool {
+        if snapshot.get(namespace, DatabaseStorageMapping.leafKey(path)) != nil { return true }
+        var entries = snapshot.scan(namespace, .descendants(of: DatabaseStorageMapping.key(path))).makeIterator()
+        return entries.next() != nil
     }
 
-    /// Key and value bytes of the stored entries at and below `path`, stopping once past `limit`.
+    /// Key and value bytes of the stored entries at and below `path`, counted only until they
+    /// pass `limit` (the estimate `writeSizeLimit` compares against).
     func storedBytes(at path: DatabasePath, upTo limit: Int) -> Int {
         let range: StorageKeyRange = path.isRoot ? .all : .subtree(of: DatabaseStorageMapping.key(path))
         var total = 0
-        for entry in txn.scan(namespace, range) {
+        for entry in snapshot.scan(namespace, range) {
             total += entry.key.encoded.count + entry.value.count
             if total > limit { break }
         }
         return total
+    }
+
+    /// The value at `path` as rules see it: export form, built from the stored entries.
+    func value(at path: [String]) -> JSONValue? {
+        DatabaseStorageMapping.exportValue(
+            at: DatabasePath(keys: path), get: { snapshot.get(namespace, $0) }, scan: { snapshot.scan(namespace, $0) })
     }
 }

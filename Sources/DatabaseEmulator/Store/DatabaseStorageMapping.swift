@@ -43,21 +43,45 @@ package enum DatabaseStorageMapping {
             return DatabaseNode.fromPriority(node(at: owner, get: get, scan: scan).priority)
         }
         let key = key(path)
-        let priority = get(key.appending(priorityKey)).flatMap { DatabaseLeafCodec.decode($0.value) }
-            .flatMap { DatabaseNode($0).priorityValue }
+        let priority = storedPriority(key, get)
         if let entry = get(leafKey(path)), let content = DatabaseLeafCodec.decode(entry.value) {
             return DatabaseNode(content, priority: priority)
         }
+        var node = gather(below: key, depth: path.count, scan).build()
+        if !node.isEmpty && node.priority == nil { node.priority = priority }
+        return node
+    }
+
+    /// The value at `path` in export form (what rules read: plain objects, never arrays; a
+    /// priority as a `.priority` member, a prioritized leaf as `{".value": v, ".priority": p}`),
+    /// nil when nothing is stored there. Built from the leaf entries directly, with no node.
+    static func exportValue(
+        at path: DatabasePath, get: (StorageKey) -> StoredEntry?, scan: (StorageKeyRange) -> EntrySequence
+    ) -> JSONValue? {
+        let key = key(path)
+        let priority = storedPriority(key, get)
+        if let entry = get(leafKey(path)), let content = DatabaseLeafCodec.decode(entry.value) {
+            return TreeBuilder.exportLeaf(content, priority: priority)
+        }
+        let builder = gather(below: key, depth: path.count, scan)
+        builder.priority = priority
+        return builder.buildExport()
+    }
+
+    /// The priority stored for the node at `key`.
+    private static func storedPriority(_ key: StorageKey, _ get: (StorageKey) -> StoredEntry?) -> JSONValue? {
+        get(key.appending(priorityKey)).flatMap { DatabaseLeafCodec.decode($0.value) }.flatMap { DatabaseNode($0).priorityValue }
+    }
+
+    /// The entries below `key` (a node `depth` keys deep) gathered into a trie.
+    private static func gather(below key: StorageKey, depth: Int, _ scan: (StorageKeyRange) -> EntrySequence) -> TreeBuilder {
         let builder = TreeBuilder()
-        let depth = path.count
         for entry in scan(.descendants(of: key)) {
             let segments = entry.key.segmentBytes
             guard segments.count > depth else { continue }
             builder.insert(segments[depth...], entry.value)
         }
-        var node = builder.build()
-        if !node.isEmpty && node.priority == nil { node.priority = priority }
-        return node
+        return builder
     }
 
     /// A mutable trie keyed by segment bytes (never `String ==`), turned into a node once.
@@ -99,6 +123,35 @@ package enum DatabaseStorageMapping {
             pairs.sort { DatabaseOrder.compareKeys($0.key, $1.key) < 0 }
             return DatabaseNode(.children(DatabaseChildren(sorted: pairs)), priority: priority)
         }
+
+        static func exportLeaf(_ content: DatabaseNode.Content, priority: JSONValue?) -> JSONValue {
+            let value: JSONValue
+            switch content {
+            case .bool(let v): value = .bool(v)
+            case .int(let v): value = .int(v)
+            case .double(let v): value = .double(v)
+            case .string(let v): value = .string(v)
+            case .empty, .children: return .null
+            }
+            guard let priority else { return value }
+            return .object([JSONMember(".value", value), JSONMember(".priority", priority)])
+        }
+
+        /// The export-form value (see `exportValue`); nil when nothing is below.
+        func buildExport() -> JSONValue? {
+            if let leaf { return Self.exportLeaf(leaf, priority: priority) }
+            var pairs: [(key: String, value: JSONValue)] = []
+            pairs.reserveCapacity(children.count)
+            for (segment, child) in children {
+                if segment.elementsEqual(rootValueKey.utf8) { continue }
+                if let value = child.buildExport() { pairs.append((String(decoding: segment, as: UTF8.self), value)) }
+            }
+            if pairs.isEmpty { return nil }
+            pairs.sort { DatabaseOrder.compareKeys($0.key, $1.key) < 0 }
+            var members = pairs.map { JSONMember($0.key, $0.value) }
+            if let priority { members.append(JSONMember(".priority", priority)) }
+            return .object(members)
+        }
     }
 
     // MARK: Writing
@@ -106,6 +159,9 @@ package enum DatabaseStorageMapping {
     /// Applies `write` inside a commit: per location, drop the old subtree, turn leaf ancestors into
     /// objects, store the new leaves; drop priorities of ancestors left empty.
     static func apply(_ write: DatabaseWrite, to txn: inout CommitBuilder, _ ns: NamespaceID) {
+        // Ancestors whose leaf is already known gone: a write's locations never overlap, so no
+        // later location stores a leaf at one (an update's siblings share theirs).
+        var clearedAncestors: Set<DatabasePath> = []
         for (location, node) in write.changes {
             if location.keys.last == priorityKey {
                 let owner = DatabasePath(keys: Array(location.keys.dropLast()))
@@ -123,15 +179,23 @@ package enum DatabaseStorageMapping {
             // feed); a small one is overwritten in place: store the new leaves, then drop old
             // entries the new value lacks (an unchanged leaf is then no change at all).
             var entries: [(key: StorageKey, bytes: [UInt8])] = []
-            collect(node, at: location, into: &entries)
-            let old = txn.cutSubtree(ns, key(location)) == nil ? txn.scan(ns, .subtree(of: key(location))).map(\.key) : []
+            let locationKey = key(location)
+            collect(node, key: locationKey, isRoot: location.isRoot, into: &entries)
+            // A location with nothing below it (the common case of new data) costs one seek.
+            var stored = txn.scan(ns, .subtree(of: locationKey)).makeIterator()
+            let old: [StorageKey]
+            if stored.next() == nil || txn.cutSubtree(ns, locationKey) != nil {
+                old = []
+            } else {
+                old = txn.scan(ns, .subtree(of: locationKey)).map(\.key)
+            }
             for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
             if !old.isEmpty {
                 let kept = Set(entries.map(\.key))
                 for key in old where !kept.contains(key) { delete(&txn, ns, key) }
             }
             var ancestor = location
-            while let parent = ancestor.parent {
+            while let parent = ancestor.parent, clearedAncestors.insert(parent).inserted {
                 ancestor = parent
                 let leaf = leafKey(ancestor)
                 if txn.get(ns, leaf) != nil { delete(&txn, ns, leaf) }
@@ -144,16 +208,21 @@ package enum DatabaseStorageMapping {
         key.depth == owner.count + 1 && key.lastSegment == priorityKey
     }
 
-    /// The engine entries of `node` stored at `path`: its leaves and priorities.
-    private static func collect(_ node: DatabaseNode, at path: DatabasePath, into entries: inout [(key: StorageKey, bytes: [UInt8])]) {
+    /// The engine entries of `node` stored at `key` (the root's when `isRoot`): its leaves and
+    /// priorities. Child keys extend the parent's encoded key, never re-encoding the path.
+    private static func collect(
+        _ node: DatabaseNode, key: StorageKey, isRoot: Bool, into entries: inout [(key: StorageKey, bytes: [UInt8])]
+    ) {
         switch node.content {
         case .empty: return
         case .children(let kids):
-            for (key, child) in kids { collect(child, at: path.child(key), into: &entries) }
+            for (child, childNode) in kids { collect(childNode, key: key.appending(child), isRoot: false, into: &entries) }
         default:
-            if let bytes = DatabaseLeafCodec.encode(node.content) { entries.append((leafKey(path), bytes)) }
+            if let bytes = DatabaseLeafCodec.encode(node.content) {
+                entries.append((isRoot ? key.appending(rootValueKey) : key, bytes))
+            }
         }
-        if let bytes = node.priority.flatMap(priorityBytes) { entries.append((key(path).appending(priorityKey), bytes)) }
+        if let bytes = node.priority.flatMap(priorityBytes) { entries.append((key.appending(priorityKey), bytes)) }
     }
 
     private static func priorityBytes(_ priority: JSONValue) -> [UInt8]? {

@@ -6,29 +6,25 @@ import Synchronization
 /// Every namespace of the database emulator, created lazily on first access with the default rules.
 final class DatabaseStore: Sendable {
     private let namespaces = Mutex<[String: DatabaseNamespace]>([:])
-    private let rulesGate: any DatabaseRulesGate
-    private let defaultRules: any DatabaseRules
+    /// Where rules denials are logged (nil: nowhere).
+    let rulesLogger: Logger?
+    private let defaultRules: DatabaseRules
     let engine: StorageEngine
 
     let now: @Sendable () -> Int64
 
-    init(engine: StorageEngine, rulesGate: any DatabaseRulesGate, now: @escaping @Sendable () -> Int64) {
+    init(engine: StorageEngine, rulesLogger: Logger?, now: @escaping @Sendable () -> Int64) {
         self.engine = engine
         self.now = now
-        self.rulesGate = rulesGate
-        let source = Array(DatabaseDefaultRules.source.utf8)
-        switch rulesGate.compile(source) {
-        case .success(let rules): defaultRules = rules
-        case .failure: defaultRules = OpenDatabaseRules()  // only for a gate that rejects the open default
-        }
+        self.rulesLogger = rulesLogger
+        defaultRules = .standard(logger: rulesLogger)
     }
 
     /// The namespace called `name`, created if new.
     func namespace(_ name: String) -> DatabaseNamespace {
         namespaces.withLock { all in
             if let existing = all[name] { return existing }
-            let created = DatabaseNamespace(
-                name: name, engine: engine, now: now, rulesSource: Array(DatabaseDefaultRules.source.utf8), rules: defaultRules)
+            let created = DatabaseNamespace(name: name, engine: engine, now: now, rules: defaultRules)
             all[name] = created
             return created
         }
@@ -47,7 +43,7 @@ final class DatabaseStore: Sendable {
 
     var all: [DatabaseNamespace] { namespaces.withLock { Array($0.values) } }
 
-    func compileRules(_ source: [UInt8]) -> Result<any DatabaseRules, DatabaseRulesCompileError> {
-        rulesGate.compile(source)
+    func compileRules(_ source: [UInt8]) -> Result<DatabaseRules, DatabaseRulesCompileError> {
+        DatabaseRules.compile(source, logger: rulesLogger)
     }
 }

@@ -30,7 +30,7 @@ final class DatabaseStreamGroup {
     /// a whole `put /`); `locations` are the changed locations (computed once per commit). Views
     /// and encodings come from `cache`, shared by the groups with the same location and query.
     func eventBytes(
-        for write: DatabaseWrite?, locations: [DatabasePath], after: any DatabaseDataSource, cache: inout DatabaseEventCache
+        for write: DatabaseWrite?, locations: [DatabasePath], after: DatabaseSnapshotSource, cache: inout DatabaseEventCache
     ) -> [UInt8]? {
         guard touches(locations) else { return nil }
         if query.isIdentity, let write {
@@ -43,7 +43,7 @@ final class DatabaseStreamGroup {
     }
 
     /// The event a commit made here sends a plain (whole-location) stream that it touches.
-    private func event(for write: DatabaseWrite, after: any DatabaseDataSource) -> DatabaseEvent? {
+    private func event(for write: DatabaseWrite, after: DatabaseSnapshotSource) -> DatabaseEvent? {
         switch write {
         case .set(let location, let node):
             if location.isAncestor(of: path) {

@@ -8,18 +8,18 @@ enum DatabaseInputValidator {
     static let maxStringBytes = 10 * 1024 * 1024
 
     /// Validates `json` written at `path`; `body` is the raw request body (for error positions).
-    static func validate(_ json: JSONValue, at path: DatabasePath, body: [UInt8]) throws(DatabaseRESTError) {
+    static func validate(_ json: JSONValue, at path: DatabasePath, body: [UInt8]) throws(DatabaseFailure) {
         try validate(json, depth: path.count, body: body)
     }
 
-    private static func validate(_ json: JSONValue, depth: Int, body: [UInt8]) throws(DatabaseRESTError) {
+    private static func validate(_ json: JSONValue, depth: Int, body: [UInt8]) throws(DatabaseFailure) {
         switch json {
         case .null, .bool, .int: return
         case .double(let d):
-            if !d.isFinite { throw .badRequest(DatabaseRESTError.invalidJSON) }
+            if !d.isFinite { throw .invalid(DatabaseFailure.invalidJSON) }
         case .string(let s):
             if s.utf8.count > maxStringBytes {
-                throw .badRequest("Invalid data; string exceeds the maximum size of 10485760 bytes.")
+                throw .invalid("Invalid data; string exceeds the maximum size of 10485760 bytes.")
             }
         case .array(let items):
             if items.isEmpty { return }
@@ -36,25 +36,25 @@ enum DatabaseInputValidator {
                     hasValue = true
                     try validate(member.value, depth: depth, body: body)
                     if case .object(let inner) = member.value, inner.contains(where: { $0.name != ".sv" }) {
-                        throw .badRequest(DatabaseRESTError.invalidJSON)
+                        throw .invalid(DatabaseFailure.invalidJSON)
                     }
                 case ".priority":
                     try validatePriority(member.value)
                 default:
                     guard isValidKey(member.name) else {
-                        throw .badRequest(
+                        throw .invalid(
                             "Invalid data; couldn't parse key beginning at \(position(ofKey: member.name, in: body)). "
                                 + "Key value can't be empty or contain $ # [ ] / or .")
                     }
                     if member.name.utf8.count > DatabasePath.maxKeyBytes {
-                        throw .badRequest("Invalid data; key longer than \(DatabasePath.maxKeyBytes) bytes.")
+                        throw .invalid("Invalid data; key longer than \(DatabasePath.maxKeyBytes) bytes.")
                     }
                     if member.value != .null { hasChildren = true }
                     try checkDepth(depth + 1)
                     try validate(member.value, depth: depth + 1, body: body)
                 }
             }
-            if hasValue && hasChildren { throw .badRequest(DatabaseRESTError.invalidJSON) }
+            if hasValue && hasChildren { throw .invalid(DatabaseFailure.invalidJSON) }
         }
     }
 
@@ -68,7 +68,7 @@ enum DatabaseInputValidator {
 
     private static func locate(_ json: JSONValue, depth: Int, path: [String]) -> (path: [String], message: String)? {
         let message: String
-        do throws(DatabaseRESTError) {
+        do throws(DatabaseFailure) {
             try validate(json, depth: depth, body: [])
             return nil
         } catch {
@@ -85,7 +85,7 @@ enum DatabaseInputValidator {
             for member in members {
                 switch member.name {
                 case ".sv", ".priority":
-                    do throws(DatabaseRESTError) {
+                    do throws(DatabaseFailure) {
                         if member.name == ".sv" { try validateServerValue(member.value) } else { try validatePriority(member.value) }
                     } catch {
                         return (path + [member.name], error.message)
@@ -111,24 +111,24 @@ enum DatabaseInputValidator {
         return (path, message)
     }
 
-    private static func checkDepth(_ depth: Int) throws(DatabaseRESTError) {
+    private static func checkDepth(_ depth: Int) throws(DatabaseFailure) {
         if depth > DatabasePath.maxDepth {
-            throw .badRequest(
+            throw .invalid(
                 "Invalid data; path specified exceeds the maximum depth that can be written (\(DatabasePath.maxDepth)).")
         }
     }
 
-    static func validatePriority(_ json: JSONValue) throws(DatabaseRESTError) {
+    static func validatePriority(_ json: JSONValue) throws(DatabaseFailure) {
         switch json {
         case .null, .int, .double, .string: return
         case .object(let members) where members.count == 1 && members[0].name == ".sv":
             try validateServerValue(members[0].value)
         default:
-            throw .badRequest("Invalid data; priority must be a number or a string.")
+            throw .invalid("Invalid data; priority must be a number or a string.")
         }
     }
 
-    static func validateServerValue(_ json: JSONValue) throws(DatabaseRESTError) {
+    static func validateServerValue(_ json: JSONValue) throws(DatabaseFailure) {
         switch json {
         case .string(let s) where s == "timestamp": return
         case .object(let members) where members.count == 1 && members[0].name == "increment":
@@ -139,7 +139,7 @@ enum DatabaseInputValidator {
             }
         default: break
         }
-        throw .badRequest("Invalid data; unrecognized server value.")
+        throw .invalid("Invalid data; unrecognized server value.")
     }
 
     /// A user key: non-empty, none of `. $ # [ ] /`, no ASCII control characters.

@@ -7,7 +7,7 @@ extension DatabaseEmulator {
     /// second framing (see `WireProtocol/LongPoll/`). A `start` names its namespace as `/.ws` does
     /// (`ns`, else the `Host` label); the hello names the `Host` the client used.
     func longPoll(_ request: HTTPRequest) -> HTTPResponse {
-        longPolls.respond(to: request) { output throws(DatabaseRESTError) in
+        longPolls.respond(to: request) { output throws(DatabaseFailure) in
             let name = try DatabaseRESTRequest.namespace(
                 request, items: request.queryItems, defaultNamespace: configuration.defaultNamespace)
             return wireSession(namespace: name, host: request.headers["Host"] ?? "localhost", output: output)

@@ -7,7 +7,7 @@ extension DatabaseEmulator {
     /// `GET /.ws?v=5&ns=<ns>` upgraded to a WebSocket: the SDKs' realtime connection
     /// (`useEmulator(host, port)`). The namespace comes from `ns` (else the `Host` label, as for
     /// REST); the hello names the `Host` the client connected to, which iOS keeps using.
-    func webSocket(_ request: HTTPRequest) throws(DatabaseRESTError) -> HTTPResponse {
+    func webSocket(_ request: HTTPRequest) throws(DatabaseFailure) -> HTTPResponse {
         let name = try DatabaseRESTRequest.namespace(
             request, items: request.queryItems, defaultNamespace: configuration.defaultNamespace)
         let host = request.headers["Host"] ?? "localhost"
@@ -47,8 +47,8 @@ extension DatabaseEmulator {
         output: @escaping @Sendable ([UInt8]) -> Void
     ) -> DatabaseWireSession {
         DatabaseWireSession(
-            namespace: store.namespace(name), engine: store.engine, host: host, sessionID: sessionID,
-            now: configuration.now, gate: configuration.replyGate, execute: execute, output: output)
+            service: service, namespace: service.namespace(name), host: host, sessionID: sessionID,
+            gate: configuration.replyGate, execute: execute, output: output)
     }
 }
 

@@ -63,6 +63,10 @@ package struct CommitBuilder {
 
     // MARK: Reads
 
+    /// The data as this commit sees it now, as a snapshot: what `get` and `scan` answer until
+    /// the commit writes again (a later write is not in it).
+    package var snapshot: StorageSnapshot { view }
+
     /// The live entry at `key` as this commit sees it.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
         view.get(namespace, key)

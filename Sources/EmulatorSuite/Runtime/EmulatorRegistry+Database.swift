@@ -9,7 +9,7 @@ extension EmulatorRegistry {
             storage: context.storage,
             configuration: DatabaseEmulatorConfiguration(
                 defaultNamespace: "\(context.projectId)-default-rtdb",
-                rulesGate: SecurityRulesGate(logger: RulesLoading.logger("database", context)), replyGate: context.replyGate))
+                rulesLogger: RulesLoading.logger("database", context), replyGate: context.replyGate))
         for binding in context.databaseRules {
             do {
                 try database.setRules(Array(binding.rules.text.utf8), namespace: binding.instance)

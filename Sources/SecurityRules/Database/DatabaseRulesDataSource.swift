@@ -68,7 +68,7 @@ struct DatabaseDataView {
     }
 
     func new(_ path: [String]) -> JSONValue? {
-        for write in writes where write.path.count <= path.count && path.starts(with: write.path) {
+        for write in writes where write.path.count <= path.count && path.starts(with: write.path) && !Self.isPriority(write.path) {
             var node = write.value
             for key in path.dropFirst(write.path.count) {
                 guard let current = node else { return nil }
@@ -80,13 +80,20 @@ struct DatabaseDataView {
         // an ancestor's new value costs the path to each write, not the size of its subtree.
         var base = old(path)
         for write in writes where write.path.count > path.count && write.path.starts(with: path) {
-            base = Self.setting(base, Array(write.path.dropFirst(path.count))[...], Self.pruned(write.value))
+            let value = Self.isPriority(write.path) ? write.value : Self.pruned(write.value)
+            base = Self.setting(base, Array(write.path.dropFirst(path.count))[...], value)
         }
         return base
     }
 
+    /// Whether a write path names a priority (its last key is `.priority`).
+    static func isPriority(_ path: [String]) -> Bool {
+        path.last.map { $0.utf8.elementsEqual(".priority".utf8) } ?? false
+    }
+
     static func setting(_ node: JSONValue?, _ path: ArraySlice<String>, _ value: JSONValue?) -> JSONValue? {
         guard let key = path.first else { return value }
+        if path.count == 1, key.utf8.elementsEqual(".priority".utf8) { return settingPriority(node, value) }
         var members: [JSONMember] = []
         if case .object(let existing)? = node {
             // A leaf with a priority (`{".value": v, ".priority": p}`) becomes an object and keeps its priority.
@@ -101,6 +108,22 @@ struct DatabaseDataView {
         case (nil, nil): break
         }
         return hasContent(members) ? .object(members) : nil
+    }
+
+    /// `node` with its priority replaced by `priority` (nil removes it); null carries none.
+    static func settingPriority(_ node: JSONValue?, _ priority: JSONValue?) -> JSONValue? {
+        guard let node else { return nil }
+        guard case .object(var members) = node else {
+            guard let priority else { return node }
+            return .object([JSONMember(".value", node), JSONMember(".priority", priority)])
+        }
+        members.removeAll { $0.name.utf8.elementsEqual(".priority".utf8) }
+        if let priority {
+            members.append(JSONMember(".priority", priority))
+        } else if members.count == 1, let only = members.first, only.name.utf8.elementsEqual(".value".utf8) {
+            return only.value
+        }
+        return .object(members)
     }
 
     /// Whether an object's members hold data (a lone `.priority` is nothing: null has no priority).

@@ -26,6 +26,8 @@ extension DatabaseRuleset {
 
     /// Checks a multi-path update: the writes are merged into one new tree first, then every
     /// path must pass `.write` and `.validate` against it; the update is all-or-nothing.
+    /// A path whose last key is `.priority` sets the priority of its parent (the value is the
+    /// priority, nil removes it) and is checked as a write of the parent.
     ///
     /// ```swift
     /// rules.canUpdate(multiPath: [(["a", "b"], .int(1)), (["c"], nil)], auth: auth, now: now, data: source)
@@ -36,10 +38,11 @@ extension DatabaseRuleset {
         let view = DatabaseDataView(source: data, writes: multiPath.map { ($0.path, $0.value) })
         for write in multiPath {
             var trace: [String] = []
-            guard cascade(.write, path: write.path, view: view, auth: auth, now: now, query: DatabaseQuery(), trace: &trace) else {
+            let path = DatabaseDataView.isPriority(write.path) ? Array(write.path.dropLast()) : write.path
+            guard cascade(.write, path: path, view: view, auth: auth, now: now, query: DatabaseQuery(), trace: &trace) else {
                 return .denied(Self.message(trace, .write))
             }
-            if let failure = validate(path: write.path, view: view, auth: auth, now: now) {
+            if let failure = validate(path: path, view: view, auth: auth, now: now) {
                 return .denied(failure)
             }
         }

@@ -53,6 +53,23 @@ package struct DatabaseRuleset: Sendable {
         }
     }
 
+    /// Whether every read is allowed without evaluating anything: `.read` is literally `true` at
+    /// the root (a grant cannot be revoked deeper).
+    package var grantsEveryRead: Bool {
+        if case .bool(true)? = root.read?.expression { return true }
+        return false
+    }
+
+    /// Whether every write is allowed without evaluating anything: `.write` is literally `true`
+    /// at the root and no `.validate` rule exists anywhere.
+    package var grantsEveryWrite: Bool {
+        guard case .bool(true)? = root.write?.expression else { return false }
+        func hasValidate(_ node: DatabaseRuleNode) -> Bool {
+            node.validate != nil || node.children.values.contains(where: hasValidate)
+        }
+        return !hasValidate(root)
+    }
+
     /// `.indexOn` at a location (for the emulator's "index not defined" warning).
     package func indexOn(path: [String]) -> [String] {
         var node = root

@@ -38,7 +38,7 @@ package struct DatabaseLongPollConfiguration: Sendable {
 /// reassembled end the connection with an error message the SDK logs, then a close.
 final class DatabaseLongPollServer: Sendable {
     /// Makes the wire session of a new connection, answering through `output`.
-    typealias Opener = (_ output: @escaping @Sendable ([UInt8]) -> Void) throws(DatabaseRESTError) -> DatabaseWireSession
+    typealias Opener = (_ output: @escaping @Sendable ([UInt8]) -> Void) throws(DatabaseFailure) -> DatabaseWireSession
 
     let configuration: DatabaseLongPollConfiguration
     private let registry: DatabaseWireRegistry

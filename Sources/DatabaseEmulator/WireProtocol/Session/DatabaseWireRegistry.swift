@@ -1,8 +1,7 @@
 import Synchronization
 
-/// The open wire-protocol connections of one emulator, for events that do not come through the
-/// change feed: a rules change (listens the new rules refuse are revoked with `c`) and credentials
-/// that expire (`ac`, after which the SDKs reconnect with a fresh token).
+/// The open wire-protocol connections of one emulator, counted for the hub and tests (rules
+/// changes and commits reach their listens through each namespace's fan-out, `DatabaseNamespace`).
 final class DatabaseWireRegistry: Sendable {
     private let sessions = Mutex<[ObjectIdentifier: DatabaseWireSession]>([:])
 
@@ -15,10 +14,4 @@ final class DatabaseWireRegistry: Sendable {
     }
 
     var count: Int { sessions.withLock { $0.count } }
-
-    /// Re-checks the listens of every connection to `namespace` against its new rules.
-    func rulesChanged(namespace: String) {
-        let affected = sessions.withLock { $0.values.filter { $0.namespace.name == namespace } }
-        for session in affected { session.recheckListens() }
-    }
 }

@@ -4,44 +4,41 @@ import EmulatorStorage
 import EmulatorSupport
 
 extension DatabaseWireSession {
-    /// One commit from the storage change feed (committing thread, commit order): pushes what
-    /// changed to each listen it touches, scoped to the listen, and revokes listens the rules no
-    /// longer allow.
-    func deliver(_ batch: ChangeBatch) {
-        let locations = Self.changedLocations(batch)
-        guard !locations.isEmpty else { return }
-        let before = DatabaseSnapshotSource(snapshot: batch.before, namespace: namespace.id)
-        let after = DatabaseSnapshotSource(snapshot: batch.after, namespace: namespace.id)
-        let time = now()
+    /// What the namespace's fan-out tells the session: a commit is pushed, a rules change
+    /// re-checks the listens.
+    func observe(_ event: DatabaseNamespaceEvent) {
+        switch event {
+        case .commit(let commit): deliver(commit)
+        case .rulesChanged: recheckListens()
+        }
+    }
+
+    /// One commit (committing thread, commit order): pushes what changed to each listen it
+    /// touches, scoped to the listen, and revokes listens the rules no longer allow.
+    func deliver(_ commit: DatabaseCommit) {
+        let locations = commit.storedLocations
+        let time = service.now()
         state.withLock { s in
             guard !s.isClosed, !s.listens.isEmpty else { return }
-            let rules = namespace.rules.rules
+            let rules = namespace.rules
             var revoked: [Int] = []
-            for i in s.listens.indices where s.listens[i].openedAt < batch.commitTime {
+            for i in s.listens.indices where s.listens[i].openedAt < commit.time {
                 let listen = s.listens[i]
                 // Every listen is re-checked: rules may read data outside the listen's location.
-                if !s.auth.mayRead(listen.path, query: listen.query, now: time, data: after, rules: rules) {
+                if !rules.mayRead(listen.path, query: listen.query, auth: s.auth, now: time, data: commit.after) {
                     send(Self.revocation(listen))
                     revoked.append(i)
                     continue
                 }
                 guard Self.touches(listen.path, locations) else { continue }
                 if listen.isFiltered {
-                    if let reply = Self.filteredPush(&s.listens[i], after: after) { send(reply) }
-                } else if let reply = Self.push(for: listen, locations: locations, before: before, after: after) {
+                    if let reply = Self.filteredPush(&s.listens[i], after: commit.after) { send(reply) }
+                } else if let reply = Self.push(for: listen, locations: locations, before: commit.before, after: commit.after) {
                     send(reply)
                 }
             }
             for i in revoked.reversed() { s.listens.remove(at: i) }
         }
-    }
-
-    /// The database locations a batch changed (each engine key maps to its node; a cleared
-    /// subtree is one location). Kept small so new kinds of change records map here alone.
-    static func changedLocations(_ batch: ChangeBatch) -> [DatabasePath] {
-        var locations = batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
-        for cleared in batch.clearedSubtrees { locations.append(DatabaseStorageMapping.path(of: cleared)) }
-        return locations
     }
 
     /// Whether some location is the listen's location, above it or below it.
@@ -55,13 +52,13 @@ extension DatabaseWireSession {
     /// location (relative) when there are several. A location is widened to its parent while the
     /// parent is new or gone, so writing or removing an object is one entry, not one per leaf.
     static func push(
-        for listen: DatabaseWireListen, locations: [DatabasePath], before: any DatabaseDataSource,
-        after: any DatabaseDataSource
+        for listen: DatabaseWireListen, locations: [DatabasePath], before: DatabaseSnapshotSource,
+        after: DatabaseSnapshotSource
     ) -> DatabaseWireReply? {
         let path = listen.path
         // Written at or above the location, or the location appeared or vanished: the whole value.
-        if locations.contains(where: { $0.isAncestor(of: path) }) || !exists(path, in: before)
-            || !exists(path, in: after)
+        if locations.contains(where: { $0.isAncestor(of: path) }) || !before.exists(path)
+            || !after.exists(path)
         {
             return .data("d", path: listen.wirePath, data: after.node(at: path).json(export: true), tag: nil)
         }
@@ -70,7 +67,7 @@ extension DatabaseWireSession {
             guard path.isAncestor(of: location) else { continue }
             var widened = location
             while let parent = widened.parent, parent.count > path.count,
-                !exists(parent, in: before) || !exists(parent, in: after)
+                !before.exists(parent) || !after.exists(parent)
             {
                 widened = parent
             }
@@ -96,7 +93,7 @@ extension DatabaseWireSession {
     /// The push for a filtered listen: the new query result compared with the last one sent, as
     /// `m` at L with changed children (null for children that left the window), or `d` at L when
     /// either result is not an object. Nil when the result did not change.
-    static func filteredPush(_ listen: inout DatabaseWireListen, after: any DatabaseDataSource) -> DatabaseWireReply? {
+    static func filteredPush(_ listen: inout DatabaseWireListen, after: DatabaseSnapshotSource) -> DatabaseWireReply? {
         let view = listen.query.apply(to: after.node(at: listen.path))
         let old = listen.lastView
         guard view != old else { return nil }
@@ -139,16 +136,5 @@ extension DatabaseWireSession {
             return .data("d", path: listen.wirePath, data: view.json(export: true), tag: listen.tag)
         }
         return .data("m", path: listen.wirePath, data: .object(members), tag: listen.tag)
-    }
-
-    /// Whether anything is stored at `path` (without building the subtree).
-    private static func exists(_ path: DatabasePath, in source: any DatabaseDataSource) -> Bool {
-        if let snapshot = source as? DatabaseSnapshotSource {
-            if snapshot.snapshot.get(snapshot.namespace, DatabaseStorageMapping.leafKey(path)) != nil { return true }
-            var entries = snapshot.snapshot.scan(snapshot.namespace, .descendants(of: DatabaseStorageMapping.key(path)))
-                .makeIterator()
-            return entries.next() != nil
-        }
-        return !source.node(at: path).isEmpty
     }
 }

@@ -8,10 +8,12 @@ import Synchronization
 /// whole text frames (`receive(frame:)`), tell it when the connection ends (`closed()`), and it
 /// answers through `output` (one JSON message per call, before framing).
 ///
-/// It keeps the connection's state (credentials, listens, queued onDisconnect operations) and
-/// follows the ordering clients rely on: a listen's data goes out before its `ok`, and a write's
-/// pushes go out before the write's `ok` (pushes come from the storage change feed, which runs on
-/// the committing thread during the commit).
+/// It decodes each request into a `DatabaseService` call and encodes the answer (a
+/// `DatabaseFailure` as `{"s": status, "d": message}`), keeps the connection's state
+/// (credentials, listens, queued onDisconnect operations) and follows the ordering clients rely
+/// on: a listen's data goes out before its `ok`, and a write's pushes go out before the write's
+/// `ok` (pushes come from the namespace's fan-out of the storage change feed, which runs on the
+/// committing thread during the commit).
 ///
 /// With a ``ReplyGate`` (live data directory), each request runs through the gate; a reply the
 /// gate holds (a write not yet durable) and every later reply wait until it is released, so
@@ -19,8 +21,8 @@ import Synchronization
 /// write before its writer's `ok`.
 ///
 /// ```swift
-/// let session = DatabaseWireSession(namespace: ns, engine: engine, host: "127.0.0.1:9000",
-///                                   sessionID: "s1", now: now, output: { bytes in socket.send(bytes) })
+/// let session = DatabaseWireSession(service: service, namespace: ns, host: "127.0.0.1:9000",
+///                                   sessionID: "s1", output: { bytes in socket.send(bytes) })
 /// session.start()                                     // sends the hello
 /// session.receive(frame: #"{"t":"d","d":{"r":1,"a":"q","b":{"p":"/a","h":""}}}"#)
 /// session.closed()                                    // runs onDisconnect operations
@@ -29,9 +31,10 @@ final class DatabaseWireSession: Sendable {
     struct State: Sendable {
         var auth = DatabaseAuth.unauthenticated
         var listens: [DatabaseWireListen] = []
-        var onDisconnect: [DatabaseWireOnDisconnect] = []
+        var onDisconnect: [DatabaseDeferredWrite] = []
         var assembler = DatabaseWireFrameAssembler()
-        var subscription: Subscription?
+        /// The namespace's observer token, while the session has had a listen.
+        var observer: Int?
         var isClosed = false
         /// Replies waiting behind a held one, in request order (see `DatabaseWireSession+Holds`).
         var replies: [HeldReply] = []
@@ -45,11 +48,10 @@ final class DatabaseWireSession: Sendable {
         var ready: Bool
     }
 
+    let service: DatabaseService
     let namespace: DatabaseNamespace
-    let engine: StorageEngine
     let host: String
     let sessionID: String
-    let now: @Sendable () -> Int64
     let output: @Sendable ([UInt8]) -> Void
     let gate: ReplyGate?
     let execute: @Sendable (@escaping @Sendable () -> Void) -> Void
@@ -58,16 +60,14 @@ final class DatabaseWireSession: Sendable {
     /// `gate` may hold replies; a release runs its sending through `execute`, which runs work on
     /// the connection's thread (the WebSocket's event loop).
     init(
-        namespace: DatabaseNamespace, engine: StorageEngine, host: String, sessionID: String,
-        now: @escaping @Sendable () -> Int64, gate: ReplyGate? = nil,
+        service: DatabaseService, namespace: DatabaseNamespace, host: String, sessionID: String, gate: ReplyGate? = nil,
         execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() },
         output: @escaping @Sendable ([UInt8]) -> Void
     ) {
+        self.service = service
         self.namespace = namespace
-        self.engine = engine
         self.host = host
         self.sessionID = sessionID
-        self.now = now
         self.gate = gate
         self.execute = execute
         self.output = output
@@ -75,7 +75,7 @@ final class DatabaseWireSession: Sendable {
 
     /// Sends the hello (`{"t":"c","d":{"t":"h",…}}`); call once, when the socket opens.
     func start() {
-        send(.hello(timestamp: now(), host: host, session: sessionID))
+        send(.hello(timestamp: service.now(), host: host, session: sessionID))
     }
 
     /// The credentials requests currently run with.
@@ -100,7 +100,7 @@ final class DatabaseWireSession: Sendable {
         guard !state.withLock({ $0.isClosed }) else { return }
         guard let message = DatabaseWireMessage.decode(text) else {
             if let id = DatabaseWireMessage.salvageRequestID(text) {
-                answer(Self.reply(id, .invalid(DatabaseRESTError.invalidJSON)), release: nil)
+                answer(Self.reply(id, .failure(.invalid(DatabaseFailure.invalidJSON))), release: nil)
             }
             return
         }
@@ -120,23 +120,24 @@ final class DatabaseWireSession: Sendable {
     /// onDisconnect operations in order (through the gate, whose release is not awaited: nobody
     /// is left to acknowledge). Idempotent.
     func closed() {
-        let (operations, subscription) = state.withLock { s -> ([DatabaseWireOnDisconnect], Subscription?) in
+        let (operations, observer) = state.withLock { s -> ([DatabaseDeferredWrite], Int?) in
             if s.isClosed { return ([], nil) }
             s.isClosed = true
             s.listens.removeAll()
             s.replies.removeAll()
             defer {
                 s.onDisconnect.removeAll()
-                s.subscription = nil
+                s.observer = nil
             }
-            return (s.onDisconnect, s.subscription)
+            return (s.onDisconnect, s.observer)
         }
-        subscription?.cancel()
+        if let observer { namespace.removeObserver(observer) }
         if operations.isEmpty { return }
+        // A refused operation has nobody left to tell.
         if let gate {
-            _ = gate.run { for operation in operations { _ = run(operation) } }
+            _ = gate.run { for operation in operations { try? service.perform(operation, in: namespace) } }
         } else {
-            for operation in operations { _ = run(operation) }
+            for operation in operations { try? service.perform(operation, in: namespace) }
         }
     }
 
@@ -147,37 +148,38 @@ final class DatabaseWireSession: Sendable {
             if let reply = Self.reply(id, dispatch(action: action, body: body)) { send(reply) }
             return
         }
-        var result = DatabaseWireResult.ok(.string(""))
+        var result = Answer.success(.string(""))
         let release = gate.run { result = dispatch(action: action, body: body) }
         answer(Self.reply(id, result), release: release)
     }
 
+    /// What a request is answered with: `{"s":"ok","d":data}`, or a failure's status and message.
+    typealias Answer = Result<JSONValue, DatabaseFailure>
+
     /// The wire reply to request `id` (none for a notification).
-    private static func reply(_ id: Int64?, _ result: DatabaseWireResult) -> DatabaseWireReply? {
+    private static func reply(_ id: Int64?, _ answer: Answer) -> DatabaseWireReply? {
         guard let id else { return nil }
-        switch result {
-        case .ok(let data): return .ok(id, data)
-        case .failure(let status, let message): return .response(id: id, status: status, data: .string(message))
+        switch answer {
+        case .success(let data): return .ok(id, data)
+        case .failure(let failure): return .response(id: id, status: failure.wireStatus, data: .string(failure.message))
         }
     }
 
-    private func dispatch(action: String, body: JSONValue) -> DatabaseWireResult {
-        let reply: DatabaseWireResult
+    private func dispatch(action: String, body: JSONValue) -> Answer {
         switch action {
-        case "q", "l": reply = listen(body)
-        case "n", "u": reply = unlisten(body)
-        case "p": reply = put(body)
-        case "m": reply = merge(body)
-        case "g": reply = get(body)
-        case "o", "om": reply = queueOnDisconnect(body, merge: action == "om")
-        case "oc": reply = cancelOnDisconnect(body)
-        case "auth", "gauth": reply = authenticate(body)
-        case "unauth": reply = unauthenticate()
+        case "q", "l": return listen(body)
+        case "n", "u": return unlisten(body)
+        case "p": return put(body)
+        case "m": return merge(body)
+        case "g": return get(body)
+        case "o", "om": return queueOnDisconnect(body, merge: action == "om")
+        case "oc": return cancelOnDisconnect(body)
+        case "auth", "gauth": return authenticate(body)
+        case "unauth": return unauthenticate()
         // Stats, App Check tokens (and the SDK's `unappeck` clear): accepted and ignored.
-        case "s", "appcheck", "unappeck": reply = .ok(.string(""))
-        default: reply = .failure("failed", "Unknown action: \(action)")
+        case "s", "appcheck", "unappeck": return .success(.string(""))
+        default: return .failure(.unsupported("Unknown action: \(action)"))
         }
-        return reply
     }
 
     func send(_ reply: DatabaseWireReply) {

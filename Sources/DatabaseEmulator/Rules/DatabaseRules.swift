@@ -1,0 +1,117 @@
+import EmulatorModel
+import EmulatorSupport
+import SecurityRules
+
+/// A namespace's rules: the file as written and the SecurityRules ruleset compiled from it. Every
+/// read, stream, listen and write of every transport is checked here, against the data read
+/// straight from storage (`DatabaseSnapshotSource`) and, for a write, the write's own values; the
+/// admin (`owner`) passes without asking. With a `logger`, every denial is logged at debug
+/// verbosity naming the rule that decided it (path, line and expression), as Firestore's are.
+///
+/// ```swift
+/// let rules = try DatabaseRules.compile(source, logger: nil).get()
+/// rules.mayRead(path, query: .all, auth: auth, now: now, data: namespace.head)
+/// ```
+struct DatabaseRules: Sendable {
+    /// The rules file as it was installed (`GET /.settings/rules.json` returns it).
+    let source: [UInt8]
+    let ruleset: DatabaseRuleset
+    let logger: Logger?
+    /// `.read` is `true` at the root: every read is allowed, nothing is evaluated.
+    private let readsOpen: Bool
+    /// `.write` is `true` at the root and no `.validate` exists: every write is allowed.
+    private let writesOpen: Bool
+
+    private init(source: [UInt8], ruleset: DatabaseRuleset, logger: Logger?) {
+        self.source = source
+        self.ruleset = ruleset
+        self.logger = logger
+        readsOpen = ruleset.grantsEveryRead
+        writesOpen = ruleset.grantsEveryWrite
+    }
+
+    /// Compiles a rules file (`{"rules": {…}}`, comments allowed); a failure carries the message
+    /// `{"error": …}` answers with.
+    static func compile(_ source: [UInt8], logger: Logger?) -> Result<DatabaseRules, DatabaseRulesCompileError> {
+        switch DatabaseRuleset.parse(String(decoding: source, as: UTF8.self), fileName: "database.rules.json") {
+        case .success(let ruleset): .success(DatabaseRules(source: source, ruleset: ruleset, logger: logger))
+        case .failure(let diagnostics): .failure(DatabaseRulesCompileError(diagnostics.description))
+        }
+    }
+
+    /// The rules every namespace starts with: open reads and writes, as the emulator defaults.
+    static func standard(logger: Logger?) -> DatabaseRules {
+        DatabaseRules(source: Array(DatabaseDefaultRules.source.utf8), ruleset: .defaultRules(), logger: logger)
+    }
+
+    /// May `auth` read `path` with `query`, given `data`? `now` is server time (ms).
+    func mayRead(
+        _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource
+    ) -> Bool {
+        if auth.isAdmin || readsOpen { return true }
+        let decision = ruleset.canRead(
+            path: path.keys, auth: Self.context(auth), now: now, data: data, query: Self.rulesQuery(query))
+        if !decision.isAllowed { logger?.debug("PERMISSION_DENIED read \(path): \(decision.message)") }
+        return decision.isAllowed
+    }
+
+    /// May `auth` make `write` over `data`? Each location is checked as the rules engine checks
+    /// a multi-path update, with the write's own (resolved) values as `newData`; a location
+    /// ending in `.priority` is a write of its node.
+    func mayWrite(_ write: DatabaseWrite, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource) -> Bool {
+        if auth.isAdmin || writesOpen { return true }
+        let writes = write.changes.map { location, node -> (path: [String], value: JSONValue?) in
+            if location.keys.last == DatabaseStorageMapping.priorityKey { return (location.keys, node.priorityValue) }
+            return (location.keys, node.isEmpty ? nil : node.json(export: true))
+        }
+        let decision = ruleset.canUpdate(multiPath: writes, auth: Self.context(auth), now: now, data: data)
+        if !decision.isAllowed {
+            let locations = write.locations.map(\.description).joined(separator: " ")
+            logger?.debug("PERMISSION_DENIED write \(locations): \(decision.message)")
+        }
+        return decision.isAllowed
+    }
+
+    /// Rules' `auth`: nil when signed out; otherwise exactly the emulator's auth object.
+    static func context(_ auth: DatabaseAuth) -> AuthContext? {
+        guard case .object = auth.variable else { return nil }
+        var uid = ""
+        if case .string(let value)? = auth.variable[member: "uid"] { uid = value }
+        return AuthContext(
+            uid: uid, token: auth.variable[member: "token"] ?? .object([]), legacyDatabaseAuth: auth.variable)
+    }
+
+    /// The read's query as `.read` rules see it (`query.orderByChild`, `query.limitToFirst`, …).
+    static func rulesQuery(_ query: DatabaseQuery) -> SecurityRules.DatabaseQuery {
+        guard query.ordered else { return SecurityRules.DatabaseQuery() }
+        var result = SecurityRules.DatabaseQuery()
+        switch query.index {
+        case .key: result.orderBy = .key
+        case .value: result.orderBy = .value
+        case .priority: result.orderBy = .priority
+        case .child(let path): result.orderBy = .child(path.keys.joined(separator: "/"))
+        }
+        if let start = query.start, let end = query.end, start.value == end.value, start.inclusive, end.inclusive {
+            result.equalTo = start.value
+        } else {
+            result.startAt = query.start?.value
+            result.endAt = query.end?.value
+        }
+        switch query.limit {
+        case .first(let n)?: result.limitToFirst = n
+        case .last(let n)?: result.limitToLast = n
+        case nil: break
+        }
+        return result
+    }
+}
+
+package struct DatabaseRulesCompileError: Error, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+}
+
+/// The rules every namespace starts with: open reads and writes, as the emulator defaults.
+package enum DatabaseDefaultRules {
+    package static let source = "{\n  \"rules\": {\n    \".read\": true,\n    \".write\": true\n  }\n}"
+}
