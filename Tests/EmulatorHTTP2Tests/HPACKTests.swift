@@ -126,6 +126,10 @@ struct HPACKTests {
         ([0x41, 0x05, 0x61], .truncated),
         ([0x1F], .truncated),
         ([0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F], .integerOverflow),
+        // A literal's name length whose continuation bytes add nothing but push the shift past
+        // 63 bits (found by the hpack fuzz target: it wrapped negative and trapped).
+        ([0x00, 0x7F] + [UInt8](repeating: 0x80, count: 9) + [0x7F, 0x01], .integerOverflow),
+        ([0x3F] + [UInt8](repeating: 0x80, count: 12) + [0x01], .integerOverflow),
     ])
     func hostileBlocksThrow(block: [UInt8], error: HPACKError) {
         var d = HPACKDecoder()

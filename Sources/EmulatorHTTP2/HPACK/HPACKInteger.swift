@@ -29,6 +29,9 @@ enum HPACKPrimitive {
             guard index < bytes.count else { throw .truncated }
             let b = bytes[index]
             index += 1
+            // Continuation bytes that add only zeros still move the shift: past 28 bits the value
+            // is too large (or, shifted past 63 bits, would wrap negative), whatever they hold.
+            guard shift <= 28 else { throw .integerOverflow }
             value += Int(b & 0x7F) << shift
             shift += 7
             if value > 1 << 28 { throw .integerOverflow }
