@@ -82,7 +82,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(name: "EmulatorSupportTests", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorModelTests", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
-        .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage"], swiftSettings: settings),
+        .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(name: "SecurityRulesTests", dependencies: ["SecurityRules", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTP2Tests", dependencies: ["EmulatorHTTP2", "EmulatorHTTP"], swiftSettings: settings),
@@ -128,6 +128,6 @@ let package = Package(
             ],
             path: "Tests/Fuzz/Targets", swiftSettings: settings),
         .executableTarget(name: "emulators-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Tests/Fuzz/Driver", swiftSettings: settings),
-        .testTarget(name: "EmulatorFuzzTests", dependencies: ["EmulatorFuzzTargets"], path: "Tests/Fuzz/Tests", swiftSettings: settings),
+        .testTarget(name: "EmulatorFuzzTests", dependencies: ["EmulatorFuzzTargets", "EmulatorTestSupport"], path: "Tests/Fuzz/Tests", swiftSettings: settings),
     ]
 )

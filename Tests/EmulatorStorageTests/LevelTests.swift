@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Glibc
 import Testing
 @testable import EmulatorStorage

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import EmulatorModel
 import EmulatorStorage
 import Synchronization
@@ -224,7 +225,7 @@ import Testing
     }
 
     @Test func randomCommitsLeaveEveryTargetAsAFullEvaluation() throws {
-        var rng = SplitMix(seed: 0x5EED)
+        var rng = SeededGenerator(seed: 0x5EED)
         let service = FirestoreService()
         let paths = (0..<12).map { "c/d\($0)" } + ["x/1/c/d2", "x/1/c/d7", "x/1/g/e1", "c/d1/c/s"]
         func randomFields() -> ValueMap {
@@ -378,18 +379,5 @@ import Testing
             _ = stream
         }
         #expect(!service.listenHub.isWatching(Self.database))
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for the property test.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import EmulatorFuzzTargets
+import EmulatorTestSupport
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
     @Test(arguments: FuzzTargets.all.map(\.name))
     func seedsAndMutationsRunCleanly(_ name: String) throws {
         let target = try #require(FuzzTargets.named(name))
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         let rounds = name.hasPrefix("http-") || name.hasPrefix("firestore") || name.hasPrefix("rtdb") ? 60 : 400
         for seed in Self.seeds(name) {
             target.run(seed)
@@ -36,24 +37,12 @@ import Testing
     }
 }
 
-/// A deterministic generator (SplitMix64), so a failure replays.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// libFuzzer's simplest moves: flip, overwrite with an interesting byte, insert, delete, cut, repeat.
 enum Mutator {
     static let interesting: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF, 0x22, 0x5C, 0x7B, 0x7D, 0x0A, 0x0D, 0x25]
 
-    static func mutate(_ input: [UInt8], _ g: inout SplitMix) -> [UInt8] {
+    static func mutate(_ input: [UInt8], _ g: inout SeededGenerator) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...4, using: &g) {
             let at = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &g)
