@@ -46,10 +46,10 @@ import Testing
     }
 
     /// Opens the upgrade socket for the hello's session; nil when the router did not upgrade.
-    static func upgrade(_ probe: LongPollProbe, session: String) -> (Socket, any UpgradedConnectionHandler)? {
+    static func upgrade(_ probe: LongPollProbe, session: String?) -> (Socket, any UpgradedConnectionHandler)? {
         let response = probe.client.send(
             HTTPRequest(
-                method: .get, target: "/.ws?v=5&s=\(session)&ns=lp",
+                method: .get, target: "/.ws?v=5\(session.map { "&s=\($0)" } ?? "")&ns=lp",
                 headers: HTTPHeaders([
                     ("Host", "127.0.0.1:9000"), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
                     ("Sec-WebSocket-Version", "13"), ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
@@ -114,10 +114,17 @@ import Testing
         #expect(again.0.take() == [#"{"t":"c","d":{"t":"a","d":{}}}"#])
     }
 
-    @Test func anUnknownSessionIsAnOrdinaryWebSocket() throws {
+    @Test func anUnknownSessionGetsASocketThatClosesAtOnce() throws {
         let probe = LongPollProbe()
-        let (socket, _) = try #require(Self.upgrade(probe, session: "emulator-0-0"))
-        #expect(socket.take().first?.hasPrefix(#"{"t":"c","d":{"t":"h","d":"#) == true)
+        let (socket, handler) = try #require(Self.upgrade(probe, session: "emulator-0-0"))
+        #expect(socket.take().isEmpty)
+        #expect(!socket.isOpen)
+        // Nothing it sends is read as a request.
+        handler.received(Self.frame(LongPollTests.request(1, "p", #"{"p":"/stray","d":1}"#)))
+        #expect(probe.value("/stray") == .null)
+        // Without `s` the socket is the ordinary realtime connection.
+        let (plain, _) = try #require(Self.upgrade(probe, session: nil))
+        #expect(plain.take().first?.hasPrefix(#"{"t":"c","d":{"t":"h","d":"#) == true)
     }
 
     @Test func aSecondSocketForTheSameSessionIsRefused() throws {

@@ -15,13 +15,23 @@ extension DatabaseEmulator {
     }
 
     /// `GET /.ws?v=5&s=<session>` naming a long-poll connection's session: the SDK upgrading that
-    /// connection to a WebSocket. Nil when `s` names none (the request is an ordinary `/.ws`).
+    /// connection to a WebSocket. Nil without `s` (the request is an ordinary `/.ws`; the SDKs send
+    /// `s` only when upgrading). An `s` that names no open connection (expired, or another
+    /// server's) gets a socket that closes at once, so the SDK abandons the upgrade and carries on
+    /// over long-polling instead of waiting for an answer that never comes.
     ///
     /// The socket opens with `{"t":"c","d":{"t":"a",…}}`; the SDK pings until it has two pongs,
     /// acknowledges on the socket and sends its end of transmission on long-polling, which the
     /// server echoes as the last long-poll message before everything goes to the socket.
     func longPollUpgrade(_ request: HTTPRequest) -> HTTPResponse? {
-        guard let wireID = request.query("s"), let session = longPolls.upgradeCandidate(wireID: wireID) else { return nil }
+        guard let wireID = request.query("s") else { return nil }
+        guard let session = longPolls.upgradeCandidate(wireID: wireID) else {
+            return WebSocketHandshake.upgrade(request) { writer in
+                let handler = WebSocketSession(writer: writer, onText: { _, _ in }, onClose: { _ in })
+                handler.close(code: .goingAway)
+                return handler
+            }
+        }
         let server = longPolls
         return WebSocketHandshake.upgrade(request) { writer in
             let socket = DatabaseLongPollUpgradeSocket(writer: writer)
