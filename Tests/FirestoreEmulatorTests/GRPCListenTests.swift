@@ -103,7 +103,7 @@ struct GRPCListenTests {
             w.message(2) { $0.string(2, client.root + "/c/a") }
         }
         let afterDelete = try await Self.responses(writer, count: 8)
-        #expect(Array(afterDelete.dropFirst(6)) == [.remove(name: client.root + "/c/a"), .target(type: 0, ids: [], hasReadTime: true)])
+        #expect(Array(afterDelete.dropFirst(6)) == [.delete(name: client.root + "/c/a"), .target(type: 0, ids: [], hasReadTime: true)])
     }
 
     @Test func documentTargetForMissingDocumentThenDelete() async throws {

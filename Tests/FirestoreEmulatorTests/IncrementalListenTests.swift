@@ -302,6 +302,36 @@ import Testing
         #expect(Set(sink.view()[1]?.keys.map(\.description) ?? []) == ["c/new", "c/d1", "c/d2", "c/d3", "c/d4"])
     }
 
+    /// A deleted document is a DocumentDelete (the SDKs record it as missing); one that only left
+    /// a query's result is a DocumentRemove (it still exists: recording it as missing would hide
+    /// it from the client's other targets). A window that runs again cannot tell, so it removes.
+    @Test func deletedDocumentsAreDeletesAndLeavingOnesAreRemoves() throws {
+        let service = FirestoreService()
+        try Self.set(service, (0..<6).map { ("c/d\($0)", ["a": .integer(1)]) })
+        let sink = RecordingSink()
+        let stream = Self.stream(service, sink, [
+            Self.queryTarget(1, Self.query("c", filter: .field(Self.a, .equal, 1))),
+            Self.queryTarget(2, Self.query("c", orderBy: [.init(Self.a)], limit: 3)),
+        ])
+        defer { stream.cancel() }
+        let before = sink.all.count
+        try Self.set(service, [("c/d4", nil)])
+        try Self.set(service, [("c/d5", ["a": 2])])
+        try Self.set(service, [("c/d0", nil)])
+        stream.refresh()
+        var deletes: [String] = []
+        var removes: [String] = []
+        for event in sink.all.dropFirst(before) {
+            switch event {
+            case .documentDelete(let name, let ids, _): deletes.append("\(ids) \(name.split(separator: "/").last ?? "")")
+            case .documentRemove(let name, let ids, _): removes.append("\(ids) \(name.split(separator: "/").last ?? "")")
+            default: break
+            }
+        }
+        #expect(deletes.sorted() == ["[1] d0", "[1] d4"])
+        #expect(removes.sorted() == ["[1] d5", "[2] d0"])
+    }
+
     @Test func unaffectedTargetsHearNothing() throws {
         let service = FirestoreService()
         let sink = RecordingSink()

@@ -107,7 +107,8 @@ struct WebChannelTests {
         #expect(change[member: "documentChange"]?[member: "document"]?[member: "fields"]?[member: "name"]?[member: "stringValue"] == .string("LA"))
         _ = c.send(.delete, "/v1/\(c.name("cities/sf"))")
         session.refresh(c)
-        try await Self.waitFor(back) { $0[member: "documentRemove"]?[member: "document"] == .string(c.name("cities/sf")) }
+        let deleted = try await Self.waitFor(back) { $0[member: "documentDelete"]?[member: "document"] == .string(c.name("cities/sf")) }
+        #expect(deleted[member: "documentDelete"]?[member: "removedTargetIds"] == .array([.int(2)]))
 
         // Removing the target on the forward channel.
         #expect(session.forward(ofs: 1, [#"{"database":"projects/demo/databases/(default)","removeTarget":2}"#]).status == .ok)

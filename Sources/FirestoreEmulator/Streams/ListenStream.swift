@@ -284,7 +284,8 @@ final class ListenStream: Sendable {
                     }
                 }
                 for path in target.documents.keys where next[path] == nil {
-                    send(.remove(path, deleted: true), target: target, database: database, readTime: readTime)
+                    // Left the result; whether it still exists is not known here.
+                    send(.remove(path, deleted: false), target: target, database: database, readTime: readTime)
                     changed = true
                 }
                 target.documents = next
@@ -302,15 +303,19 @@ final class ListenStream: Sendable {
     /// Full evaluations after the first, over the stream's life (tests).
     var reevaluations: Int { state.withLock { $0.reevaluations } }
 
-    /// The event for one change of `target`: a document (projected) or its removal — DocumentDelete
-    /// for documents targets, DocumentRemove for queries.
+    /// The event for one change of `target`: a document (projected) or its removal —
+    /// DocumentDelete when the document was deleted or the target names documents (the SDKs then
+    /// record it as missing), DocumentRemove when it only left a query's result (the SDKs learn
+    /// its new state from another target or ask for it).
     private func send(_ change: ListenTarget.Change, target: ListenTarget, database: DatabaseID, readTime: Int64) {
         switch change {
         case .put(let d):
             sink.send(.documentChange(d, database: database, targets: [target.id]))
-        case .remove(let path, _):
+        case .remove(let path, let deleted):
             let name = database.documentName(path)
-            if case .documents = target.kind {
+            var isDocumentsTarget = false
+            if case .documents = target.kind { isDocumentsTarget = true }
+            if deleted || isDocumentsTarget {
                 sink.send(.documentDelete(name, removed: [target.id], readTime: readTime))
             } else {
                 sink.send(.documentRemove(name, removed: [target.id], readTime: readTime))
