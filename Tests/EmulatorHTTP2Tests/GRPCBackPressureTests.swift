@@ -57,4 +57,53 @@ import Testing
         #expect(calls.value.load(ordering: .relaxed) == 40)
         #expect(completed.count == 40)
     }
+
+    /// A bidirectional call that answers each request with `count` messages of 1 MiB.
+    final class Flood: GRPCStreamingCall {
+        let writer: any GRPCMessageWriter
+        let ended: Counter
+        init(writer: any GRPCMessageWriter, ended: Counter) {
+            self.writer = writer
+            self.ended = ended
+        }
+        func received(_ message: [UInt8]) {
+            let chunk = [UInt8](repeating: 9, count: 1 << 20)
+            for _ in 0..<Int(message.first ?? 0) { writer.send(chunk) }
+        }
+        func halfClosed() { writer.finish(GRPCStatus(GRPCStatus.Code.ok, "")) }
+        func cancelled() { ended.value.add(1, ordering: .relaxed) }
+    }
+
+    /// A long-lived stream whose client reads slowly (its stream window stays shut while the
+    /// connection's is open) neither holds up other calls on the connection nor grows without
+    /// bound: past its backlog bound it is reset with ENHANCE_YOUR_CALM (RESOURCE_EXHAUSTED).
+    @Test func aSlowStreamDoesNotHoldUpOtherCallsAndIsResetPastItsBound() throws {
+        let calls = Counter()
+        let ended = Counter()
+        var router = Self.router(calls)
+        router.register("test.Flood", "Watch", .bidirectional { _, writer in Flood(writer: writer, ended: ended) })
+        let out = CapturingWriter()
+        let connection = GRPCServerConnection(router: router, output: out)
+        connection.received(TestPeer.preface)
+        var peer = TestPeer()
+        _ = try peer.read(out.take())
+        // The connection window is open; the watch stream's stays at its initial 64 KiB.
+        connection.received(HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: 1 << 30)))
+        connection.received(peer.request(stream: 1, path: "/test.Flood/Watch") + TestPeer.message(stream: 1, [8], endStream: false))
+        _ = try peer.read(out.take())
+        // 8 MiB wait behind the watch stream's window; a unary call still runs and completes.
+        connection.received(peer.request(stream: 3, path: "/test.Big/Get") + TestPeer.message(stream: 3, [1]))
+        var events = try peer.read(out.take())
+        connection.received(HTTP2FrameEncoder.encode(.windowUpdate(stream: 3, increment: 1 << 21)))
+        events += try peer.read(out.take())
+        #expect(calls.value.load(ordering: .relaxed) == 1)
+        #expect(events.contains { if case .headers(3, let f, endStream: true) = $0 { f.contains(HeaderField("grpc-status", "0")) } else { false } })
+        #expect(ended.value.load(ordering: .relaxed) == 0)
+
+        // More than the bound waits on the watch stream: it is reset, the call ends.
+        connection.received(TestPeer.message(stream: 1, [30], endStream: false))
+        let after = try peer.read(out.take())
+        #expect(after.contains { $0 == .frame(.rstStream(stream: 1, code: .enhanceYourCalm)) })
+        #expect(ended.value.load(ordering: .relaxed) == 1)
+    }
 }

@@ -275,20 +275,23 @@ package struct HTTP2Connection: Sendable {
 
     /// Response bytes queued on open streams that the peer's flow-control windows do not yet let
     /// out (DATA payloads only).
-    package var queuedBytes: Int {
+    package var queuedBytes: Int { queuedBytes { _ in true } }
+
+    /// Response bytes queued behind the windows on the streams `include` selects.
+    package func queuedBytes(where include: (UInt32) -> Bool) -> Int {
         var total = 0
-        for state in streams.values where !state.pending.isEmpty {
-            for (i, item) in state.pending.enumerated() {
-                if case .data(let payload, _) = item { total += payload.count - (i == 0 ? state.pendingOffset : 0) }
-            }
-        }
+        for (id, state) in streams where state.pendingBytes > 0 && include(id) { total += state.pendingBytes }
         return total
     }
+
+    /// Response bytes queued behind the windows on `stream`.
+    package func queuedBytes(stream: UInt32) -> Int { streams[stream]?.pendingBytes ?? 0 }
 
     /// Queues `payload` on `stream`; it goes out as flow-control windows allow.
     package mutating func sendData(stream: UInt32, _ payload: [UInt8], endStream: Bool = false) -> [Action] {
         guard streams[stream] != nil, streams[stream]?.localClosed == false else { return [] }
         streams[stream]?.pending.append(.data(payload, endStream: endStream))
+        streams[stream]?.pendingBytes += payload.count
         return flush(stream)
     }
 
@@ -340,6 +343,7 @@ package struct HTTP2Connection: Sendable {
                 HTTP2FrameEncoder.frame(type: 0, flags: last && endStream ? HTTP2Frame.Flag.endStream : 0,
                                         stream: stream, payload: chunk, into: &out)
                 state.sendWindow -= n
+                state.pendingBytes -= n
                 connectionSendWindow -= n
                 if last {
                     state.pending.removeFirst()
@@ -366,6 +370,7 @@ package struct HTTP2Connection: Sendable {
         guard var state = streams[stream] else { return [] }
         state.localClosed = true
         state.pending.removeAll()
+        state.pendingBytes = 0
         streams[stream] = state
         closeIfDone(stream)
         return []

@@ -17,6 +17,8 @@ struct HTTP2StreamState: Sendable {
     var pending: [Outbound] = []
     /// Offset into the head of `pending` when it is partially sent.
     var pendingOffset = 0
+    /// DATA bytes in `pending` not yet sent.
+    var pendingBytes = 0
 
     init(sendWindow: Int, receiveWindow: Int) {
         self.sendWindow = sendWindow

@@ -26,6 +26,11 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var pending: [Pending] = []
         /// Run if the call is reset or the connection closes before it finished.
         var cancelHandlers: [@Sendable () -> Void] = []
+
+        var isBidirectional: Bool {
+            if case .bidirectional = method { return true }
+            return false
+        }
     }
 
     /// An entry of a stream's output queue.
@@ -51,6 +56,12 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     /// further calls wait: a client that sends many calls and reads nothing cannot make the server
     /// produce every response (900 unread `GetDocument`s of 1 MiB each held 900 MiB before).
     package static let maxQueuedBytesBeforeNextCall = 4 << 20
+
+    /// Response bytes one bidirectional call (Listen, Write) may hold behind its stream's window.
+    /// Those calls live long and their clients read at their own pace, so their backlog does not
+    /// hold up other calls; past this bound the stream is reset with ENHANCE_YOUR_CALM (gRPC
+    /// clients see RESOURCE_EXHAUSTED, which the SDKs' Listen and Write streams retry).
+    package static let maxStreamingBacklogBytes = 32 << 20
 
     private let router: GRPCRouter
     let output: any UpgradedConnectionWriter
@@ -87,7 +98,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         while true {
             let next = state.withLock { s -> (@Sendable () -> Void)? in
                 guard !s.closed, !s.waiting.isEmpty,
-                    s.connection.queuedBytes <= Self.maxQueuedBytesBeforeNextCall
+                    s.connection.queuedBytes(where: { s.calls[$0]?.isBidirectional != true }) <= Self.maxQueuedBytesBeforeNextCall
                 else { return nil }
                 return s.waiting.removeFirst()
             }
@@ -344,6 +355,10 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             var data: [UInt8] = []
             for m in messages { data += GRPCMessageDeframer.frame(m) }
             perform(s.connection.sendData(stream: stream, data), &s, &work)
+            if call.isBidirectional, s.connection.queuedBytes(stream: stream) > Self.maxStreamingBacklogBytes {
+                perform(s.connection.resetStream(stream, .enhanceYourCalm), &s, &work)
+                return
+            }
         }
         if let status { finish(stream, status, &s, &work) }
     }
