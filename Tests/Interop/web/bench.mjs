@@ -10,23 +10,18 @@
 //    The watcher runs in a worker thread (its own event loop), as it would in its own page.
 // 2. Memory per idle WebChannel session: the emulator's VmRSS before and after K raw sessions,
 //    each a Listen session with one document target and an open streaming back channel.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import path from 'node:path';
+import { arg, median, rssKiB, startSuite } from './bench-support.mjs';
 import { initializeApp } from 'https://www.gstatic.com/firebasejs/10.12.2/firebase-app.js';
 import {
   initializeFirestore, connectFirestoreEmulator, doc, collection, writeBatch, onSnapshot, terminate, setLogLevel,
 } from 'https://www.gstatic.com/firebasejs/10.12.2/firebase-firestore.js';
 
 setLogLevel('silent');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const runs = arg('runs', 3);
 const docs = arg('docs', 10000);
 const sessions = arg('sessions', 500);
@@ -34,35 +29,13 @@ const bin = process.env.EMULATORS_BIN || '.build/release/emulators';
 const projectId = 'demo-web-bench';
 const work = mkdtempSync(path.join(tmpdir(), 'web-bench-'));
 
-const freePort = () => new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-});
+const start = () => startSuite({ bin, work, emulator: 'firestore', project: projectId });
 
-async function start() {
-  const port = await freePort();
-  const hub = await freePort();
-  const dir = mkdtempSync(path.join(work, 'suite-'));
-  writeFileSync(path.join(dir, 'firebase.json'), JSON.stringify({
-    emulators: { firestore: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hub }, ui: { enabled: false } },
-  }));
-  const child = spawn(path.resolve(bin), ['start', '--only', 'firestore', '--project', projectId],
-    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: dir } });
-  await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c) => { out += c; if (out.includes('All emulators ready')) resolve(); });
-    child.on('exit', (code) => reject(new Error(`emulator exited ${code}: ${out}`)));
-  });
-  return { child, port };
-}
-
-const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
 /** The emulator's CPU time (user + system) in ms. */
 const cpuMs = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function client(port, name) {
   const app = initializeApp({ projectId, apiKey: 'fake' }, name);

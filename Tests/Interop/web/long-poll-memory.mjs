@@ -8,47 +8,20 @@
 // again. The same run measures K idle keep-alive HTTP connections (a finished REST read each) as
 // the baseline that a held request costs by itself, and 10,000 abandoned connections (a start,
 // never polled: what a page that went away leaves until the 30-second expiry).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { arg, median, rssKiB, startSuite } from './bench-support.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const sessions = arg('sessions', 2000);
 const runs = arg('runs', 3);
 const bin = process.env.EMULATORS_BIN || '.build/release/emulators';
 const work = mkdtempSync(path.join(tmpdir(), 'lp-memory-'));
 const ns = 'demo-lp-memory';
 
-const freePort = () => new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-});
+const start = () => startSuite({ bin, work, emulator: 'database', project: 'demo-lp-memory' });
 
-async function start() {
-  const port = await freePort();
-  const hub = await freePort();
-  const dir = mkdtempSync(path.join(work, 'suite-'));
-  writeFileSync(path.join(dir, 'firebase.json'), JSON.stringify({
-    emulators: { database: { host: '127.0.0.1', port }, hub: { host: '127.0.0.1', port: hub }, ui: { enabled: false } },
-  }));
-  const child = spawn(path.resolve(bin), ['start', '--only', 'database', '--project', 'demo-lp-memory'],
-    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: dir } });
-  await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c) => { out += c; if (out.includes('All emulators ready')) resolve(); });
-    child.on('exit', (code) => reject(new Error(`emulator exited ${code}: ${out}`)));
-  });
-  return { child, port };
-}
-
-const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** GET `target`; resolves with the body, or (held) with the request once the head arrived. */
