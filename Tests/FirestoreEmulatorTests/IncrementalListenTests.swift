@@ -31,7 +31,9 @@ import Testing
                 case .targetChange(.reset, let ids, _, _, _): for id in ids { out[id] = [:] }
                 case .targetChange(.remove, let ids, _, _, _): for id in ids { out[id] = nil }
                 case .targetChange: break
-                case .documentChange(let d, _, let ids): for id in ids { out[id, default: [:]][d.path] = d }
+                case .documentChange(let d, _, let ids, let removed):
+                    for id in ids { out[id, default: [:]][d.path] = d }
+                    for id in removed { out[id]?[d.path] = nil }
                 case .documentDelete(let name, let ids, _), .documentRemove(let name, let ids, _):
                     for id in ids { out[id]?[path(name)] = nil }
                 }
@@ -97,13 +99,13 @@ import Testing
     static let rows: [Row] = [
         Row(label: "a new document matches", query: query("c"), seed: [], path: "c/x", fields: ["a": 1], expected: "put c/x"),
         Row(label: "a held document stops matching the filter", query: query("c", filter: .field(a, .equal, 1)),
-            seed: [("c/x", ["a": 1])], path: "c/x", fields: ["a": 2], expected: "remove c/x"),
+            seed: [("c/x", ["a": 1])], path: "c/x", fields: ["a": 2], expected: "leave c/x"),
         Row(label: "an unheld document still does not match", query: query("c", filter: .field(a, .equal, 1)),
             seed: [("c/x", ["a": 5])], path: "c/x", fields: ["a": 6], expected: ""),
         Row(label: "a held document changes another field", query: query("c", filter: .field(a, .equal, 1)),
             seed: [("c/x", ["a": 1])], path: "c/x", fields: ["a": 1, "b": "new"], expected: "put c/x"),
         Row(label: "a held document loses its ordered field", query: query("c", orderBy: [.init(a)]),
-            seed: [("c/x", ["a": 1])], path: "c/x", fields: ["b": 1], expected: "remove c/x"),
+            seed: [("c/x", ["a": 1])], path: "c/x", fields: ["b": 1], expected: "leave c/x"),
         Row(label: "a held document changes its ordered value (no limit)", query: query("c", orderBy: [.init(a)]),
             seed: [("c/x", ["a": 1]), ("c/y", ["a": 2])], path: "c/x", fields: ["a": 9], expected: "put c/x"),
         Row(label: "a held document is deleted", query: query("c"), seed: [("c/x", ["a": 1])], path: "c/x", fields: nil,
@@ -135,7 +137,7 @@ import Testing
         Row(label: "cursor: at startAt (before)", query: query("c", orderBy: [.init(a)], startAt: .init(values: [2], before: true)),
             seed: [], path: "c/x", fields: ["a": 2], expected: "put c/x"),
         Row(label: "cursor: at endBefore", query: query("c", orderBy: [.init(a)], endAt: .init(values: [3], before: true)),
-            seed: [("c/x", ["a": 1])], path: "c/x", fields: ["a": 3], expected: "remove c/x"),
+            seed: [("c/x", ["a": 1])], path: "c/x", fields: ["a": 3], expected: "leave c/x"),
         Row(label: "offset: the query runs again", query: query("c", orderBy: [.init(a)], offset: 1),
             seed: [("c/p", ["a": 1])], path: "c/x", fields: ["a": 2], expected: "reevaluate"),
         Row(label: "collection group: a nested document", query: query("g", group: true), seed: [], path: "x/1/g/a",
@@ -160,6 +162,7 @@ import Testing
                     let fields = showFields ? " {" + d.fields.map(\.name).joined(separator: ",") + "}" : ""
                     return "put \(d.path)" + fields
                 case .remove(let p, _): return "remove \(p)"
+                case .leave(let d): return "leave \(d.path)"
                 }
             }.joined(separator: ", ")
         }
@@ -303,9 +306,10 @@ import Testing
     }
 
     /// A deleted document is a DocumentDelete (the SDKs record it as missing); one that only left
-    /// a query's result is a DocumentRemove (it still exists: recording it as missing would hide
-    /// it from the client's other targets). A window that runs again cannot tell, so it removes.
-    @Test func deletedDocumentsAreDeletesAndLeavingOnesAreRemoves() throws {
+    /// a query's result is a DocumentChange naming the target in `removed_target_ids` with its
+    /// new state (the SDKs update their cache and need not ask again). A window that runs again
+    /// does not know what became of a document it lost: that is a DocumentRemove.
+    @Test func deletedDocumentsAreDeletesAndLeavingOnesAreChangesWithTheTargetRemoved() throws {
         let service = FirestoreService()
         try Self.set(service, (0..<6).map { ("c/d\($0)", ["a": .integer(1)]) })
         let sink = RecordingSink()
@@ -321,15 +325,19 @@ import Testing
         stream.refresh()
         var deletes: [String] = []
         var removes: [String] = []
+        var leaves: [String] = []
         for event in sink.all.dropFirst(before) {
             switch event {
             case .documentDelete(let name, let ids, _): deletes.append("\(ids) \(name.split(separator: "/").last ?? "")")
             case .documentRemove(let name, let ids, _): removes.append("\(ids) \(name.split(separator: "/").last ?? "")")
+            case .documentChange(let d, _, let ids, let removed) where !removed.isEmpty:
+                leaves.append("\(ids) \(removed) \(d.path) a=\(d.fields["a"].map { "\($0)" } ?? "-")")
             default: break
             }
         }
         #expect(deletes.sorted() == ["[1] d0", "[1] d4"])
-        #expect(removes.sorted() == ["[1] d5", "[2] d0"])
+        #expect(removes == ["[2] d0"])
+        #expect(leaves == ["[] [1] c/d5 a=\(Value.integer(2))"])
     }
 
     @Test func unaffectedTargetsHearNothing() throws {
@@ -343,7 +351,7 @@ import Testing
         stream.refresh()
         let after = Array(sink.all.dropFirst(before))
         #expect(after.count == 2)
-        if case .documentChange(let d, _, let ids) = after.first { #expect(ids == [8] && d.path.description == "c/d7") } else {
+        if case .documentChange(let d, _, let ids, _) = after.first { #expect(ids == [8] && d.path.description == "c/d7") } else {
             Issue.record("expected a document change, got \(after)")
         }
     }

@@ -7,7 +7,8 @@ enum ListenResponse {
         switch event {
         case .targetChange(let type, let targets, let readTime, let resumeToken, let cause):
             targetChange(type, targets: targets, readTime: readTime, resumeToken: resumeToken, cause: cause)
-        case .documentChange(let d, let database, let targets): documentChange(d, database: database, targets: targets)
+        case .documentChange(let d, let database, let targets, let removed):
+            documentChange(d, database: database, targets: targets, removed: removed)
         case .documentDelete(let name, let removed, let readTime): documentDelete(name, removed: removed, readTime: readTime)
         case .documentRemove(let name, let removed, let readTime): documentRemove(name, removed: removed, readTime: readTime)
         }
@@ -32,11 +33,12 @@ enum ListenResponse {
         return w.bytes
     }
 
-    static func documentChange(_ d: StoredDocument, database: DatabaseID, targets: [Int32]) -> [UInt8] {
+    static func documentChange(_ d: StoredDocument, database: DatabaseID, targets: [Int32], removed: [Int32] = []) -> [UInt8] {
         var w = ProtoWriter(capacity: 256)
         w.message(3) { c in
             c.message(1) { FirestoreGRPC.write(d, database: database, to: &$0) }
             c.packedInt32(5, targets)
+            c.packedInt32(6, removed)
         }
         return w.bytes
     }

@@ -13,7 +13,8 @@ enum ListenEvent: Sendable {
     enum ChangeType: Int32, Sendable { case noChange = 0, add, remove, current, reset }
 
     case targetChange(ChangeType, targets: [Int32], readTime: Int64? = nil, resumeToken: [UInt8]? = nil, cause: EmulatorError? = nil)
-    case documentChange(StoredDocument, database: DatabaseID, targets: [Int32])
+    /// A document for `targets`; `removed` names targets it left (it no longer matches them).
+    case documentChange(StoredDocument, database: DatabaseID, targets: [Int32], removed: [Int32] = [])
     case documentDelete(String, removed: [Int32], readTime: Int64)
     case documentRemove(String, removed: [Int32], readTime: Int64)
 

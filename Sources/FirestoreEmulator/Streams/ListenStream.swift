@@ -303,14 +303,16 @@ final class ListenStream: Sendable {
     /// Full evaluations after the first, over the stream's life (tests).
     var reevaluations: Int { state.withLock { $0.reevaluations } }
 
-    /// The event for one change of `target`: a document (projected) or its removal —
-    /// DocumentDelete when the document was deleted or the target names documents (the SDKs then
+    /// The event for one change of `target`: a document (projected), a document that left it
+    /// (DocumentChange with the target removed), or its removal — DocumentDelete when the document was deleted or the target names documents (the SDKs then
     /// record it as missing), DocumentRemove when it only left a query's result (the SDKs learn
     /// its new state from another target or ask for it).
     private func send(_ change: ListenTarget.Change, target: ListenTarget, database: DatabaseID, readTime: Int64) {
         switch change {
         case .put(let d):
             sink.send(.documentChange(d, database: database, targets: [target.id]))
+        case .leave(let d):
+            sink.send(.documentChange(d, database: database, targets: [], removed: [target.id]))
         case .remove(let path, let deleted):
             let name = database.documentName(path)
             var isDocumentsTarget = false

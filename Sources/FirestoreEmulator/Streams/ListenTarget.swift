@@ -21,6 +21,9 @@ struct ListenTarget: Sendable {
         case put(StoredDocument)
         /// The document left the result; `deleted` when it no longer exists.
         case remove(ResourcePath, deleted: Bool)
+        /// The document still exists but no longer matches (its new state, projected): the
+        /// client hears it with the target in `removed_target_ids`, as production sends it.
+        case leave(StoredDocument)
     }
 
     /// The answer of ``apply(_:document:)``.
@@ -149,7 +152,8 @@ struct ListenTarget: Sendable {
                 if !isNewer(d, path) { return .changes([]) }
                 return .changes([.put(projected(d))])
             }
-            return documents.removeValue(forKey: path) == nil ? .changes([]) : .changes([.remove(path, deleted: document == nil)])
+            guard documents.removeValue(forKey: path) != nil else { return .changes([]) }
+            return .changes([document.map { .leave(projected($0)) } ?? .remove(path, deleted: true)])
         }
         let full = window.count >= limit
         // Every `.reevaluate` below returns before anything changes, so the caller keeps the state.
@@ -159,7 +163,7 @@ struct ListenTarget: Sendable {
                 if full { return .reevaluate }
                 window.remove(at: index)
                 documents[path] = nil
-                return .changes([.remove(path, deleted: document == nil)])
+                return .changes([document.map { .leave(projected($0)) } ?? .remove(path, deleted: true)])
             }
             let key = orderKey(d)
             // Moved past the last place of a full window: documents never seen may now come first.

@@ -66,12 +66,13 @@ enum ListenJSON {
                 w.appendString(RESTEncoding.timestamp(readTime))
             }
             w.endObject()
-        case .documentChange(let d, let database, let targets):
+        case .documentChange(let d, let database, let targets, let removed):
             w.appendKey("documentChange")
             w.beginObject()
             w.appendKey("document")
             RESTEncoding.writeDocument(d, database: database, to: &w)
             ids("targetIds", targets, &w)
+            ids("removedTargetIds", removed, &w)
             w.endObject()
         case .documentDelete(let name, let removed, let readTime), .documentRemove(let name, let removed, let readTime):
             if case .documentDelete = event { w.appendKey("documentDelete") } else { w.appendKey("documentRemove") }
@@ -87,7 +88,9 @@ enum ListenJSON {
         return w.bytes
     }
 
+    /// A repeated id field; empty ones are left out, as ProtoJSON does.
     private static func ids(_ key: String, _ ids: [Int32], _ w: inout JSONWriter) {
+        guard !ids.isEmpty else { return }
         w.appendKey(key)
         w.beginArray()
         for id in ids { w.appendInt(Int(id)) }
