@@ -118,6 +118,21 @@ import Testing
         #expect(engine.invariantViolations() == [])
     }
 
+    /// Small versions count for what they hold in memory, not just their bytes: 1,000
+    /// overwrites of a 2-byte value pass a 64 KiB bound (before, they counted 7 bytes each).
+    @Test func smallVersionsCountTheirOverhead() throws {
+        let clock = ManualClock()
+        let engine = StorageEngine(clock: clock.storageClock, levels: .immediate, maxHistoryBytes: 64 * 1024)
+        var times: [CommitTime] = []
+        for i in 0..<1000 {
+            clock.advance(by: 10)
+            times.append(try engine.put([("doc", String(i % 100))]))
+        }
+        #expect(throws: StorageError.self) { try engine.snapshot(at: times[0]) }
+        #expect(try engine.value("doc", at: times[998]) == "98")
+        #expect(engine.historyFootprint(of: testNamespace).bytes < 64 * 1024)
+    }
+
     @Test func withinTheBoundEverythingStaysReadable() throws {
         let clock = ManualClock()
         let engine = StorageEngine(clock: clock.storageClock, maxHistoryBytes: 1 << 20)

@@ -52,13 +52,15 @@ package final class StorageEngine: Sendable {
     ///     drop a superseded version when the commit that superseded it ends, so overwritten and
     ///     deleted values are freed at once instead of after `retention`; reads at earlier times
     ///     in them see the head.
-    ///   - maxHistoryBytes: about how many bytes of superseded values history may hold; past it
-    ///     the oldest versions expire before `retention` (reads at their times fail
-    ///     `.historyExpired`).
+    ///   - maxHistoryBytes: about how much memory superseded versions may hold (their keys and
+    ///     values plus ``versionOverhead`` each); past it the oldest versions expire before
+    ///     `retention` (reads at their times fail `.historyExpired`). 64 MiB keeps an hour of a
+    ///     typical test suite's overwrites while a long write-heavy session levels off instead of
+    ///     growing for the whole hour.
     package init(
         retention: CommitTime = 3_600_000_000, clock: StorageClock = .system, cutThreshold: Int = 64,
         levels: LevelPolicy = .standard, keepsHistory: @escaping @Sendable (NamespaceID) -> Bool = { _ in true },
-        maxHistoryBytes: Int = 256 << 20
+        maxHistoryBytes: Int = 64 << 20
     ) {
         self.keepsHistory = keepsHistory
         self.ledger = Mutex(HistoryLedger(limit: maxHistoryBytes))
@@ -137,6 +139,10 @@ package final class StorageEngine: Sendable {
     }
 
     /// The bytes of the values `changes` overwrote or deleted in namespaces that keep history.
+    /// What one kept version costs beyond its key and value bytes (its tree entry, the arrays'
+    /// headers, its times), so that small documents count for what they hold.
+    static let versionOverhead = 128
+
     private func supersededBytes(_ changes: [StorageChange]) -> Int {
         var bytes = 0
         var last: (namespace: NamespaceID, keeps: Bool)?
@@ -149,7 +155,7 @@ package final class StorageEngine: Sendable {
                 keeps = keepsHistory(change.namespace)
                 last = (change.namespace, keeps)
             }
-            if keeps { bytes += old.value.count + old.key.encoded.count }
+            if keeps { bytes += old.value.count + old.key.encoded.count + Self.versionOverhead }
         }
         return bytes
     }
