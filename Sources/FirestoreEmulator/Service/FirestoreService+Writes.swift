@@ -27,7 +27,8 @@ extension FirestoreService {
         if writes.count > WriteApplier.maxWritesPerCommit {
             throw .invalidArgument("maximum \(WriteApplier.maxWritesPerCommit) writes allowed per request")
         }
-        for w in writes { try WriteApplier.validate(w, database: database) }
+        var writes = writes
+        for i in writes.indices { writes[i] = try WriteApplier.validate(writes[i], database: database) }
         var entry: TransactionRegistry.Entry?
         if let transaction {
             let now = store.currentTime()
@@ -93,7 +94,7 @@ extension FirestoreService {
         let gate = gate(database)
         return writes.map { w in
             Result { () throws(EmulatorError) -> WriteResult in
-                try WriteApplier.validate(w, database: database)
+                let w = try WriteApplier.validate(w, database: database)
                 let (results, _) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
                     try applyAll([w], &buffer, gate: gate, caller: caller, database: database)
                 }
