@@ -1,6 +1,9 @@
 /// An order-preserving byte encoding of values: for any `a`, `b`,
 /// `memcmp(key(a), key(b))` has the sign of ``Value/compare(_:_:)``, and equivalent values
-/// (`3` and `3.0`, `0.0` and `-0.0`, any two NaNs) encode identically.
+/// (`3` and `3.0`, `0.0` and `-0.0`, any two NaNs, `Int32(3)` and a Decimal128 `3.0`) encode
+/// identically. One approximation: a Decimal128 that is neither an int64 nor a double sorts
+/// just above the double below it, so beyond 2^53 it may sort after an int64 it is below by
+/// less than one double step (`appendNumber(decimal:to:)`).
 ///
 /// Every encoding is self-delimiting (no encoding is a proper prefix of another), so
 /// concatenating encodings gives a composite key ordered by the first value, then the second,
