@@ -66,7 +66,7 @@ package enum DocumentLimits {
     @discardableResult
     package static func validate(_ name: DocumentName, fields: ValueMap) throws(EmulatorError) -> Bool {
         var rewrite = false
-        try validateFields(fields, depth: 0, path: { [] }, isValue: false, rewrite: &rewrite)
+        try validateFields(fields, depth: 0, path: { [] }, rewrite: &rewrite)
         let size = documentSize(path: name.path, fields: fields)
         if size > maxDocumentBytes {
             throw .invalidArgument(
@@ -90,9 +90,9 @@ package enum DocumentLimits {
 
     // The field path of an error is only built when one is thrown: `path` renders it lazily.
     private static func validateFields(
-        _ map: ValueMap, depth: Int, path: () -> [String], isValue: Bool, rewrite: inout Bool
+        _ map: ValueMap, depth: Int, path: () -> [String], rewrite: inout Bool
     ) throws(EmulatorError) {
-        let vector = isValue && map.isVector
+        let vector = map.isVector
         for f in map {
             try validateFieldName(f.name, allowReserved: vector)
             switch f.value {
@@ -114,7 +114,7 @@ package enum DocumentLimits {
                 if try BSONValidation.check(type, m, path: path) { rewrite = true }
                 return
             }
-            try validateFields(m, depth: depth + 1, path: path, isValue: true, rewrite: &rewrite)
+            try validateFields(m, depth: depth + 1, path: path, rewrite: &rewrite)
         case .array(let elements):
             if insideArray { throw .invalidArgument("Cannot convert an array value in an array value.") }
             try checkDepth(depth + 1, path)
