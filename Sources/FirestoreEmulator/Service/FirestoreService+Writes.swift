@@ -28,7 +28,9 @@ extension FirestoreService {
             throw .invalidArgument("maximum \(WriteApplier.maxWritesPerCommit) writes allowed per request")
         }
         var writes = writes
-        for i in writes.indices { writes[i] = try WriteApplier.validate(writes[i], database: database) }
+        for i in writes.indices {
+            if let canonical = try WriteApplier.validate(writes[i], database: database) { writes[i] = canonical }
+        }
         var entry: TransactionRegistry.Entry?
         if let transaction {
             let now = store.currentTime()
@@ -94,7 +96,7 @@ extension FirestoreService {
         let gate = gate(database)
         return writes.map { w in
             Result { () throws(EmulatorError) -> WriteResult in
-                let w = try WriteApplier.validate(w, database: database)
+                let w = try WriteApplier.validate(w, database: database) ?? w
                 let (results, _) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
                     try applyAll([w], &buffer, gate: gate, caller: caller, database: database)
                 }

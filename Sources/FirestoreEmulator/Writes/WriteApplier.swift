@@ -9,9 +9,10 @@ enum WriteApplier {
     static let maxDocumentDepth = 100
 
     /// Validates what can be checked without reading: names, mask paths, transform operands,
-    /// document limits of the written fields. Returns the write to apply: `write`, or with its
-    /// Decimal128 values in their canonical spelling.
-    static func validate(_ write: Write, database: DatabaseID) throws(EmulatorError) -> Write {
+    /// document limits of the written fields. Returns nil when `write` is to be applied as it is,
+    /// else the write with its Decimal128 values in their canonical spelling.
+    @discardableResult
+    static func validate(_ write: Write, database: DatabaseID) throws(EmulatorError) -> Write? {
         let name = write.name
         guard name.projectID.utf8.elementsEqual(database.project.utf8),
             name.databaseID.utf8.elementsEqual(database.database.utf8)
@@ -40,7 +41,7 @@ enum WriteApplier {
                 return canonical
             }
         }
-        return write
+        return nil
     }
 
     static func checkPrecondition(
