@@ -32,6 +32,32 @@ struct ValueCodecTests {
         #expect(try ProtoValue.read(ProtoReader(bytes)) == value)
     }
 
+    /// A map value of one field, hand-framed: map_value (field 6) { fields (1) { key (1), value (2) } }.
+    static func oneFieldMap(_ key: String, _ inner: [UInt8]) -> [UInt8] {
+        let k = Array(key.utf8)
+        let entry: [UInt8] = [0x0A, UInt8(k.count)] + k + [0x12, UInt8(inner.count)] + inner
+        let map: [UInt8] = [0x0A, UInt8(entry.count)] + entry
+        return [0x32, UInt8(map.count)] + map
+    }
+
+    static let bsonCases: [(Value, [UInt8])] = [
+        (Value.int32(42), [0x32, 0x0F, 0x0A, 0x0D, 0x0A, 0x07, 0x5F, 0x5F, 0x69, 0x6E, 0x74, 0x5F, 0x5F, 0x12, 0x02, 0x10, 0x2A]),
+        (.minKey, oneFieldMap("__min__", [0x58, 0x00])),
+        (.maxKey, oneFieldMap("__max__", [0x58, 0x00])),
+        (.bsonBinary(subtype: 128, [0x77]), oneFieldMap("__binary__", [0x92, 0x01, 0x02, 0x80, 0x77])),
+        (.decimal128("NaN"), oneFieldMap("__decimal128__", [0x8A, 0x01, 0x03, 0x4E, 0x61, 0x4E])),
+        (.objectId("507f191e810c19729de860ea"), oneFieldMap("__oid__", [0x8A, 0x01, 0x18] + Array("507f191e810c19729de860ea".utf8))),
+    ]
+
+    /// BSON types travel as map values of one reserved key (the first row spelled out byte by byte).
+    @Test(arguments: bsonCases)
+    func bsonValues(value: Value, bytes: [UInt8]) throws {
+        var w = ProtoWriter()
+        ProtoValue.write(value, to: &w)
+        #expect(w.bytes == bytes)
+        #expect(try ProtoValue.read(ProtoReader(bytes)) == value)
+    }
+
     @Test func emptyValueIsInvalid() {
         #expect(throws: EmulatorError.self) { try ProtoValue.read(ProtoReader([])) }
     }

@@ -63,6 +63,11 @@ import EmulatorModel
         "emptyArray": .array([]),
         "nestedEmpty": .map(["list": .array([])]),
         "vector": .map(["__type__": .string("__vector__"), "value": .array([.double(1), .double(2.5)])]),
+        // BSON types (Firestore with MongoDB compatibility) are maps of one reserved key.
+        "bsonMin": .minKey, "bsonMax": .maxKey, "bsonOid": .objectId("507f191e810c19729de860ea"),
+        "bsonInt32": .int32(-7), "bsonDecimal": .decimal128("-Infinity"), "bsonRegex": .regex("^a.*$", options: "im"),
+        "bsonTimestamp": .bsonTimestamp(seconds: 1_700_000_000, increment: 1), "bsonBinary": .bsonBinary(subtype: 128, [1, 2]),
+        "bsonInArray": .array([.decimal128("123.45"), .minKey]),
     ]
 
     @Test func everyValueTypeRoundTrips() throws {

@@ -1,6 +1,9 @@
 /// An order-preserving byte encoding of values: for any `a`, `b`,
 /// `memcmp(key(a), key(b))` has the sign of ``Value/compare(_:_:)``, and equivalent values
-/// (`3` and `3.0`, `0.0` and `-0.0`, any two NaNs) encode identically.
+/// (`3` and `3.0`, `0.0` and `-0.0`, any two NaNs, `Int32(3)` and a Decimal128 `3.0`) encode
+/// identically. One approximation: a Decimal128 that is neither an int64 nor a double sorts
+/// just above the double below it, so beyond 2^53 it may sort after an int64 it is below by
+/// less than one double step (`appendNumber(decimal:to:)`).
 ///
 /// Every encoding is self-delimiting (no encoding is a proper prefix of another), so
 /// concatenating encodings gives a composite key ordered by the first value, then the second,
@@ -13,8 +16,10 @@
 /// IndexKey.append(path: docPath, to: &key)   // tie-break by document name
 /// ```
 package enum IndexKey {
+    /// One tag per ``Value/Kind``, in its order.
     private enum Tag: UInt8 {
-        case null = 0x10, boolean, number, timestamp, string, bytes, reference, geoPoint, array, vector, map
+        case null = 0x10, minKey, boolean, number, timestamp, bsonTimestamp, string, bytes, bsonBinary, reference,
+            objectId, geoPoint, regex, array, vector, map, maxKey
     }
 
     /// Appends the order-preserving encoding of `value`.
@@ -56,7 +61,9 @@ package enum IndexKey {
             for e in elements { append(e, to: &out) }
             out.append(0)
         case .map(let map):
-            if let elements = map.vectorElements {
+            if let type = map.bsonType {
+                appendBSON(type, map, to: &out)
+            } else if let elements = map.vectorElements {
                 out.append(Tag.vector.rawValue)
                 appendBigEndian(UInt64(elements.count), to: &out)
                 for e in elements { append(e, to: &out) }
@@ -70,6 +77,35 @@ package enum IndexKey {
                 }
                 out.append(0)
             }
+        }
+    }
+
+    private static func appendBSON(_ type: BSONType, _ map: ValueMap, to out: inout [UInt8]) {
+        switch type {
+        case .minKey: out.append(Tag.minKey.rawValue)
+        case .maxKey: out.append(Tag.maxKey.rawValue)
+        case .int32:
+            out.append(Tag.number.rawValue)
+            appendNumber(integer: BSONParts.int32(map), to: &out)
+        case .decimal128:
+            out.append(Tag.number.rawValue)
+            appendNumber(decimal: BSONParts.decimal(map), to: &out)
+        case .objectId:
+            out.append(Tag.objectId.rawValue)
+            appendEscaped(BSONParts.objectId(map).utf8, to: &out)
+        case .binary:
+            out.append(Tag.bsonBinary.rawValue)
+            appendEscaped(BSONParts.binary(map), to: &out)
+        case .regex:
+            let r = BSONParts.regex(map)
+            out.append(Tag.regex.rawValue)
+            appendEscaped(r.pattern.utf8, to: &out)
+            appendEscaped(r.options.utf8, to: &out)
+        case .timestamp:
+            let t = BSONParts.timestamp(map)
+            out.append(Tag.bsonTimestamp.rawValue)
+            appendBigEndian(UInt64(bitPattern: t.seconds) ^ (1 << 63), to: &out)
+            appendBigEndian(UInt64(bitPattern: t.increment) ^ (1 << 63), to: &out)
         }
     }
 
@@ -153,6 +189,27 @@ package enum IndexKey {
         let excess = i &- Int64(floor)
         out.append(UInt8(truncatingIfNeeded: excess >> 8))
         out.append(UInt8(truncatingIfNeeded: excess))
+    }
+
+    /// A decimal equal to an int64 or a double encodes as that number. Any other lies strictly
+    /// between two doubles: the lower one, then 0xFF 0xFF, above every integer excess (< 2048).
+    /// Exact beside doubles; beyond 2^53, where int64 values carry an excess, such a decimal
+    /// sorts after every int64 with the same lower double (an approximation within one ulp).
+    private static func appendNumber(decimal: Decimal128, to out: inout [UInt8]) {
+        if let i = decimal.exactInteger {
+            appendNumber(integer: i, to: &out)
+            return
+        }
+        var d = decimal.doubleValue
+        let c = Decimal128.compare(decimal, d)
+        if c == 0 {
+            appendNumber(double: d, to: &out)
+            return
+        }
+        if c < 0 { d = d.nextDown }
+        appendOrderedDouble(d, to: &out)
+        out.append(0xFF)
+        out.append(0xFF)
     }
 
     private static func appendBigEndian(_ v: UInt64, to out: inout [UInt8]) {

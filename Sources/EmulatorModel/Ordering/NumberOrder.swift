@@ -27,4 +27,41 @@ package enum NumberOrder {
     }
 
     package static func compare(_ d: Double, _ i: Int64) -> Int { -compare(i, d) }
+
+    /// Any two Firestore numbers, Int32 and Decimal128 included.
+    package static func compare(_ a: Number, _ b: Number) -> Int {
+        switch (a, b) {
+        case (.integer(let x), .integer(let y)): return compare(x, y)
+        case (.double(let x), .double(let y)): return compare(x, y)
+        case (.integer(let x), .double(let y)): return compare(x, y)
+        case (.double(let x), .integer(let y)): return compare(x, y)
+        case (.decimal(let x), .decimal(let y)): return Decimal128.compare(x, y)
+        case (.decimal(let x), .double(let y)): return Decimal128.compare(x, y)
+        case (.decimal(let x), .integer(let y)): return Decimal128.compare(x, y)
+        case (.double(let x), .decimal(let y)): return -Decimal128.compare(y, x)
+        case (.integer(let x), .decimal(let y)): return -Decimal128.compare(y, x)
+        }
+    }
+}
+
+/// A Firestore number of any representation, for comparison.
+package enum Number: Sendable {
+    case integer(Int64)
+    case double(Double)
+    case decimal(Decimal128)
+
+    /// The number a value of kind `.number` holds (0 for anything else).
+    package init(_ value: Value) {
+        switch value {
+        case .integer(let i): self = .integer(i)
+        case .double(let d): self = .double(d)
+        case .map(let m):
+            switch m.bsonType {
+            case .int32: self = .integer(BSONParts.int32(m))
+            case .decimal128: self = .decimal(BSONParts.decimal(m))
+            default: self = .integer(0)
+            }
+        default: self = .integer(0)
+        }
+    }
 }

@@ -1,12 +1,15 @@
 extension Value {
     /// Firestore's total order of values (the order of `orderBy` and of indexes).
     ///
-    /// Type order first: null < boolean < number < timestamp < string < bytes < reference <
-    /// geopoint < array < vector < map. Within a type: numbers by exact numeric value (NaN first,
-    /// `-0.0 == 0.0`, int64 vs double exact); strings by UTF-8 bytes; bytes unsigned lexicographic;
-    /// references segment by segment (``ResourcePath/compareSegments(_:_:)``); geopoints latitude
-    /// then longitude; arrays element-wise then length; vectors length then element-wise; maps key
-    /// by key (key bytes, then value) then by entry count.
+    /// Type order first (``Kind``): null < MinKey < boolean < number < timestamp < BSON timestamp
+    /// < string < bytes < BSON binary < reference < ObjectId < geopoint < regex < array < vector <
+    /// map < MaxKey. Within a type: numbers (int64, double, Int32, Decimal128) by exact numeric
+    /// value (NaN first, `-0.0 == 0.0`, never rounded); strings by UTF-8 bytes; bytes unsigned
+    /// lexicographic; BSON binary by its bytes (subtype first, then data); references segment by
+    /// segment (``ResourcePath/compareSegments(_:_:)``); ObjectIds by their hex text; geopoints
+    /// latitude then longitude; regexes pattern then options; BSON timestamps seconds then
+    /// increment; arrays element-wise then length; vectors length then element-wise; maps key by
+    /// key (key bytes, then value) then by entry count; all MinKeys (MaxKeys) equal.
     ///
     /// Returns a negative number, 0 or a positive number.
     package static func compare(_ a: Value, _ b: Value) -> Int {
@@ -26,14 +29,42 @@ extension Value {
             return c != 0 ? c : NumberOrder.compare(xo, yo)
         case (.array(let x), .array(let y)): return compareArrays(x, y)
         case (.map(let x), .map(let y)):
-            switch (x.vectorElements, y.vectorElements) {
-            case (let a?, let b?): return a.count != b.count ? (a.count < b.count ? -1 : 1) : compareArrays(a, b)
-            case (nil, nil): return compareMaps(x, y)
-            case (.some, nil): return -1
-            case (nil, .some): return 1
+            let kx = a.kind
+            let ky = b.kind
+            if kx != ky { return kx.rawValue - ky.rawValue }
+            switch kx {
+            case .map: return compareMaps(x, y)
+            case .vector:
+                let ea = x.vectorElements ?? []
+                let eb = y.vectorElements ?? []
+                return ea.count != eb.count ? (ea.count < eb.count ? -1 : 1) : compareArrays(ea, eb)
+            default: return compareBSON(kx, x, y, a, b)
             }
         default:
-            return a.kind.rawValue - b.kind.rawValue
+            let kx = a.kind
+            let ky = b.kind
+            if kx == .number && ky == .number { return NumberOrder.compare(Number(a), Number(b)) }
+            return kx.rawValue - ky.rawValue
+        }
+    }
+
+    /// Two BSON maps of the same kind.
+    private static func compareBSON(_ kind: Kind, _ x: ValueMap, _ y: ValueMap, _ a: Value, _ b: Value) -> Int {
+        switch kind {
+        case .number: return NumberOrder.compare(Number(a), Number(b))
+        case .objectId: return UTF8Order.compare(BSONParts.objectId(x), BSONParts.objectId(y))
+        case .bsonBinary: return UTF8Order.compare(BSONParts.binary(x), BSONParts.binary(y))
+        case .regex:
+            let rx = BSONParts.regex(x)
+            let ry = BSONParts.regex(y)
+            let c = UTF8Order.compare(rx.pattern, ry.pattern)
+            return c != 0 ? c : UTF8Order.compare(rx.options, ry.options)
+        case .bsonTimestamp:
+            let tx = BSONParts.timestamp(x)
+            let ty = BSONParts.timestamp(y)
+            let c = NumberOrder.compare(tx.seconds, ty.seconds)
+            return c != 0 ? c : NumberOrder.compare(tx.increment, ty.increment)
+        default: return 0  // MinKey, MaxKey: all equal
         }
     }
 

@@ -59,16 +59,21 @@ package enum DocumentLimits {
     }
 
     /// Checks a document about to be written: size ≤ 1 MiB, nesting ≤ 20, field names non-empty,
-    /// ≤ 1,500 bytes and not reserved (`__…__`, except inside a vector map), no array directly
-    /// inside an array. Throws `INVALID_ARGUMENT`.
-    package static func validate(_ name: DocumentName, fields: ValueMap) throws(EmulatorError) {
-        try validateFields(fields, depth: 0, path: { [] })
+    /// ≤ 1,500 bytes and not reserved (`__…__`, except inside a vector map and as the key of a
+    /// BSON map), no array directly inside an array, BSON maps well formed
+    /// (``BSONValidation``). Throws `INVALID_ARGUMENT`. Returns true when a Decimal128 is
+    /// written in a spelling ``BSONValidation/canonicalized(_:)`` rewrites.
+    @discardableResult
+    package static func validate(_ name: DocumentName, fields: ValueMap) throws(EmulatorError) -> Bool {
+        var rewrite = false
+        try validateFields(fields, depth: 0, path: { [] }, rewrite: &rewrite)
         let size = documentSize(path: name.path, fields: fields)
         if size > maxDocumentBytes {
             throw .invalidArgument(
                 "Document '\(name.name)' cannot be written because its size (\(grouped(size)) bytes) exceeds the maximum allowed size of \(grouped(maxDocumentBytes)) bytes."
             )
         }
+        return rewrite
     }
 
     /// Checks one field name (a map key or path segment being written).
@@ -84,30 +89,38 @@ package enum DocumentLimits {
     }
 
     // The field path of an error is only built when one is thrown: `path` renders it lazily.
-    private static func validateFields(_ map: ValueMap, depth: Int, path: () -> [String]) throws(EmulatorError) {
+    private static func validateFields(
+        _ map: ValueMap, depth: Int, path: () -> [String], rewrite: inout Bool
+    ) throws(EmulatorError) {
         let vector = map.isVector
         for f in map {
             try validateFieldName(f.name, allowReserved: vector)
             switch f.value {
             case .map, .array:
-                try validateValue(f.value, depth: depth, path: { path() + [f.name] }, insideArray: false)
+                try validateValue(f.value, depth: depth, path: { path() + [f.name] }, insideArray: false, rewrite: &rewrite)
             default:
                 continue
             }
         }
     }
 
-    private static func validateValue(_ value: Value, depth: Int, path: () -> [String], insideArray: Bool)
-        throws(EmulatorError)
-    {
+    private static func validateValue(
+        _ value: Value, depth: Int, path: () -> [String], insideArray: Bool, rewrite: inout Bool
+    ) throws(EmulatorError) {
         switch value {
         case .map(let m):
             try checkDepth(depth + 1, path)
-            try validateFields(m, depth: depth + 1, path: path)
+            if let type = m.bsonType {
+                if try BSONValidation.check(type, m, path: path) { rewrite = true }
+                return
+            }
+            try validateFields(m, depth: depth + 1, path: path, rewrite: &rewrite)
         case .array(let elements):
             if insideArray { throw .invalidArgument("Cannot convert an array value in an array value.") }
             try checkDepth(depth + 1, path)
-            for e in elements { try validateValue(e, depth: depth + 1, path: path, insideArray: true) }
+            for e in elements {
+                try validateValue(e, depth: depth + 1, path: path, insideArray: true, rewrite: &rewrite)
+            }
         default:
             return
         }

@@ -68,15 +68,19 @@ extension Value: Hashable {
 }
 
 extension Value {
-    /// The kind of a value, in Firestore's type order (`null < boolean < number < … < map`).
+    /// The kind of a value, in Firestore's type order: null < MinKey < boolean < number <
+    /// timestamp < BSON timestamp < string < bytes < BSON binary < reference < ObjectId <
+    /// geopoint < regex < array < vector < map < MaxKey. Int32 and Decimal128 are numbers.
     package enum Kind: Int, Sendable, Comparable {
-        case null = 0, boolean, number, timestamp, string, bytes, reference, geoPoint, array, vector, map
+        case null = 0, minKey, boolean, number, timestamp, bsonTimestamp, string, bytes, bsonBinary, reference,
+            objectId, geoPoint, regex, array, vector, map, maxKey
 
         package static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
     }
 
     /// This value's position in the cross-type order. A map `{__type__: "__vector__", value: [...]}`
-    /// is a vector, which sorts between arrays and maps.
+    /// is a vector, which sorts between arrays and maps; a map of one BSON key is that BSON type
+    /// (``BSONType``).
     package var kind: Kind {
         switch self {
         case .null: .null
@@ -88,7 +92,28 @@ extension Value {
         case .reference: .reference
         case .geoPoint: .geoPoint
         case .array: .array
-        case .map(let m): m.isVector ? .vector : .map
+        case .map(let m):
+            if let t = m.bsonType {
+                switch t {
+                case .minKey: .minKey
+                case .maxKey: .maxKey
+                case .objectId: .objectId
+                case .int32, .decimal128: .number
+                case .regex: .regex
+                case .timestamp: .bsonTimestamp
+                case .binary: .bsonBinary
+                }
+            } else {
+                m.isVector ? .vector : .map
+            }
+        }
+    }
+
+    /// True for an `.integer` or a `.double` (not the BSON numbers), what numeric transforms take.
+    package var isPlainNumber: Bool {
+        switch self {
+        case .integer, .double: true
+        default: false
         }
     }
 

@@ -55,6 +55,12 @@ function plain(v) {
   return null;
 }
 
+/// The BSON types (maps of one reserved key) by their key, named as Firestore's data-types page names them.
+const BSON_LABELS = {
+  __min__: 'MinKey', __max__: 'MaxKey', __oid__: 'ObjectId', __int__: 'Int32', __decimal128__: 'Decimal128',
+  __regex__: 'regex', __request_timestamp__: 'BSON timestamp', __binary__: 'BSON binary data',
+};
+
 /// How a value is shown: its type name, a one-line text, and children for maps and arrays.
 function describe(v) {
   if ('stringValue' in v) return { type: 'string', cls: 't-string', text: JSON.stringify(v.stringValue) };
@@ -74,8 +80,8 @@ function describe(v) {
       const values = (fields.value.arrayValue.values || []).map((x) => x.doubleValue ?? x.integerValue);
       return { type: `vector (${values.length})`, cls: 't-special', text: '[' + values.join(', ') + ']' };
     }
-    if (keys.length === 1 && /^__[a-z0-9]+__$/i.test(keys[0])) {
-      return { type: 'bson ' + keys[0].slice(2, -2), cls: 't-special', text: JSON.stringify(plain(fields[keys[0]])) };
+    if (keys.length === 1 && BSON_LABELS[keys[0]]) {
+      return { type: BSON_LABELS[keys[0]], cls: 't-special', text: JSON.stringify(plain(fields[keys[0]])) };
     }
     return { type: `map (${keys.length})`, cls: '', text: '', children: keys.sort().map((k) => [k, fields[k]]) };
   }

@@ -27,7 +27,10 @@ extension FirestoreService {
         if writes.count > WriteApplier.maxWritesPerCommit {
             throw .invalidArgument("maximum \(WriteApplier.maxWritesPerCommit) writes allowed per request")
         }
-        for w in writes { try WriteApplier.validate(w, database: database) }
+        var writes = writes
+        for i in writes.indices {
+            if let canonical = try WriteApplier.validate(writes[i], database: database) { writes[i] = canonical }
+        }
         var entry: TransactionRegistry.Entry?
         if let transaction {
             let now = store.currentTime()
@@ -93,7 +96,7 @@ extension FirestoreService {
         let gate = gate(database)
         return writes.map { w in
             Result { () throws(EmulatorError) -> WriteResult in
-                try WriteApplier.validate(w, database: database)
+                let w = try WriteApplier.validate(w, database: database) ?? w
                 let (results, _) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
                     try applyAll([w], &buffer, gate: gate, caller: caller, database: database)
                 }

@@ -8,7 +8,7 @@ extension FieldTransform {
         case .serverTimestamp:
             return .timestamp(Timestamp(microseconds: commitTime))
         case .increment(let operand):
-            guard let current, current.kind == .number else { return operand }
+            guard let current, current.isPlainNumber else { return operand }
             switch (current, operand) {
             case (.integer(let a), .integer(let b)):
                 let (s, o) = a.addingReportingOverflow(b)
@@ -18,7 +18,7 @@ extension FieldTransform {
                 return .double(Self.double(current) + Self.double(operand))
             }
         case .maximum(let operand), .minimum(let operand):
-            guard let current, current.kind == .number else { return operand }
+            guard let current, current.isPlainNumber else { return operand }
             if current.isNaN || operand.isNaN { return .double(.nan) }
             let c = Value.compare(operand, current)
             if case .maximum = kind { return c > 0 ? operand : current }
@@ -48,7 +48,7 @@ extension FieldTransform {
         }
         switch kind {
         case .increment(let v), .maximum(let v), .minimum(let v):
-            guard v.kind == .number else {
+            guard v.isPlainNumber else {
                 throw .invalidArgument("Invalid transform for field \(field.canonicalString): the operand must be an integer or a double.")
             }
         default: return

@@ -9,8 +9,10 @@ enum WriteApplier {
     static let maxDocumentDepth = 100
 
     /// Validates what can be checked without reading: names, mask paths, transform operands,
-    /// document limits of the written fields.
-    static func validate(_ write: Write, database: DatabaseID) throws(EmulatorError) {
+    /// document limits of the written fields. Returns nil when `write` is to be applied as it is,
+    /// else the write with its Decimal128 values in their canonical spelling.
+    @discardableResult
+    static func validate(_ write: Write, database: DatabaseID) throws(EmulatorError) -> Write? {
         let name = write.name
         guard name.projectID.utf8.elementsEqual(database.project.utf8),
             name.databaseID.utf8.elementsEqual(database.database.utf8)
@@ -33,8 +35,13 @@ enum WriteApplier {
                 if path.isDocumentID { throw .invalidArgument("Cannot update the reserved field __name__.") }
                 for s in path.segments { try DocumentLimits.validateFieldName(s) }
             }
-            try DocumentLimits.validate(name, fields: fields)
+            if try DocumentLimits.validate(name, fields: fields) {
+                var canonical = write
+                canonical.operation = .update(name, fields: BSONValidation.canonicalized(fields), mask: mask)
+                return canonical
+            }
         }
+        return nil
     }
 
     static func checkPrecondition(
