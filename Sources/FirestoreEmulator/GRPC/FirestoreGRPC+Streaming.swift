@@ -37,14 +37,16 @@ extension FirestoreGRPC {
         }
     }
 
-    /// Parent, query message and consistency of RunQuery / RunAggregationQuery; the field numbers
-    /// of transaction, new_transaction and read_time differ between them.
+    /// Parent, query message, consistency and explain options of RunQuery / RunAggregationQuery;
+    /// the field numbers of transaction, new_transaction, read_time and explain_options differ
+    /// between them.
     func queryRequest(
-        _ request: ProtoReader, selectors: (transaction: Int, newTransaction: Int, readTime: Int)
-    ) throws(EmulatorError) -> (DocumentName, ProtoReader?, ReadConsistency) {
+        _ request: ProtoReader, selectors: (transaction: Int, newTransaction: Int, readTime: Int, explain: Int)
+    ) throws(EmulatorError) -> (DocumentName, ProtoReader?, ReadConsistency, ExplainOptions?) {
         var r = request
         var parent = ""
         var query: ProtoReader?
+        var explain: ExplainOptions?
         var consistency = ProtoDecoding.Consistency()
         while let (f, w) = try r.next() {
             switch f {
@@ -57,22 +59,22 @@ extension FirestoreGRPC {
             case selectors.readTime:
                 try r.expect(w, .lengthDelimited, f)
                 consistency.selected.append(.readTime(try ProtoValue.readMicroseconds(r.message())))
-            case 8, 10:
-                if w == .lengthDelimited, !(try r.message().isAtEnd) {
-                    throw .unimplemented("Query explain is not supported by the Firestore emulator.")
-                }
+            case selectors.explain:
+                try r.expect(w, .lengthDelimited, f)
+                explain = try ProtoDecoding.explainOptions(r.message())
             default: try r.skip(w)
             }
         }
-        return (try DocumentName.parent(parent), query, try consistency.value)
+        return (try DocumentName.parent(parent), query, try consistency.value, explain)
     }
 
     func runQuery(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
-        let (parent, q, consistency) = try queryRequest(request, selectors: (5, 6, 7))
+        let (parent, q, consistency, explain) = try queryRequest(request, selectors: (5, 6, 7, 10))
         guard let q else { throw .invalidArgument("RunQuery requires a structured_query.") }
         let query = try ProtoDecoding.structuredQuery(q)
         let db = DatabaseID(project: parent.projectID, database: parent.databaseID)
-        let result = try service.runQuery(db, parent: parent.path, query: query, consistency: consistency, caller: caller)
+        let result = try service.runQuery(
+            db, parent: parent.path, query: query, consistency: consistency, caller: caller, explain: explain)
         if let t = result.transaction {
             var w = ProtoWriter()
             w.bytes(2, t)
@@ -82,6 +84,7 @@ extension FirestoreGRPC {
             var w = ProtoWriter()
             ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
             if result.skipped > 0 { w.int32(4, Int32(clamping: result.skipped)) }
+            if let m = result.explainMetrics { w.message(11) { m.write(to: &$0) } }
             send(w)
         }
         for (i, d) in result.documents.enumerated() {
@@ -89,20 +92,23 @@ extension FirestoreGRPC {
             w.message(1) { Self.write(d, database: db, to: &$0) }
             ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
             if i == 0, result.skipped > 0 { w.int32(4, Int32(clamping: result.skipped)) }
+            if i == result.documents.count - 1, let m = result.explainMetrics { w.message(11) { m.write(to: &$0) } }
             send(w)
         }
     }
 
     func runAggregationQuery(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
-        let (parent, q, consistency) = try queryRequest(request, selectors: (4, 5, 6))
+        let (parent, q, consistency, explain) = try queryRequest(request, selectors: (4, 5, 6, 8))
         guard let q else { throw .invalidArgument("RunAggregationQuery requires a structured_aggregation_query.") }
         let aggregation = try ProtoDecoding.aggregationQuery(q)
         let db = DatabaseID(project: parent.projectID, database: parent.databaseID)
-        let result = try service.runAggregationQuery(db, parent: parent.path, aggregation: aggregation, consistency: consistency, caller: caller)
+        let result = try service.runAggregationQuery(
+            db, parent: parent.path, aggregation: aggregation, consistency: consistency, caller: caller, explain: explain)
         var w = ProtoWriter()
-        w.message(1) { ProtoValue.writeFields(result.fields, field: 2, to: &$0) }
+        if result.hasResult { w.message(1) { ProtoValue.writeFields(result.fields, field: 2, to: &$0) } }
         if let t = result.transaction { w.bytes(2, t) }
         ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
+        if let m = result.explainMetrics { w.message(10) { m.write(to: &$0) } }
         send(w)
     }
 }
