@@ -1,3 +1,4 @@
+import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
 import EmulatorSupport
@@ -15,7 +16,7 @@ import Testing
         let parents = ["", "abc/123/", "def/456/", "ghi/789/"]
         var docs: [(String, String)] = []
         for i in 0..<count {
-            docs.append((parents[i % 4] + "g/d\(String(1000 + i).dropFirst())", #"{"x":{"integerValue":"\#(i)"}}"#))
+            docs.append((parents[i % 4] + "g/d\(String(10000 + i).dropFirst())", #"{"x":{"integerValue":"\#(i)"}}"#))
             if docs.count == 400 {
                 c.set(docs)
                 docs = []

@@ -60,9 +60,10 @@ extension FirestoreService {
     /// Indexes into a result of `count` documents where partitions start (the first partition
     /// starts at 0, which is no point).
     static func splitPoints(count: Int, partitionCount: Int64) -> [Int] {
-        let partitions = Int(clamping: partitionCount).addingReportingOverflow(1)
-        let wanted = partitions.overflow ? Int.max : partitions.partialValue
-        let size = max(minimumPartitionSize, (count + wanted - 1) / max(wanted, 1))
+        // Partitions wanted: one more than the points asked for (any count above the documents'
+        // gives the minimum size).
+        let wanted = partitionCount >= Int64(count) ? count : Int(partitionCount) + 1
+        let size = max(minimumPartitionSize, wanted <= 0 ? count : count / wanted + (count % wanted == 0 ? 0 : 1))
         var points: [Int] = []
         var i = size
         while i < count, points.count < partitionCount {
