@@ -377,7 +377,7 @@ def test_databases_and_projects_are_isolated_and_emulator_delete_clears(fs):
 
 
 def test_partition_query_splits_a_collection_group_and_refuses_a_collection(fs):
-    writes = [{"update": {"name": f"{fs['root']}/p{i % 3}/x/g/d{i:04d}", "fields": {}}} for i in range(300)]
+    writes = [{"update": {"name": f"{fs['root']}/p{i // 100}/x/g/d{i:04d}", "fields": {}}} for i in range(300)]
     assert post(fs, "commit", {"writes": writes}).status_code == 200
     group = {"from": [{"collectionId": "g", "allDescendants": True}], "orderBy": [{"field": {"fieldPath": "__name__"}}]}
     r = post(fs, "partitionQuery", {"structuredQuery": group, "partitionCount": "5", "pageSize": 1})
