@@ -170,11 +170,6 @@ import Testing
         #expect(got?[member: "negz"]?[member: "doubleValue"]?.string == "-0")
     }
 
-    @Test func partitionQueryIsUnimplementedAsInTheOfficialEmulator() {
-        let r = c.post(":partitionQuery", #"{"structuredQuery":{"from":[{"collectionId":"c"}]},"partitionCount":"2"}"#)
-        #expect(r.status == 501)
-        #expect(r.json.errorStatus == "UNIMPLEMENTED")
-    }
 }
 
 extension String {

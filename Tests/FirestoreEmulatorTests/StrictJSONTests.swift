@@ -130,8 +130,7 @@ import Testing
         for (name, suffix, body) in Self.accepted(transaction, now: readTime) {
             let r = client.post(suffix, body)
             #expect(!(r.json.errorMessage ?? "").contains("Unknown name"), "\(name): \(r.text.prefix(300))")
-            // partitionQuery answers UNIMPLEMENTED, as the official emulator does, once the body parsed.
-            #expect(r.status == (suffix == ":partitionQuery" ? 501 : 200), "\(name): \(r.text.prefix(300))")
+            #expect(r.status == 200, "\(name): \(r.text.prefix(300))")
         }
         let patch = client.send(
             .patch, Self.root + "/c/p?current_document.exists=false",
@@ -170,10 +169,10 @@ import Testing
         }
     }
 
-    @Test func explainOptionsIsKnownButNotImplemented() {
+    @Test func explainOptionsMembersAreChecked() {
         let client = FirestoreTestClient()
-        let r = client.post(":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"c"}]},"explainOptions":{"analyze":true}}"#)
-        #expect(r.status == 501)
-        #expect(r.json.errorStatus == "UNIMPLEMENTED")
+        let r = client.post(":runQuery", #"{"structuredQuery":{"from":[{"collectionId":"c"}]},"explainOptions":{"analyse":true}}"#)
+        #expect(r.status == 400)
+        #expect(r.json.errorMessage?.contains("Unknown name \"analyse\"") == true, "\(r.text.prefix(300))")
     }
 }

@@ -123,7 +123,11 @@ package struct HTTP2Connection: Sendable {
         case .settings(let ack, let settings):
             if ack { return }
             try apply(settings, &actions)
+            // The ACK goes out before any DATA the new settings let out: a peer (grpc-core) counts
+            // a larger initial window only once it has our ACK, and resets streams whose DATA
+            // arrives before it ("frame of size … overflows local window").
             actions.append(.write(HTTP2FrameEncoder.encode(.settings(ack: true, []))))
+            flushAll(&actions)
         case .ping(let ack, let opaque):
             if !ack { actions.append(.write(HTTP2FrameEncoder.encode(.ping(ack: true, opaque: opaque)))) }
         case .goAway:
@@ -171,7 +175,6 @@ package struct HTTP2Connection: Sendable {
                 break
             }
         }
-        flushAll(&actions)
     }
 
     private mutating func windowUpdate(stream: UInt32, increment: Int, _ actions: inout [Action]) throws(HTTP2ProtocolError) {

@@ -29,3 +29,21 @@ package protocol GRPCStreamingCall: Sendable {
     /// The call ended (finished, reset or connection gone): release resources.
     func cancelled()
 }
+
+/// What a paced producer hands over each time the connection asks it for more.
+package enum GRPCProducerStep: Sendable {
+    /// More messages (a batch of some tens of KiB); the call goes on.
+    case more([[UInt8]])
+    /// The last messages and the call's status.
+    case end([[UInt8]], GRPCStatus)
+}
+
+/// A writer that produces a server-streaming call's responses as the peer takes them: the
+/// connection asks `next` for a batch only while little of the call (and of the connection) is
+/// queued behind the peer's flow-control windows, and again when a WINDOW_UPDATE makes room. A
+/// client that does not read holds a bounded number of encoded bytes, whatever the result's size.
+package protocol GRPCPacedWriter: GRPCCallWriter {
+    /// Hands the rest of the call to `next` (called on one thread at a time, never under the
+    /// connection's lock). A call that is reset or whose connection closes drops `next`.
+    func produce(_ next: @escaping @Sendable () -> GRPCProducerStep)
+}

@@ -21,7 +21,7 @@ extension GRPCServerConnection {
     /// The writer of server-streaming handlers: collects messages and writes them in batches of
     /// up to 64 KiB, the last batch together with the trailers. Handlers run synchronously, so
     /// batching only delays bytes until the handler returns or the batch fills.
-    final class BatchingWriter: GRPCCallWriter {
+    final class BatchingWriter: GRPCPacedWriter {
         let connection: GRPCServerConnection
         let stream: UInt32
         private let batch = Mutex<(messages: [[UInt8]], bytes: Int, done: Bool)>(([], 0, false))
@@ -62,5 +62,17 @@ extension GRPCServerConnection {
         }
 
         func onCancel(_ handler: @escaping @Sendable () -> Void) { connection.onCancel(stream, handler) }
+
+        /// Sends what is batched, then hands the call to `next` (see ``GRPCPacedWriter``).
+        func produce(_ next: @escaping @Sendable () -> GRPCProducerStep) {
+            let rest = batch.withLock { b -> [[UInt8]]? in
+                guard !b.done else { return nil }
+                b.done = true
+                return b.messages
+            }
+            guard let rest else { return }
+            if !rest.isEmpty, !connection.respond(stream, rest, status: nil) { return }
+            connection.produce(stream, next)
+        }
     }
 }

@@ -31,6 +31,9 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             if case .bidirectional = method { return true }
             return false
         }
+        /// A paced call's producer (see ``GRPCPacedWriter``), and whether a thread is running it.
+        var producer: (@Sendable () -> GRPCProducerStep)?
+        var producing = false
     }
 
     /// An entry of a stream's output queue.
@@ -50,6 +53,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         /// Unary and server-streaming calls whose requests are complete, waiting to run (in
         /// arrival order) until the responses already queued fit the peer's windows.
         var waiting: [@Sendable () -> Void] = []
+        /// Streams with a producer that stopped for want of window room.
+        var paced: Set<UInt32> = []
     }
 
     /// Response bytes the connection may hold beyond what the peer's windows let out before
@@ -62,6 +67,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     /// hold up other calls; past this bound the stream is reset with ENHANCE_YOUR_CALM (gRPC
     /// clients see RESOURCE_EXHAUSTED, which the SDKs' Listen and Write streams retry).
     package static let maxStreamingBacklogBytes = 32 << 20
+    /// Bytes one paced call may have queued behind the windows before its producer pauses.
+    package static let maxQueuedBytesPerPacedCall = 256 << 10
 
     private let router: GRPCRouter
     let output: any UpgradedConnectionWriter
@@ -90,6 +97,63 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         }
         for w in work { w() }
         runWaitingCalls()
+        resumeProducers()
+    }
+
+    /// Runs the producers that paused, now that WINDOW_UPDATEs may have made room.
+    private func resumeProducers() {
+        let streams = state.withLock { s -> [UInt32] in
+            guard !s.paced.isEmpty else { return [] }
+            s.paced = s.paced.filter { s.calls[$0]?.producer != nil }
+            return Array(s.paced)
+        }
+        for stream in streams { pump(stream) }
+    }
+
+    /// Whether `stream`'s paced call may produce more now: its queued bytes and the connection's
+    /// (bidirectional calls' backlogs aside, as for the call gate) are under their bounds (lock held).
+    private func hasRoom(_ stream: UInt32, _ s: State) -> Bool {
+        s.connection.queuedBytes(stream: stream) < Self.maxQueuedBytesPerPacedCall
+            && s.connection.queuedBytes(where: { s.calls[$0]?.isBidirectional != true }) <= Self.maxQueuedBytesBeforeNextCall
+    }
+
+    /// Installs `producer` on `stream` and runs it while there is room.
+    func produce(_ stream: UInt32, _ producer: @escaping @Sendable () -> GRPCProducerStep) {
+        let installed = state.withLock { s -> Bool in
+            guard !s.closed, s.calls[stream] != nil else { return false }
+            s.calls[stream]?.producer = producer
+            return true
+        }
+        if installed { pump(stream) }
+    }
+
+    /// Asks `stream`'s producer for batches while there is room; when there is none, files the
+    /// stream to be resumed by the next WINDOW_UPDATE. One thread pumps a stream at a time.
+    func pump(_ stream: UInt32) {
+        let claimed = state.withLock { s -> (@Sendable () -> GRPCProducerStep)? in
+            guard !s.closed, let call = s.calls[stream], let producer = call.producer, !call.producing else { return nil }
+            s.calls[stream]?.producing = true
+            s.paced.remove(stream)
+            return producer
+        }
+        guard let producer = claimed else { return }
+        while true {
+            let room = state.withLock { s -> Bool in
+                guard !s.closed, s.calls[stream] != nil else { return false }
+                if hasRoom(stream, s) { return true }
+                s.calls[stream]?.producing = false
+                s.paced.insert(stream)
+                return false
+            }
+            guard room else { return }
+            switch producer() {
+            case .more(let messages):
+                if !respond(stream, messages, status: nil) { return }
+            case .end(let messages, let status):
+                _ = respond(stream, messages, status: status)
+                return
+            }
+        }
     }
 
     /// Runs waiting calls one at a time while what is queued fits the bound; the rest wait for

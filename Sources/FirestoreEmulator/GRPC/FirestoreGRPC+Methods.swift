@@ -237,16 +237,32 @@ extension FirestoreGRPC {
         var r = request
         var parent = ""
         var query: StructuredQuery?
+        var partitionCount: Int64 = 0
+        var pageToken: String?
+        var pageSize: Int?
+        var readTime: Int64?
         while let (f, w) = try r.next() {
             switch f {
             case 1: try r.expect(w, .lengthDelimited, f); parent = try r.string()
             case 2: try r.expect(w, .lengthDelimited, f); query = try ProtoDecoding.structuredQuery(r.message())
+            case 3: try r.expect(w, .varint, f); partitionCount = try r.int64()
+            case 4: try r.expect(w, .lengthDelimited, f); pageToken = try r.string()
+            case 5: try r.expect(w, .varint, f); pageSize = Int(try r.int32())
+            case 6: try r.expect(w, .lengthDelimited, f); readTime = try ProtoValue.readMicroseconds(r.message())
             default: try r.skip(w)
             }
         }
         let p = try DocumentName.parent(parent)
-        try service.partitionQuery(
-            DatabaseID(project: p.projectID, database: p.databaseID), parent: p.path, query: query ?? StructuredQuery(from: []))
-        return []
+        let database = DatabaseID(project: p.projectID, database: p.databaseID)
+        guard let query else { throw .invalidArgument("PartitionQuery requires a structured_query.") }
+        let result = try service.partitionQuery(
+            database, parent: p.path, query: query, partitionCount: partitionCount, pageToken: pageToken,
+            pageSize: pageSize, readTime: readTime, caller: caller)
+        return Self.encode { w in
+            for path in result.cursors {
+                w.message(1) { c in c.message(1) { ProtoValue.write(.reference(database.documentName(path)), to: &$0) } }
+            }
+            if let next = result.nextPageToken { w.string(2, next) }
+        }
     }
 }

@@ -1,8 +1,13 @@
+import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
 
 extension FirestoreGRPC {
-    func batchGetDocuments(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
+    /// BatchGetDocuments: every document read at one read time, the responses made as the client
+    /// reads them.
+    func batchGetDocuments(
+        _ request: ProtoReader, _ caller: FirestoreCaller
+    ) throws(EmulatorError) -> @Sendable () -> GRPCProducerStep {
         var r = request
         var database = ""
         var names: [DocumentName] = []
@@ -21,30 +26,30 @@ extension FirestoreGRPC {
         }
         let db = try ProtoDecoding.database(database)
         let (transaction, items, readTime) = try service.batchGet(db, names: names, mask: mask, consistency: try consistency.value, caller: caller)
-        if let transaction {
-            var w = ProtoWriter()
-            w.bytes(3, transaction)
-            send(w)
-        }
-        for item in items {
-            var w = ProtoWriter()
-            switch item {
-            case .found(let d): w.message(1) { Self.write(d, database: db, to: &$0) }
-            case .missing(let p): w.string(2, db.documentName(p))
+        var prefix: [[UInt8]] = []
+        if let transaction { prefix.append(Self.encode { $0.bytes(3, transaction) }) }
+        let responses = PacedResponses(prefix: prefix, items: items) { item, _, _ in
+            Self.encode { w in
+                switch item {
+                case .found(let d): w.message(1) { Self.write(d, database: db, to: &$0) }
+                case .missing(let p): w.string(2, db.documentName(p))
+                }
+                ProtoValue.writeTimestamp(4, microseconds: readTime, to: &w)
             }
-            ProtoValue.writeTimestamp(4, microseconds: readTime, to: &w)
-            send(w)
         }
+        return { responses.step() }
     }
 
-    /// Parent, query message and consistency of RunQuery / RunAggregationQuery; the field numbers
-    /// of transaction, new_transaction and read_time differ between them.
+    /// Parent, query message, consistency and explain options of RunQuery / RunAggregationQuery;
+    /// the field numbers of transaction, new_transaction, read_time and explain_options differ
+    /// between them.
     func queryRequest(
-        _ request: ProtoReader, selectors: (transaction: Int, newTransaction: Int, readTime: Int)
-    ) throws(EmulatorError) -> (DocumentName, ProtoReader?, ReadConsistency) {
+        _ request: ProtoReader, selectors: (transaction: Int, newTransaction: Int, readTime: Int, explain: Int)
+    ) throws(EmulatorError) -> (DocumentName, ProtoReader?, ReadConsistency, ExplainOptions?) {
         var r = request
         var parent = ""
         var query: ProtoReader?
+        var explain: ExplainOptions?
         var consistency = ProtoDecoding.Consistency()
         while let (f, w) = try r.next() {
             switch f {
@@ -57,52 +62,52 @@ extension FirestoreGRPC {
             case selectors.readTime:
                 try r.expect(w, .lengthDelimited, f)
                 consistency.selected.append(.readTime(try ProtoValue.readMicroseconds(r.message())))
-            case 8, 10:
-                if w == .lengthDelimited, !(try r.message().isAtEnd) {
-                    throw .unimplemented("Query explain is not supported by the Firestore emulator.")
-                }
+            case selectors.explain:
+                try r.expect(w, .lengthDelimited, f)
+                explain = try ProtoDecoding.explainOptions(r.message())
             default: try r.skip(w)
             }
         }
-        return (try DocumentName.parent(parent), query, try consistency.value)
+        return (try DocumentName.parent(parent), query, try consistency.value, explain)
     }
 
-    func runQuery(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
-        let (parent, q, consistency) = try queryRequest(request, selectors: (5, 6, 7))
+    /// RunQuery: the whole result is read at one read time (and locked, in a transaction) before
+    /// the first response; the responses are then made as the client reads them.
+    func runQuery(_ request: ProtoReader, _ caller: FirestoreCaller) throws(EmulatorError) -> @Sendable () -> GRPCProducerStep {
+        let (parent, q, consistency, explain) = try queryRequest(request, selectors: (5, 6, 7, 10))
         guard let q else { throw .invalidArgument("RunQuery requires a structured_query.") }
         let query = try ProtoDecoding.structuredQuery(q)
         let db = DatabaseID(project: parent.projectID, database: parent.databaseID)
-        let result = try service.runQuery(db, parent: parent.path, query: query, consistency: consistency, caller: caller)
-        if let t = result.transaction {
-            var w = ProtoWriter()
-            w.bytes(2, t)
-            send(w)
+        let result = try service.runQuery(
+            db, parent: parent.path, query: query, consistency: consistency, caller: caller, explain: explain)
+        var prefix: [[UInt8]] = []
+        if let t = result.transaction { prefix.append(Self.encode { $0.bytes(2, t) }) }
+        // An empty result still answers once, with the read time (nil stands for "no document").
+        let items: [StoredDocument?] = result.documents.isEmpty ? [nil] : result.documents.map { Optional($0) }
+        let (readTime, skipped, metrics) = (result.readTime, result.skipped, result.explainMetrics)
+        let responses = PacedResponses(prefix: prefix, items: items) { d, i, count in
+            Self.encode { w in
+                if let d { w.message(1) { Self.write(d, database: db, to: &$0) } }
+                ProtoValue.writeTimestamp(3, microseconds: readTime, to: &w)
+                if i == 0, skipped > 0 { w.int32(4, Int32(clamping: skipped)) }
+                if i == count - 1, let metrics { w.message(11) { metrics.write(to: &$0) } }
+            }
         }
-        if result.documents.isEmpty {
-            var w = ProtoWriter()
-            ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
-            if result.skipped > 0 { w.int32(4, Int32(clamping: result.skipped)) }
-            send(w)
-        }
-        for (i, d) in result.documents.enumerated() {
-            var w = ProtoWriter()
-            w.message(1) { Self.write(d, database: db, to: &$0) }
-            ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
-            if i == 0, result.skipped > 0 { w.int32(4, Int32(clamping: result.skipped)) }
-            send(w)
-        }
+        return { responses.step() }
     }
 
     func runAggregationQuery(_ request: ProtoReader, _ caller: FirestoreCaller, _ send: (ProtoWriter) -> Void) throws(EmulatorError) {
-        let (parent, q, consistency) = try queryRequest(request, selectors: (4, 5, 6))
+        let (parent, q, consistency, explain) = try queryRequest(request, selectors: (4, 5, 6, 8))
         guard let q else { throw .invalidArgument("RunAggregationQuery requires a structured_aggregation_query.") }
         let aggregation = try ProtoDecoding.aggregationQuery(q)
         let db = DatabaseID(project: parent.projectID, database: parent.databaseID)
-        let result = try service.runAggregationQuery(db, parent: parent.path, aggregation: aggregation, consistency: consistency, caller: caller)
+        let result = try service.runAggregationQuery(
+            db, parent: parent.path, aggregation: aggregation, consistency: consistency, caller: caller, explain: explain)
         var w = ProtoWriter()
-        w.message(1) { ProtoValue.writeFields(result.fields, field: 2, to: &$0) }
+        if result.hasResult { w.message(1) { ProtoValue.writeFields(result.fields, field: 2, to: &$0) } }
         if let t = result.transaction { w.bytes(2, t) }
         ProtoValue.writeTimestamp(3, microseconds: result.readTime, to: &w)
+        if let m = result.explainMetrics { w.message(10) { m.write(to: &$0) } }
         send(w)
     }
 }

@@ -46,8 +46,8 @@ package struct FirestoreGRPC: Sendable {
         router.register(s, "ListCollectionIds", unary(listCollectionIds))
         router.register(s, "BatchWrite", unary(batchWrite))
         router.register(s, "PartitionQuery", unary(partitionQuery))
-        router.register(s, "BatchGetDocuments", streaming(batchGetDocuments))
-        router.register(s, "RunQuery", streaming(runQuery))
+        router.register(s, "BatchGetDocuments", paced(batchGetDocuments))
+        router.register(s, "RunQuery", paced(runQuery))
         router.register(s, "RunAggregationQuery", streaming(runAggregationQuery))
         let service = self.service
         router.register(s, "Listen", .bidirectional { context, writer in

@@ -114,12 +114,11 @@ extension FirestoreREST {
     }
 
     func runQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        if try body.object("explainOptions", .explainOptions) != nil {
-            throw .unimplemented("Query explain is not supported by the Firestore emulator.")
-        }
+        let explain = try Self.explainOptions(body)
         let query = try RESTDecoding.structuredQuery(body.object("structuredQuery", .structuredQuery))
         let result = try service.runQuery(
-            path.database, parent: path.path, query: query, consistency: try RESTDecoding.consistency(body), caller: caller)
+            path.database, parent: path.path, query: query, consistency: try RESTDecoding.consistency(body), caller: caller,
+            explain: explain)
         var w = JSONWriter()
         w.bytes.reserveCapacity(128 * result.documents.count + 64)
         w.beginArray()
@@ -138,6 +137,10 @@ extension FirestoreREST {
                 w.appendKey("skippedResults")
                 w.appendInt(result.skipped)
             }
+            if let m = result.explainMetrics {
+                w.appendKey("explainMetrics")
+                RESTEncoding.writeExplainMetrics(m, to: &w)
+            }
             w.endObject()
         }
         for (i, d) in result.documents.enumerated() {
@@ -150,6 +153,10 @@ extension FirestoreREST {
                 w.appendKey("skippedResults")
                 w.appendInt(result.skipped)
             }
+            if i == result.documents.count - 1, let m = result.explainMetrics {
+                w.appendKey("explainMetrics")
+                RESTEncoding.writeExplainMetrics(m, to: &w)
+            }
             w.endObject()
         }
         w.endArray()
@@ -157,13 +164,11 @@ extension FirestoreREST {
     }
 
     func runAggregationQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
-        if try body.object("explainOptions", .explainOptions) != nil {
-            throw .unimplemented("Query explain is not supported by the Firestore emulator.")
-        }
+        let explain = try Self.explainOptions(body)
         let query = try RESTDecoding.aggregationQuery(body.object("structuredAggregationQuery", .structuredAggregationQuery))
         let result = try service.runAggregationQuery(
             path.database, parent: path.path, aggregation: query, consistency: try RESTDecoding.consistency(body),
-            caller: caller)
+            caller: caller, explain: explain)
         var w = JSONWriter()
         w.beginArray()
         w.beginObject()
@@ -171,15 +176,27 @@ extension FirestoreREST {
             w.appendKey("transaction")
             w.appendString(Base64.encode(t))
         }
-        w.appendKey("result")
-        w.beginObject()
-        w.appendKey("aggregateFields")
-        result.fields.appendFirestoreFieldsJSON(to: &w)
-        w.endObject()
+        if result.hasResult {
+            w.appendKey("result")
+            w.beginObject()
+            w.appendKey("aggregateFields")
+            result.fields.appendFirestoreFieldsJSON(to: &w)
+            w.endObject()
+        }
         w.appendKey("readTime")
         w.appendString(RESTEncoding.timestamp(result.readTime))
+        if let m = result.explainMetrics {
+            w.appendKey("explainMetrics")
+            RESTEncoding.writeExplainMetrics(m, to: &w)
+        }
         w.endObject()
         w.endArray()
         return Self.ok(w.bytes)
+    }
+
+    /// `explainOptions` of RunQuery / RunAggregationQuery (`{}` plans without running).
+    static func explainOptions(_ body: JSONObject) throws(EmulatorError) -> ExplainOptions? {
+        guard let o = try body.object("explainOptions", .explainOptions) else { return nil }
+        return ExplainOptions(analyze: try o.bool("analyze") ?? false)
     }
 }

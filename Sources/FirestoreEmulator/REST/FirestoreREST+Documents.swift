@@ -138,4 +138,38 @@ extension FirestoreREST {
         w.endObject()
         return Self.ok(w.bytes)
     }
+
+    func partitionQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
+        guard let structured = try body.object("structuredQuery", .structuredQuery) else {
+            throw .invalidArgument("PartitionQuery requires a structured_query.")
+        }
+        let result = try service.partitionQuery(
+            path.database, parent: path.path, query: try RESTDecoding.structuredQuery(structured),
+            partitionCount: try body.int("partitionCount", type: "TYPE_INT64") ?? 0, pageToken: try body.string("pageToken"),
+            pageSize: try body.int("pageSize").map { Int(clamping: $0) }, readTime: try body.timestamp("readTime"), caller: caller)
+        var w = JSONWriter()
+        w.beginObject()
+        if !result.cursors.isEmpty {
+            w.appendKey("partitions")
+            w.beginArray()
+            for cursor in result.cursors {
+                w.beginObject()
+                w.appendKey("values")
+                w.beginArray()
+                w.beginObject()
+                w.appendKey("referenceValue")
+                w.appendString(path.database.documentName(cursor))
+                w.endObject()
+                w.endArray()
+                w.endObject()
+            }
+            w.endArray()
+        }
+        if let next = result.nextPageToken {
+            w.appendKey("nextPageToken")
+            w.appendString(next)
+        }
+        w.endObject()
+        return Self.ok(w.bytes)
+    }
 }

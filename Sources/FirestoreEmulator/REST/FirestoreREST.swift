@@ -180,11 +180,7 @@ package struct FirestoreREST: Sendable {
         case "batchWrite": return try batchWrite(path, Self.body(request, .batchWriteRequest), caller)
         case "runQuery": return try runQuery(path, Self.body(request, .runQueryRequest), caller)
         case "runAggregationQuery": return try runAggregationQuery(path, Self.body(request, .runAggregationQueryRequest), caller)
-        case "partitionQuery":
-            let body = try Self.body(request, .partitionQueryRequest)
-            try service.partitionQuery(
-                path.database, parent: path.path, query: try RESTDecoding.structuredQuery(body.object("structuredQuery", .structuredQuery)))
-            return Self.ok(Array("{}".utf8))
+        case "partitionQuery": return try partitionQuery(path, Self.body(request, .partitionQueryRequest), caller)
         case "listCollectionIds": return try listCollectionIds(path, Self.body(request, .listCollectionIdsRequest), caller)
         case "listen", "write":
             throw .unimplemented("\(method) is only available over gRPC and WebChannel.")

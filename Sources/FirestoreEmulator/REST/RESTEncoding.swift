@@ -96,3 +96,52 @@ enum RESTEncoding {
         w.endObject()
     }
 }
+
+extension RESTEncoding {
+    /// `ExplainMetrics` in the REST mapping: int64 counts as strings, the duration as `"<s>.<frac>s"`,
+    /// the index and debug structs with production's snake_case keys.
+    static func writeExplainMetrics(_ m: ExplainMetrics, to w: inout JSONWriter) {
+        w.beginObject()
+        w.appendKey("planSummary")
+        w.beginObject()
+        w.appendKey("indexesUsed")
+        w.beginArray()
+        for index in m.indexesUsed {
+            writeStruct([("query_scope", .string(index.queryScope)), ("properties", .string(index.properties))], to: &w)
+        }
+        w.endArray()
+        w.endObject()
+        if let stats = m.executionStats {
+            w.appendKey("executionStats")
+            w.beginObject()
+            w.appendKey("resultsReturned")
+            w.appendString(String(stats.resultsReturned))
+            w.appendKey("executionDuration")
+            w.appendString(duration(nanoseconds: stats.executionNanoseconds))
+            w.appendKey("readOperations")
+            w.appendString(String(stats.readOperations))
+            w.appendKey("debugStats")
+            writeStruct(m.debugStats, to: &w)
+            w.endObject()
+        }
+        w.endObject()
+    }
+
+    static func writeStruct(_ fields: [(String, ExplainMetrics.DebugValue)], to w: inout JSONWriter) {
+        w.beginObject()
+        for (key, value) in fields {
+            w.appendKey(key)
+            switch value {
+            case .string(let s): w.appendString(s)
+            case .object(let inner): writeStruct(inner, to: &w)
+            }
+        }
+        w.endObject()
+    }
+
+    /// A `google.protobuf.Duration` in JSON: seconds with nine fractional digits, then `s`.
+    static func duration(nanoseconds: UInt64) -> String {
+        let fraction = String(nanoseconds % 1_000_000_000)
+        return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 9 - fraction.count) + fraction + "s"
+    }
+}

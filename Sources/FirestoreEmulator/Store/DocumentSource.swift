@@ -66,6 +66,21 @@ struct DatabaseView<Source: DocumentSource> {
         return out
     }
 
+    /// Paths of the live documents at any depth below `parent` whose immediate collection id is
+    /// `collectionID` (any collection when nil), in key order; nothing is decoded.
+    func documentPaths(under parent: ResourcePath, collectionID: String?) -> [ResourcePath] {
+        let range: StorageKeyRange = parent.isEmpty ? .all : .descendants(of: Self.key(parent))
+        var out: [ResourcePath] = []
+        let wanted = collectionID.map { Array($0.utf8) }
+        for e in source.entries(namespace, range) {
+            let segments = e.key.segmentBytes
+            guard segments.count % 2 == 0, segments.count > parent.count else { continue }
+            if let wanted, segments[segments.count - 2] != wanted { continue }
+            out.append(ResourcePath(segments: segments.map { String(decoding: $0, as: UTF8.self) }))
+        }
+        return out
+    }
+
     /// Ids of the collections directly below `parent` that hold a document at any depth.
     func collectionIDs(under parent: ResourcePath) -> [String] {
         source.childEntries(namespace, of: Self.key(parent)).compactMap { $0.key.lastSegment }

@@ -376,10 +376,30 @@ def test_databases_and_projects_are_isolated_and_emulator_delete_clears(fs):
     assert requests.get(f"{fs['base']}/c/d", timeout=10).status_code == 404
 
 
-def test_partition_query_is_unimplemented_like_the_official_emulator(fs):
-    r = post(fs, "partitionQuery", {"structuredQuery": {"from": [{"collectionId": "c"}]}, "partitionCount": "2"})
-    assert r.status_code == 501
-    assert r.json()["error"]["status"] == "UNIMPLEMENTED"
+def test_partition_query_splits_a_collection_group_and_refuses_a_collection(fs):
+    writes = [{"update": {"name": f"{fs['root']}/p{i // 100}/x/g/d{i:04d}", "fields": {}}} for i in range(300)]
+    assert post(fs, "commit", {"writes": writes}).status_code == 200
+    group = {"from": [{"collectionId": "g", "allDescendants": True}], "orderBy": [{"field": {"fieldPath": "__name__"}}]}
+    r = post(fs, "partitionQuery", {"structuredQuery": group, "partitionCount": "5", "pageSize": 1})
+    assert r.status_code == 200, r.text
+    first = r.json()
+    assert [p["values"][0]["referenceValue"].rsplit("/", 1)[1] for p in first["partitions"]] == ["d0128"]
+    rest = post(fs, "partitionQuery", {"structuredQuery": group, "partitionCount": "5", "pageToken": first["nextPageToken"]})
+    assert [p["values"][0]["referenceValue"].rsplit("/", 1)[1] for p in rest.json()["partitions"]] == ["d0256"]
+    bad = post(fs, "partitionQuery", {"structuredQuery": {"from": [{"collectionId": "c"}]}, "partitionCount": "2"})
+    assert bad.status_code == 400
+    assert bad.json()["error"]["status"] == "INVALID_ARGUMENT"
+
+
+def test_run_query_explain_plans_without_running(fs):
+    assert post(fs, "commit", {"writes": [{"update": {"name": f"{fs['root']}/c/a", "fields": {"a": {"integerValue": "1"}}}}]}).status_code == 200
+    query = {"from": [{"collectionId": "c"}], "where": {"fieldFilter": {"field": {"fieldPath": "a"}, "op": "EQUAL", "value": {"integerValue": "1"}}}}
+    plan = post(fs, "runQuery", {"structuredQuery": query, "explainOptions": {}}).json()
+    assert len(plan) == 1 and "document" not in plan[0]
+    assert plan[0]["explainMetrics"]["planSummary"]["indexesUsed"] == [{"query_scope": "Collection", "properties": "(a ASC, __name__ ASC)"}]
+    run = post(fs, "runQuery", {"structuredQuery": query, "explainOptions": {"analyze": True}}).json()
+    assert run[-1]["document"]["name"].endswith("/c/a")
+    assert run[-1]["explainMetrics"]["executionStats"]["resultsReturned"] == "1"
 
 
 def _unsigned_token(uid):
