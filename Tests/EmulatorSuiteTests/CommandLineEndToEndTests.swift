@@ -122,11 +122,14 @@ struct ExecAndExportTests {
         #expect(gate.finished == 2, "the shutdown returned while an export was still running")
     }
 
-    @Test func exportFailsWithTheOfficialMessageWhileSnapshotsAreMissing() throws {
+    @Test func exportFailsWithTheOfficialMessageWhenTheHookCannotExport() throws {
         let directory = TemporaryDirectory()
         var configuration = SuiteConfiguration.ephemeral(projectId: "demo-501")
         configuration.locatorDirectory = directory.path
-        let suite = try Suite.start(configuration)
+        let hooks = SnapshotHooks(
+            importData: { _, _ throws(SnapshotFailure) in },
+            exportData: { _, _ throws(SnapshotFailure) in throw SnapshotFailure(.notImplemented, "Exporting data is not implemented") })
+        let suite = try Suite.start(configuration, hooks: hooks)
         defer { suite.shutdown() }
         let client = ExportClient(console: CapturedOutput().console, locatorDirectory: directory.path)
         #expect(throws: ExportClient.Failure(message: "Export request failed, see emulator logs for more information.")) {
