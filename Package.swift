@@ -103,7 +103,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSnapshotTests",
-            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport"],
+            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport", "EmulatorTestSupport"],
             swiftSettings: settings),
         .testTarget(name: "EmulatorUITests", dependencies: ["EmulatorUI", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(

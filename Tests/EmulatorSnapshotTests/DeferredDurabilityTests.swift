@@ -1,4 +1,5 @@
 import EmulatorStorage
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -28,7 +29,7 @@ import Testing
 
     @Test(arguments: [DataDirectory.Durability.sync, .write])
     func actionRunsOnceTheCollectedCommitsAreDurableAndTheyRecover(durability: DataDirectory.Durability) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: durability)
         let ((), scope) = try DurabilityScope.collect {
@@ -52,7 +53,7 @@ import Testing
         let engine = StorageEngine()
         let ((), withoutJournal) = try DurabilityScope.collect { try put(engine, "a", "1") }
         #expect(withoutJournal == nil)
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         defer { data.close() }
         let (_, readOnly) = try DurabilityScope.collect { try engine.snapshot() }
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func anActionPendingAtCloseRunsWhenTheJournalIsFlushed() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         let done = Flag()

@@ -5,6 +5,7 @@ import EmulatorModel
 import EmulatorPosix
 import EmulatorSnapshot
 import EmulatorSupport
+import EmulatorTestSupport
 import Synchronization
 import Testing
 @testable import EmulatorSuite

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import EmulatorHTTP
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 @testable import EmulatorSuite
 
