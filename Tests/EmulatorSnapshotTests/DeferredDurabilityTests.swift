@@ -13,19 +13,15 @@ import Testing
     func put(_ engine: StorageEngine, _ key: String, _ value: String) throws { try engine.put(rtdb, key, value) }
 
     final class Flag: Sendable {
-        private let value = Atomic(false)
-        func set() { value.store(true, ordering: .releasing) }
-        var isSet: Bool { value.load(ordering: .acquiring) }
+        private let value = Watched(false)
+        func set() { value.update { $0 = true } }
+        var isSet: Bool { value.current }
+        /// Waits up to 2 s for the flag to be set.
+        func wait() -> Bool { value.wait(seconds: 2) { $0 } }
     }
 
     /// Waits up to 2 s for `flag`.
-    func eventually(_ flag: Flag) -> Bool {
-        for _ in 0..<400 {
-            if flag.isSet { return true }
-            usleep(5_000)
-        }
-        return false
-    }
+    func eventually(_ flag: Flag) -> Bool { flag.wait() }
 
     @Test(arguments: [DataDirectory.Durability.sync, .write])
     func actionRunsOnceTheCollectedCommitsAreDurableAndTheyRecover(durability: DataDirectory.Durability) throws {

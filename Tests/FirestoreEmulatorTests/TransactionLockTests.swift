@@ -4,6 +4,7 @@ import EmulatorModel
 import EmulatorProtobuf
 import EmulatorStorage
 import EmulatorSupport
+import EmulatorTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -35,21 +36,17 @@ import Testing
 
     /// Runs `body` on its own thread; the box holds its result once done.
     final class Background<R: Sendable>: Sendable {
-        let result = Mutex<R?>(nil)
+        let result = Watched<R?>(nil)
         init(_ body: @escaping @Sendable () -> R) {
             Thread { [self] in
                 let r = body()
-                self.result.withLock { $0 = r }
+                self.result.update { $0 = r }
             }.start()
         }
-        var value: R? { result.withLock { $0 } }
+        var value: R? { result.current }
         func wait(seconds: Double = 10) -> R? {
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end {
-                if let v = value { return v }
-                usleep(2_000)
-            }
-            return nil
+            result.wait(seconds: seconds) { $0 != nil }
+            return result.current
         }
     }
 
