@@ -50,7 +50,7 @@ let package = Package(
             ],
             swiftSettings: settings),
         .target(
-            name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
+            name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
             swiftSettings: settings),
         .target(name: "EmulatorUI", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .target(
@@ -103,7 +103,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSnapshotTests",
-            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport", "EmulatorTestSupport"],
+            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "EmulatorTestSupport"],
             swiftSettings: settings),
         .testTarget(name: "EmulatorUITests", dependencies: ["EmulatorUI", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(
