@@ -50,7 +50,7 @@ let package = Package(
             ],
             swiftSettings: settings),
         .target(
-            name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
+            name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
             swiftSettings: settings),
         .target(name: "EmulatorUI", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .target(
@@ -81,13 +81,13 @@ let package = Package(
             name: "EmulatorTestSupport", dependencies: ["EmulatorStorage", "EmulatorHTTP", "EmulatorSupport"], path: "Tests/EmulatorTestSupport",
             swiftSettings: settings),
         .testTarget(name: "EmulatorSupportTests", dependencies: ["EmulatorSupport"], swiftSettings: settings),
-        .testTarget(name: "EmulatorModelTests", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorModelTests", dependencies: ["EmulatorModel", "EmulatorSupport", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(name: "SecurityRulesTests", dependencies: ["SecurityRules", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
-        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTP2Tests", dependencies: ["EmulatorHTTP2", "EmulatorHTTP"], swiftSettings: settings),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
-        .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "DatabaseEmulatorTests",
             dependencies: [
@@ -103,7 +103,7 @@ let package = Package(
             swiftSettings: settings),
         .testTarget(
             name: "EmulatorSnapshotTests",
-            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorModel", "EmulatorSupport"],
+            dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "EmulatorTestSupport"],
             swiftSettings: settings),
         .testTarget(name: "EmulatorUITests", dependencies: ["EmulatorUI", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(

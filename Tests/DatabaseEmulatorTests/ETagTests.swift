@@ -1,5 +1,6 @@
 import DatabaseEmulator
 import EmulatorHTTP
+import EmulatorModel
 import EmulatorSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import EmulatorModel
 import struct EmulatorModel.DatabasePath
 import EmulatorSupport
 import Synchronization

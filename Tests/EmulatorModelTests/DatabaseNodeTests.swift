@@ -44,7 +44,7 @@ struct DatabaseNodeTests {
         #expect(text(root) == #"{"users":[null,{"name":{"first":5}}]}"#)  // {"1": …} reads as an array
         #expect(text(root, export: true) == #"{"users":{"1":{"name":{"first":5}}}}"#)
         root.set(.leaf(.string("hi")), at: DatabasePath(keys: ["users", "1", ".priority"]))
-        #expect(root.node(at: try path("/users/1")).priority == .string("hi"))
+        #expect(root.child(at: try path("/users/1")).priority == .string("hi"))
         root.set(.empty, at: try path("/users/1/name/first"))
         #expect(root.isEmpty)
         root.set(.leaf(.int(1)), at: DatabasePath(keys: ["x", ".priority"]))  // priority on null: no-op

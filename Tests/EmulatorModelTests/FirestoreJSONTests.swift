@@ -1,4 +1,5 @@
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorModel
@@ -82,7 +83,7 @@ struct FirestoreJSONTests {
 
     @Test("random values round-trip through JSON text", arguments: [21, 22] as [UInt64])
     func roundTrip(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         for _ in 0..<300 {
             let v = randomValue(&rng)
             let back = try parse(write(v))

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorModel
@@ -17,7 +18,7 @@ struct IndexKeyTests {
 
     @Test("byte order of keys matches Value.compare on random values", arguments: [1, 2, 3, 4] as [UInt64])
     func property(seed: UInt64) {
-        var rng = SeededRandom(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let values = (0..<300).map { _ in randomValue(&rng) }
         let keys = values.map(IndexKey.key)
         for i in values.indices {
@@ -34,7 +35,7 @@ struct IndexKeyTests {
 
     @Test("descending components reverse their order inside composite keys", arguments: [5, 6] as [UInt64])
     func descending(seed: UInt64) {
-        var rng = SeededRandom(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         let pairs = (0..<150).map { _ in (randomValue(&rng), randomValue(&rng)) }
         func key(_ p: (Value, Value)) -> [UInt8] {
             var out: [UInt8] = []

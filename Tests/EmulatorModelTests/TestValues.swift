@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 @testable import EmulatorModel
 
 /// Groups of equivalent values in strictly ascending Firestore order.
@@ -103,20 +104,8 @@ let orderedGroups: [[Value]] = {
     ]
 }()
 
-/// A small deterministic generator (xorshift64*), so property tests are reproducible.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12
-        state ^= state << 25
-        state ^= state >> 27
-        return state &* 0x2545_F491_4F6C_DD1D
-    }
-}
-
 /// Random values drawn from atoms chosen to collide often (ties, prefixes, edge numbers).
-func randomValue(_ rng: inout SeededRandom, depth: Int = 0) -> Value {
+func randomValue(_ rng: inout SeededGenerator, depth: Int = 0) -> Value {
     let ints: [Int64] = [0, 1, -1, 2, 9_007_199_254_740_992, 9_007_199_254_740_993, .max, .min, .min + 1, 1 << 62]
     let doubles: [Double] = [
         0, -0.0, 1, -1, 0.5, 2, .nan, .infinity, -.infinity, 9_007_199_254_740_992, 9_223_372_036_854_775_808,

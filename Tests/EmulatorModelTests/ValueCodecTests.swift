@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorModel
@@ -17,7 +18,7 @@ struct ValueCodecTests {
 
     @Test("random documents round-trip exactly", arguments: [11, 12, 13] as [UInt64])
     func roundTrip(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         for _ in 0..<200 {
             var map = ValueMap()
             for name in ["a", "\u{E9}", "e\u{301}", "z"] where Bool.random(using: &rng) {

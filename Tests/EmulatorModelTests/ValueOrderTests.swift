@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorModel
@@ -69,7 +70,7 @@ struct ValueOrderTests {
 
     @Test("sorting with compare gives the table order")
     func sortMatches() {
-        var rng = SeededRandom(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         let flat = orderedGroups.map { $0[0] }
         let sorted = flat.shuffled(using: &rng).sorted { Value.compare($0, $1) < 0 }
         #expect(sorted == flat)

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorSupport
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -44,10 +45,10 @@ import Testing
 
     /// Before: a Server-Sent Events subscriber that never reads kept every event queued for it.
     @Test func aStreamSubscriberThatDoesNotReadIsClosedAndLogged() throws {
-        let writers = Mutex<[any HTTPStreamWriter]>([])
+        let writers = Watched<[any HTTPStreamWriter]>([])
         var router = Router()
         router.add(.get, "/events") { _ in
-            HTTPResponse(headers: ServerSentEvent.responseHeaders, stream: HTTPStreamBody { writer in writers.withLock { $0.append(writer) } })
+            HTTPResponse(headers: ServerSentEvent.responseHeaders, stream: HTTPStreamBody { writer in writers.update { $0.append(writer) } })
         }
         let memory = MemoryLogHandler()
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
@@ -59,8 +60,8 @@ import Testing
             setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
             client.send("GET /events HTTP/1.1\r\n\r\n")
             #expect(client.readUntil("\r\n\r\n"))
-            for _ in 0..<500 where writers.withLock({ $0.isEmpty }) { usleep(1000) }
-            let writer = try #require(writers.withLock { $0.first })
+            writers.wait(seconds: 5) { !$0.isEmpty }
+            let writer = try #require(writers.current.first)
             let event = Array("data: \(String(repeating: "x", count: 1 << 20))\n\n".utf8)
             // Past 4 MiB unsent and a second without the peer taking a byte, it is dropped.
             var accepted = 0
@@ -78,10 +79,10 @@ import Testing
 
     /// A subscriber that reads keeps a first snapshot larger than the limit.
     @Test func aReadingSubscriberGetsAnEventLargerThanTheLimit() throws {
-        let writers = Mutex<[any HTTPStreamWriter]>([])
+        let writers = Watched<[any HTTPStreamWriter]>([])
         var router = Router()
         router.add(.get, "/events") { _ in
-            HTTPResponse(headers: ServerSentEvent.responseHeaders, stream: HTTPStreamBody { writer in writers.withLock { $0.append(writer) } })
+            HTTPResponse(headers: ServerSentEvent.responseHeaders, stream: HTTPStreamBody { writer in writers.update { $0.append(writer) } })
         }
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.maxStreamBacklogBytes = 256 << 10
@@ -89,8 +90,8 @@ import Testing
             let client = try #require(RawClient(port: server.port))
             client.send("GET /events HTTP/1.1\r\n\r\n")
             #expect(client.readUntil("\r\n\r\n"))
-            for _ in 0..<500 where writers.withLock({ $0.isEmpty }) { usleep(1000) }
-            let writer = try #require(writers.withLock { $0.first })
+            writers.wait(seconds: 5) { !$0.isEmpty }
+            let writer = try #require(writers.current.first)
             let event = Array("data: \(String(repeating: "y", count: 2 << 20))\n\nevent: end\n".utf8)
             #expect(writer.write(event))
             client.clear()

@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -7,31 +8,27 @@ import Testing
 
 /// Deferred responses the handler parked; the test completes them from its own thread.
 private final class Parking: Sendable {
-    private let parked = Mutex<[(target: String, deferred: HTTPDeferredResponse)]>([])
+    private let parked = Watched<[(target: String, deferred: HTTPDeferredResponse)]>([])
 
     func park(_ target: String) -> HTTPDeferredResponse {
         let deferred = HTTPDeferredResponse()
-        parked.withLock { $0.append((target, deferred)) }
+        parked.update { $0.append((target, deferred)) }
         return deferred
     }
 
     /// Waits (up to 2 s) until `count` responses are parked.
     func waitFor(_ count: Int) -> Bool {
-        for _ in 0..<400 {
-            if parked.withLock({ $0.count }) >= count { return true }
-            usleep(5_000)
-        }
-        return false
+        parked.wait(seconds: 2) { $0.count >= count }
     }
 
     /// Completes the parked response of `target` with a text body naming it.
     func complete(_ target: String) {
-        let entry = parked.withLock { $0.first { $0.target == target } }
+        let entry = parked.current.first { $0.target == target }
         entry?.deferred.complete(.text("done \(target)"))
     }
 
     func completeAll() {
-        for entry in parked.withLock({ $0 }) { entry.deferred.complete(.text("done \(entry.target)")) }
+        for entry in parked.current { entry.deferred.complete(.text("done \(entry.target)")) }
     }
 }
 

@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -24,17 +25,17 @@ private let twoLoops: EventLoopGroup? = try? EventLoopGroup(loopCount: 2)
     ) throws -> (clients: [RawClient], seen: Seen) {
         let group = try #require(twoLoops)
         // Writers by the client's number (`?id=`): streams start on two loops in no set order.
-        let writers = Mutex<[Int: any HTTPStreamWriter]>([:])
+        let writers = Watched<[Int: any HTTPStreamWriter]>([:])
         let seen = Mutex(Seen())
         var router = Router()
         router.add(.get, "/events") { request in
             let id = request.query("id").flatMap { Int($0) } ?? -1
             return HTTPResponse(headers: ServerSentEvent.responseHeaders, stream: HTTPStreamBody { writer in
-                writers.withLock { $0[id] = writer }
+                writers.update { $0[id] = writer }
             })
         }
         router.add(.post, "/fire") { _ in
-            let all = writers.withLock { writers in writers.keys.sorted().compactMap { writers[$0] } }
+            let all = writers.update { writers in writers.keys.sorted().compactMap { writers[$0] } }
             seen.withLock { seen in
                 seen.local = all.count { $0.sendsOnCallingThread }
                 seen.remote = all.count { !$0.sendsOnCallingThread }
@@ -58,7 +59,7 @@ private let twoLoops: EventLoopGroup? = try? EventLoopGroup(loopCount: 2)
                 #expect(client.readUntil("\r\n\r\n"))
                 clients.append(client)
             }
-            for _ in 0..<500 where writers.withLock({ $0.count }) < count { usleep(1000) }
+            writers.wait(seconds: 5) { $0.count >= count }
             let trigger = try #require(RawClient(port: server.port))
             trigger.send("POST /fire HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
             #expect(trigger.response()?.body == "fired")
@@ -100,13 +101,13 @@ private let twoLoops: EventLoopGroup? = try? EventLoopGroup(loopCount: 2)
 
     @Test func aPeerThatLeftMidFanOutDoesNotDisturbTheOthers() throws {
         let group = try #require(twoLoops)
-        let writers = Mutex<[any HTTPStreamWriter]>([])
+        let writers = Watched<[any HTTPStreamWriter]>([])
         var router = Router()
         router.add(.get, "/events") { _ in
-            HTTPResponse(stream: HTTPStreamBody { writer in writers.withLock { $0.append(writer) } })
+            HTTPResponse(stream: HTTPStreamBody { writer in writers.update { $0.append(writer) } })
         }
         router.add(.post, "/fire") { _ in
-            let all = writers.withLock { $0 }
+            let all = writers.current
             for n in 0..<200 {
                 _ = HTTPStreamFanOut.write(Array("data: \(n)\n\n".utf8), count: all.count) { all[$0] }
             }
@@ -123,7 +124,7 @@ private let twoLoops: EventLoopGroup? = try? EventLoopGroup(loopCount: 2)
                 #expect(client.readUntil("\r\n\r\n"))
                 clients.append(client)
             }
-            for _ in 0..<500 where writers.withLock({ $0.count }) < 8 { usleep(1000) }
+            writers.wait(seconds: 5) { $0.count >= 8 }
             // Two peers (one per loop, by accept order) leave before the fan-out; their writes
             // fail or are dropped while the others are sent to.
             clients[2] = nil

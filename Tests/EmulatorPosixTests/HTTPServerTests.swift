@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -101,7 +102,7 @@ private func echoRouter() -> Router {
     }
 
     @Test func serverSentEventsArriveOneByOne() throws {
-        let writerBox = Mutex<(any HTTPStreamWriter)?>(nil)
+        let writerBox = Watched<(any HTTPStreamWriter)?>(nil)
         let closedCount = Atomic<Int>(0)
         var router = Router()
         router.add(.get, "/events") { _ in
@@ -109,7 +110,7 @@ private func echoRouter() -> Router {
                 headers: ServerSentEvent.responseHeaders,
                 stream: HTTPStreamBody { writer in
                     writer.onClose { closedCount.add(1, ordering: .relaxed) }
-                    writerBox.withLock { $0 = writer }
+                    writerBox.update { $0 = writer }
                 })
         }
         try withServer(router: router) { server in
@@ -117,12 +118,8 @@ private func echoRouter() -> Router {
             client.send("GET /events HTTP/1.1\r\n\r\n")
             #expect(client.readUntil("Transfer-Encoding: chunked\r\n\r\n"))
             client.clear()
-            var writer: (any HTTPStreamWriter)?
-            for _ in 0..<200 where writer == nil {
-                writer = writerBox.withLock { $0 }
-                if writer == nil { usleep(1000) }
-            }
-            let stream = try #require(writer)
+            writerBox.wait(seconds: 5) { $0 != nil }
+            let stream = try #require(writerBox.current)
             for i in 0..<3 {
                 // Written from the test thread, i.e. not the loop thread.
                 #expect(stream.write(ServerSentEvent(event: "put", data: "{\"n\":\(i)}").bytes))
@@ -144,13 +141,13 @@ private func echoRouter() -> Router {
     }
 
     @Test func streamCloseHandlerRunsWhenThePeerLeaves() throws {
-        let closed = Atomic<Bool>(false)
-        let writerBox = Mutex<(any HTTPStreamWriter)?>(nil)
+        let closed = Watched(false)
+        let writerBox = Watched<(any HTTPStreamWriter)?>(nil)
         var router = Router()
         router.add(.get, "/events") { _ in
             HTTPResponse(stream: HTTPStreamBody { writer in
-                writer.onClose { closed.store(true, ordering: .relaxed) }
-                writerBox.withLock { $0 = writer }
+                writer.onClose { closed.update { $0 = true } }
+                writerBox.update { $0 = writer }
             })
         }
         try withServer(router: router) { server in
@@ -159,18 +156,17 @@ private func echoRouter() -> Router {
                 client.send("GET /events HTTP/1.1\r\n\r\n")
                 #expect(client.readUntil("\r\n\r\n"))
             }
-            for _ in 0..<500 where !closed.load(ordering: .relaxed) { usleep(1000) }
-            let sawClose = closed.load(ordering: .relaxed)
+            let sawClose = closed.wait(seconds: 5) { $0 }
             #expect(sawClose)
-            #expect(writerBox.withLock { $0?.write([1]) } == false)
+            #expect(writerBox.current?.write([1]) == false)
         }
     }
 
     @Test func manyStreamsEachGetTheirWrite() throws {
-        let writers = Mutex<[any HTTPStreamWriter]>([])
+        let writers = Watched<[any HTTPStreamWriter]>([])
         var router = Router()
         router.add(.get, "/events") { _ in
-            HTTPResponse(stream: HTTPStreamBody { writer in writers.withLock { $0.append(writer) } })
+            HTTPResponse(stream: HTTPStreamBody { writer in writers.update { $0.append(writer) } })
         }
         try withServer(router: router) { server in
             var clients: [RawClient] = []
@@ -180,23 +176,23 @@ private func echoRouter() -> Router {
                 clients.append(client)
             }
             for client in clients { #expect(client.readUntil("\r\n\r\n")) }
-            for _ in 0..<500 where writers.withLock({ $0.count }) < 100 { usleep(1000) }
-            for writer in writers.withLock({ $0 }) { writer.write(Array("data: x\n\n".utf8)) }
+            writers.wait(seconds: 5) { $0.count >= 100 }
+            for writer in writers.current { writer.write(Array("data: x\n\n".utf8)) }
             for client in clients { #expect(client.readUntil("data: x\n\n")) }
         }
     }
 
     @Test func writesFromALoopThreadKeepTheirOrderThroughFullSocketBuffers() throws {
-        let writers = Mutex<[any HTTPStreamWriter]>([])
+        let writers = Watched<[any HTTPStreamWriter]>([])
         let pieces = (0..<48).map { [UInt8](repeating: 0x41 + UInt8($0 % 26), count: 60_000 + $0) }
         var router = Router()
         router.add(.get, "/events") { _ in
-            HTTPResponse(stream: HTTPStreamBody { writer in writers.withLock { $0.append(writer) } })
+            HTTPResponse(stream: HTTPStreamBody { writer in writers.update { $0.append(writer) } })
         }
         router.add(.post, "/fire") { _ in
             // Runs on a loop thread: streams on this loop are sent to directly until their socket
             // is full, then queued; streams on the other loop are queued for it.
-            let all = writers.withLock { $0 }
+            let all = writers.current
             for piece in pieces {
                 for writer in all { writer.write(piece) }
             }
@@ -211,7 +207,7 @@ private func echoRouter() -> Router {
                 client.clear()
                 clients.append(client)
             }
-            for _ in 0..<500 where writers.withLock({ $0.count }) < 4 { usleep(1000) }
+            writers.wait(seconds: 5) { $0.count >= 4 }
             let trigger = try #require(RawClient(port: server.port))
             trigger.send("POST /fire HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
             #expect(trigger.response()?.body == "fired")

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 import Glibc
 @testable import EmulatorSnapshot
@@ -10,7 +11,7 @@ import Glibc
     @Test(arguments: [0, 1, 4095, 4096, 4097, BulkFile.chunk - 1, BulkFile.chunk, BulkFile.chunk + 4097, 3 * BulkFile.chunk + 5],
           [0, 2 * BulkFile.chunk, BulkFile.bufferedLimit])
     func fileHoldsExactlyTheAppendedBytes(size: Int, bufferedLimit: Int) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let path = dir.path + "/output-0"
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
         let file = try BulkFile(path: path, fileSystem: SnapshotFileSystem(), bufferedLimit: bufferedLimit)
@@ -29,7 +30,7 @@ import Glibc
     /// A file below the buffered limit stays in the page cache, so importing it right after the
     /// export reads no disk.
     @Test func aSmallFileStaysInThePageCache() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let path = dir.path + "/output-0"
         let size = 3 * BulkFile.chunk + 5
         let file = try BulkFile(path: path, fileSystem: SnapshotFileSystem())
@@ -50,7 +51,7 @@ import Glibc
     }
 
     @Test func writeFaultNamesTheFile() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let fs = SnapshotFileSystem(writeFault: { _ in ENOSPC })
         let file = try BulkFile(path: dir.path + "/output-0", fileSystem: fs)
         try file.append([1, 2, 3])
@@ -60,7 +61,7 @@ import Glibc
 
     /// A failing write on the writer thread (whole chunks) surfaces in `append` or `finish`.
     @Test func writeFaultOnTheWriterThreadIsReported() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let fs = SnapshotFileSystem(writeFault: { _ in EIO })
         let file = try BulkFile(path: dir.path + "/output-0", fileSystem: fs)
         let chunk = [UInt8](repeating: 7, count: BulkFile.chunk)
@@ -71,7 +72,7 @@ import Glibc
     }
 
     @Test func refusesAnExistingFile() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try dir.write("output-0", [9])
         #expect(throws: SnapshotError.self) { try BulkFile(path: dir.path + "/output-0", fileSystem: SnapshotFileSystem()) }
     }

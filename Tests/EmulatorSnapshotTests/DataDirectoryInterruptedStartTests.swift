@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Glibc
 import Testing
 import EmulatorStorage
@@ -13,13 +14,13 @@ import EmulatorStorage
 
     func contents(_ engine: StorageEngine) throws -> [String: String] { try engine.contents(namespaced: false) }
 
-    func journals(_ dir: TestDirectory) throws -> [String] {
+    func journals(_ dir: TemporaryDirectory) throws -> [String] {
         try SnapshotFileSystem().list(dir.path + "/live").filter { $0.hasPrefix("journal-") }.sorted()
     }
 
     /// The first kill -9: two acknowledged commits, then a third cut short inside its write.
     /// Returns the journal's name, its sequence and where its last complete record ends.
-    func killedWhileAppending(_ dir: TestDirectory, zeroTail: Bool) throws -> (name: String, sequence: Int, end: Int) {
+    func killedWhileAppending(_ dir: TemporaryDirectory, zeroTail: Bool) throws -> (name: String, sequence: Int, end: Int) {
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, "a/1", "one")
@@ -47,7 +48,7 @@ import EmulatorStorage
     }
 
     /// The restart after it must restore both commits, take new ones, and a third start too.
-    func expectRestartsKeepWorking(_ dir: TestDirectory) throws {
+    func expectRestartsKeepWorking(_ dir: TemporaryDirectory) throws {
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         #expect(try contents(engine) == ["/a/1": "one", "/a/2": "two"])
@@ -67,7 +68,7 @@ import EmulatorStorage
 
     @Test(arguments: [false, true])
     func aTornJournalFollowedByAnEmptyJournalRestores(zeroTail: Bool) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let first = try killedWhileAppending(dir, zeroTail: zeroTail)
         // The second start created the next journal, then was killed before its checkpoint
         // (or a rotation created it and the flush into the old file was cut short).
@@ -77,7 +78,7 @@ import EmulatorStorage
 
     @Test(arguments: [false, true])
     func aTornJournalFollowedByZeroFilledJournalsRestores(zeroTail: Bool) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let first = try killedWhileAppending(dir, zeroTail: zeroTail)
         // A `.sync` journal zero-filled ahead of its first record; and a third start killed too.
         try dir.write("live/" + DataDirectory.journalName(first.sequence + 1), [UInt8](repeating: 0, count: Journal.preallocationSegment))
@@ -86,7 +87,7 @@ import EmulatorStorage
     }
 
     @Test func aTornJournalFollowedByARecordIsRefusedWithFileAndOffset() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let first = try killedWhileAppending(dir, zeroTail: true)
         let later = DataDirectory.journalName(first.sequence + 1)
         let record = LevelDBLogWriter.encode([
@@ -102,7 +103,7 @@ import EmulatorStorage
 
     /// The real sequence: the restart after the first kill dies while writing its checkpoint.
     @Test func aStartKilledDuringItsCheckpointLeavesADirectoryTheNextStartRestores() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let first = try killedWhileAppending(dir, zeroTail: true)
         // The checkpoint write fails as a kill would leave it: a temporary file, not renamed.
         let failing = SnapshotFileSystem(writeFault: { $0.hasSuffix(".tmp") ? EIO : nil })
@@ -123,7 +124,7 @@ import EmulatorStorage
     }
 
     @Test func aLeftoverCheckpointTemporaryFileDoesNotBlockAStart() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, "a/1", "one")
@@ -137,7 +138,7 @@ import EmulatorStorage
     /// Opens the directory with a fresh engine and expects a refusal with `code` naming `file`,
     /// with nothing loaded; returns the error (nil if the open succeeded) for further checks.
     @discardableResult
-    func expectRefusal(_ dir: TestDirectory, file: String, code: SnapshotError.Code = .notFound) throws -> SnapshotError? {
+    func expectRefusal(_ dir: TemporaryDirectory, file: String, code: SnapshotError.Code = .notFound) throws -> SnapshotError? {
         let restarted = StorageEngine()
         var refusal: SnapshotError?
         do {
@@ -153,7 +154,7 @@ import EmulatorStorage
     }
 
     @Test func aMissingJournalIsRefusedNamingIt() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, "a/1", "one")
@@ -170,7 +171,7 @@ import EmulatorStorage
     }
 
     @Test func aMissingCheckpointIsRefused() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, "a/1", "one")

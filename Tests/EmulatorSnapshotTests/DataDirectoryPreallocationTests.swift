@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 import EmulatorStorage
 @testable import EmulatorSnapshot
@@ -14,7 +15,7 @@ import EmulatorStorage
     }
 
     /// Writes two commits, crashes, and returns the newest journal's name, bytes and record end.
-    func crashedJournal(_ dir: TestDirectory) throws -> (name: String, bytes: [UInt8], end: Int) {
+    func crashedJournal(_ dir: TemporaryDirectory) throws -> (name: String, bytes: [UInt8], end: Int) {
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, "a/1", "one")
@@ -29,7 +30,7 @@ import EmulatorStorage
     }
 
     @Test func aCrashLeavesAZeroTailThatRecoveryStopsAt() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let journal = try crashedJournal(dir)
         #expect(journal.bytes.count == Journal.preallocationSegment)
         #expect(journal.bytes[journal.end...].allSatisfy { $0 == 0 })
@@ -40,7 +41,7 @@ import EmulatorStorage
     }
 
     @Test func aTornRecordBeforeTheZeroTailIsDropped() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         var journal = try crashedJournal(dir)
         let record = LevelDBLogWriter.encode([JournalRecord(commitTime: 1, operations: [.put(ns, StorageKey("a/3"), Array("three".utf8))]).encoded()])
         // The crash cut the third record's write short: its header and part of its data.
@@ -53,7 +54,7 @@ import EmulatorStorage
     }
 
     @Test func aRecordAfterZerosIsRefusedWithFileAndOffset() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         var journal = try crashedJournal(dir)
         let record = LevelDBLogWriter.encode([JournalRecord(commitTime: 1, operations: [.put(ns, StorageKey("a/3"), Array("three".utf8))]).encoded()])
         journal.bytes.replaceSubrange((journal.end + 64)..<(journal.end + 64 + record.count), with: record)

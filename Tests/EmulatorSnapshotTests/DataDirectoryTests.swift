@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 import EmulatorStorage
 @testable import EmulatorSnapshot
@@ -13,7 +14,7 @@ import EmulatorStorage
     func contents(_ engine: StorageEngine) throws -> [String: String] { try engine.contents(namespaced: true) }
 
     @Test func everyAcknowledgedWriteSurvivesWithoutAClose() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, ns, "books/a", "1")
@@ -38,7 +39,7 @@ import EmulatorStorage
     }
 
     @Test func aCommitThatCutsASubtreeIsJournaledAsOneRecordWithAClear() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine(cutThreshold: 0)
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
@@ -62,7 +63,7 @@ import EmulatorStorage
     }
 
     @Test func aSecondOpenOfTheSameDirectoryIsRefused() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let data = try DataDirectory.open(dir.path + "/live", engine: StorageEngine())
         do {
             _ = try DataDirectory.open(dir.path + "/live", engine: StorageEngine())
@@ -76,7 +77,7 @@ import EmulatorStorage
     }
 
     @Test func checkpointsReplaceOldJournals() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, checkpointBytes: 2_000)
         for i in 0..<300 { try put(engine, ns, "docs/d\(i)", String(repeating: "v", count: 20) + "\(i)") }
@@ -92,7 +93,7 @@ import EmulatorStorage
     }
 
     @Test func tornTailIsDroppedButEarlierWritesStay() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, ns, "a/1", "one")
@@ -110,7 +111,7 @@ import EmulatorStorage
     }
 
     @Test func corruptionBeforeTheTailIsRefusedAndNothingLoads() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, ns, "a/1", "one")
@@ -133,7 +134,7 @@ import EmulatorStorage
     }
 
     @Test func corruptedCheckpointIsRefused() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, ns, "a/1", "one")
@@ -146,7 +147,7 @@ import EmulatorStorage
     }
 
     @Test func concurrentWritersAllSurvive() async throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: .write, checkpointBytes: 20_000)
         let ns = self.ns

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -19,7 +20,7 @@ import EmulatorStorage
     @Test("entries keep their create and update times after a crash (journal replay) and after a checkpoint",
           arguments: [false, true])
     func timesSurviveRestart(checkpointFirst: Bool) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         try put(engine, "books/a", "1")
@@ -57,7 +58,7 @@ import EmulatorStorage
 
     @Test("concurrent commits with fdatasync group commit: every acknowledged write is recovered")
     func concurrentCommitsAllRecovered() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: .sync)
         let writers = 8, perWriter = 40

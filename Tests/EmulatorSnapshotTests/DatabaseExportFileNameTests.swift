@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorSnapshot
@@ -33,7 +34,7 @@ import Testing
     /// Before: a namespace such as `a/b` (accepted when written) made every export refuse the
     /// whole suite ("cannot be used as a file name").
     @Test func aNamespaceThatIsNoFileNameStillExportsAndImportsUnderItsName() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let namespaces = ["a/b", "..", "ok-ns"].map { DatabaseExportNamespace(name: $0, json: Array(#"{"k":1}"#.utf8)) }
         try SnapshotExporter(version: "0.1.0").export(to: dir.path + "/data", force: false, database: namespaces, firestore: nil)
         #expect(

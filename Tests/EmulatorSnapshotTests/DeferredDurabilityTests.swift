@@ -1,4 +1,5 @@
 import EmulatorStorage
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -12,23 +13,19 @@ import Testing
     func put(_ engine: StorageEngine, _ key: String, _ value: String) throws { try engine.put(rtdb, key, value) }
 
     final class Flag: Sendable {
-        private let value = Atomic(false)
-        func set() { value.store(true, ordering: .releasing) }
-        var isSet: Bool { value.load(ordering: .acquiring) }
+        private let value = Watched(false)
+        func set() { value.update { $0 = true } }
+        var isSet: Bool { value.current }
+        /// Waits up to 2 s for the flag to be set.
+        func wait() -> Bool { value.wait(seconds: 2) { $0 } }
     }
 
     /// Waits up to 2 s for `flag`.
-    func eventually(_ flag: Flag) -> Bool {
-        for _ in 0..<400 {
-            if flag.isSet { return true }
-            usleep(5_000)
-        }
-        return false
-    }
+    func eventually(_ flag: Flag) -> Bool { flag.wait() }
 
     @Test(arguments: [DataDirectory.Durability.sync, .write])
     func actionRunsOnceTheCollectedCommitsAreDurableAndTheyRecover(durability: DataDirectory.Durability) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: durability)
         let ((), scope) = try DurabilityScope.collect {
@@ -52,7 +49,7 @@ import Testing
         let engine = StorageEngine()
         let ((), withoutJournal) = try DurabilityScope.collect { try put(engine, "a", "1") }
         #expect(withoutJournal == nil)
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         defer { data.close() }
         let (_, readOnly) = try DurabilityScope.collect { try engine.snapshot() }
@@ -60,7 +57,7 @@ import Testing
     }
 
     @Test func anActionPendingAtCloseRunsWhenTheJournalIsFlushed() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         let done = Flag()

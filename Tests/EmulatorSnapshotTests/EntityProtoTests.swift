@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 import Testing
 import EmulatorModel
 @testable import EmulatorSnapshot
@@ -5,23 +6,23 @@ import EmulatorModel
 @Suite struct EntityProtoTests {
     @Test func protobufWireEncodings() {
         var w = ProtoWriter()
-        w.writeVarint(field: 1, 150)
-        w.writeString(field: 2, "a")
-        w.writeInt64(field: 3, -1)
-        w.writeGroup(field: 5) { $0.writeDouble(field: 6, 1.0) }
+        w.uint64(1, 150)
+        w.string(2, "a")
+        w.int64(3, -1)
+        w.group(5) { $0.double(6, 1.0) }
         #expect(w.bytes == [0x08, 0x96, 0x01, 0x12, 0x01, 0x61, 0x18] + [UInt8](repeating: 0xFF, count: 9) + [0x01]
             + [0x2B, 0x31, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0x2C])
     }
 
     @Test func protobufReaderRejectsTruncationWithOffset() {
-        #expect(throws: ProtoReader.Failure.self) {
-            try ProtoReader.reading([0x12, 0x05, 0x61]) { (r: inout ProtoReader) throws(ProtoReader.Failure) in
+        #expect(throws: EmulatorSnapshot.ProtoReader.Failure.self) {
+            try EmulatorSnapshot.ProtoReader.reading([0x12, 0x05, 0x61]) { (r: inout EmulatorSnapshot.ProtoReader) throws(EmulatorSnapshot.ProtoReader.Failure) in
                 while let (f, t) = try r.nextTag() { try r.skip(t, field: f) }
             }
         }
         // A length that needs a two-byte varint is written in place.
         var w = ProtoWriter()
-        w.writeMessage(field: 1) { $0.writeBytes(field: 2, [UInt8](repeating: 7, count: 200)) }
+        w.message(1) { $0.bytes(2, [UInt8](repeating: 7, count: 200)) }
         #expect(Array(w.bytes.prefix(6)) == [0x0A, 0xCB, 0x01, 0x12, 0xC8, 0x01])
         #expect(w.bytes.count == 3 + 3 + 200)
     }
@@ -104,16 +105,16 @@ import EmulatorModel
         // Properties as another tool may write them: unsorted, a name repeated, an array split
         // around another field, a single value after array elements.
         func property(_ w: inout ProtoWriter, _ name: String, _ int: Int64, multiple: Bool) {
-            w.writeMessage(field: 15) { p in
-                p.writeString(field: 3, name)
-                p.writeBool(field: 4, multiple)
-                p.writeMessage(field: 5) { $0.writeInt64(field: 1, int) }
+            w.message(15) { p in
+                p.string(3, name)
+                p.bool(4, multiple)
+                p.message(5) { $0.int64(1, int) }
             }
         }
         var w = ProtoWriter()
-        w.writeMessage(field: 13) { k in
-            k.writeString(field: 13, "dev~p")
-            k.writeMessage(field: 14) { p in p.writeGroup(field: 1) { e in e.writeString(field: 2, "c"); e.writeString(field: 4, "d") } }
+        w.message(13) { k in
+            k.string(13, "dev~p")
+            k.message(14) { p in p.group(1) { e in e.string(2, "c"); e.string(4, "d") } }
         }
         property(&w, "z", 1, multiple: false)
         property(&w, "a", 1, multiple: true)
@@ -133,8 +134,8 @@ import EmulatorModel
     ])
     func utf8CheckAgreesWithTheStandardLibrary(bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
-            #expect(ProtoReader.isUTF8(buffer) == (String(validating: buffer, as: UTF8.self) != nil))
-            #expect(ProtoReader.string(buffer) == String(validating: buffer, as: UTF8.self))
+            #expect(EmulatorSnapshot.ProtoReader.isUTF8(buffer) == (String(validating: buffer, as: UTF8.self) != nil))
+            #expect(EmulatorSnapshot.ProtoReader.string(buffer) == String(validating: buffer, as: UTF8.self))
         }
     }
 
@@ -158,7 +159,7 @@ import EmulatorModel
     @Test func damagedEntityIsRejected() {
         var bytes = EntityProto.encode(FirestoreExportDocument(projectID: "p", path: ResourcePath(segments: ["c", "d"]), fields: ["a": "b"]))
         bytes.removeLast(3)
-        #expect(throws: ProtoReader.Failure.self) { _ = try EntityProto.decode(bytes) }
-        #expect(throws: ProtoReader.Failure.self) { _ = try EntityProto.decode([0x7A, 0x00]) }  // no key
+        #expect(throws: EmulatorSnapshot.ProtoReader.Failure.self) { _ = try EntityProto.decode(bytes) }
+        #expect(throws: EmulatorSnapshot.ProtoReader.Failure.self) { _ = try EntityProto.decode([0x7A, 0x00]) }  // no key
     }
 }

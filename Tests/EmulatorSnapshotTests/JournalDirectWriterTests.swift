@@ -1,4 +1,5 @@
 import EmulatorStorage
+import EmulatorTestSupport
 import Glibc
 import Testing
 @testable import EmulatorSnapshot
@@ -7,14 +8,14 @@ import Testing
 /// the file must read back as exactly the concatenation of what was written, zeros after.
 @Suite struct JournalDirectWriterTests {
     /// A zero-filled file of `size` bytes (the journal's synced preallocation).
-    func preallocated(_ dir: TestDirectory, size: Int) throws -> String {
+    func preallocated(_ dir: TemporaryDirectory, size: Int) throws -> String {
         let path = dir.path + "/journal"
         try dir.write("journal", [UInt8](repeating: 0, count: size))
         return path
     }
 
     @Test func writesOfEverySizeReadBackInOrderWithZerosAfter() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let size = 1 << 20
         let path = try preallocated(dir, size: size)
         guard let writer = JournalDirectWriter.open(path: path, fault: nil) else {
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func aWriteFaultIsReportedWithThePath() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let path = try preallocated(dir, size: 1 << 16)
         guard let writer = JournalDirectWriter.open(path: path, fault: { _ in ENOSPC }) else { return }
         do {
@@ -51,7 +52,7 @@ import Testing
     }
 
     /// Whether this machine's /tmp accepts `O_DIRECT` (tmpfs may not).
-    func directIOAvailable(_ dir: TestDirectory) throws -> Bool {
+    func directIOAvailable(_ dir: TemporaryDirectory) throws -> Bool {
         let path = try preallocated(dir, size: 4096)
         return JournalDirectWriter.open(path: path, fault: nil) != nil
     }
@@ -60,7 +61,7 @@ import Testing
     /// recovers everything: with direct writes (where available) and with the fallback.
     @Test(arguments: [true, false])
     func everyAcknowledgedCommitSurvivesACrashThroughRotations(direct: Bool) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let available = try directIOAvailable(dir)
         var fileSystem = SnapshotFileSystem()
         fileSystem.directJournalWrites = direct

@@ -1,4 +1,5 @@
 import EmulatorStorage
+import EmulatorTestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func commitsArrivingAroundThePollWindowAreAllAcknowledgedWithoutALaterCommit() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine)
         defer { data.close() }

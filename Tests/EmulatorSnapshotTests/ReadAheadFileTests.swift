@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Glibc
 import Testing
 import EmulatorModel
@@ -11,7 +12,7 @@ import EmulatorModel
     @Test(arguments: [(0, 4096), (1, 4096), (4095, 4096), (4096, 4096), (4097, 4096), (5 * 4096 + 17, 4096), (100_000, 333),
                       (3 * 65_536 + 4095, 65_536)])
     func deliversTheWholeFileInOrder(size: Int, chunk: Int) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let bytes = Self.pattern(size)
         try dir.write("f", bytes)
         for (depth, directFrom) in [(2, Int.max), (3, Int.max), (5, Int.max), (2, 0), (3, 0)] {
@@ -35,7 +36,7 @@ import EmulatorModel
     /// through the page cache or with direct I/O.
     @Test(arguments: [Int.max, 0])
     func aFileThatShrinksWhileReadIsRefused(directFrom: Int) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try dir.write("f", Self.pattern(8 * 4096))
         let path = dir.path + "/f"
         var offsets: [Int] = []
@@ -55,7 +56,7 @@ import EmulatorModel
     }
 
     @Test func aReadErrorNamesTheFileAndOffsetAfterTheChunksBeforeIt() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try dir.write("f", Self.pattern(10 * 1000))
         let fs = SnapshotFileSystem(readFault: { _, offset in offset == 3000 ? EIO : nil })
         var offsets: [Int] = []
@@ -71,7 +72,7 @@ import EmulatorModel
     }
 
     @Test func stoppingEarlyEndsTheReaderThread() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try dir.write("f", Self.pattern(64 * 1024))
         struct Stop: Error {}
         // The consumer throws after the first chunk while the reader has filled every buffer.
@@ -107,7 +108,7 @@ import EmulatorModel
     static let output = "data/firestore_export/all_namespaces/all_kinds/output-0"
 
     /// 60 documents of ~100 KB: about 6 MB, so records straddle the 4 MiB read chunks.
-    static func bigExport(_ dir: TestDirectory) throws -> [FirestoreExportDocument] {
+    static func bigExport(_ dir: TemporaryDirectory) throws -> [FirestoreExportDocument] {
         let big = String(repeating: "y", count: 100_000)
         let docs = (0..<60).map { i in
             FirestoreExportDocument(projectID: "demo", path: ResourcePath(segments: ["big", "d\(i)"]), fields: ["text": .string(big), "i": .integer(Int64(i))])
@@ -120,7 +121,7 @@ import EmulatorModel
     }
 
     @Test func storedImportReadsRecordsAcrossChunkBoundaries() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let docs = try Self.bigExport(dir)
         var paths: [ResourcePath] = []
         let snapshot = try SnapshotImporter().read(directory: dir.path + "/data") { (stored: FirestoreStoredDocument) in
@@ -132,7 +133,7 @@ import EmulatorModel
 
     @Test(arguments: [1, 5, 40_000, 1_000_000, 2_000_000])
     func aFileCutInsideItsLastChunkIsRefusedWithFileAndOffset(cut: Int) throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         _ = try Self.bigExport(dir)
         let bytes = try dir.read(Self.output)
         try dir.write(Self.output, Array(bytes.dropLast(cut)))
@@ -151,7 +152,7 @@ import EmulatorModel
     }
 
     @Test func aReadErrorInTheMiddleIsRefusedWithFileAndOffset() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         _ = try Self.bigExport(dir)
         let path = dir.path + "/" + Self.output
         let fs = SnapshotFileSystem(readFault: { file, offset in file == path && offset > 0 ? EIO : nil })

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 import Glibc
 import EmulatorModel
@@ -44,7 +45,7 @@ import EmulatorSupport
     }
 
     @Test func exportThenImportRoundTrips() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         let entries = try SnapshotFileSystem().list(dir.path + "/data")
         #expect(entries == ["database_export", "firebase-export-metadata.json", "firestore_export"])
@@ -58,7 +59,7 @@ import EmulatorSupport
     }
 
     @Test func officialLayoutFilesAreWhereFirebaseToolsLooks() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         let fs = SnapshotFileSystem()
         for file in [
@@ -73,7 +74,7 @@ import EmulatorSupport
     }
 
     @Test func largeExportsStreamAcrossReadChunks() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let big = String(repeating: "x", count: 100_000)
         let docs = (0..<60).map { i in
             FirestoreExportDocument(projectID: "demo", path: ResourcePath(segments: ["big", "d\(i)"]), fields: ["text": .string(big), "i": .integer(Int64(i))])
@@ -84,7 +85,7 @@ import EmulatorSupport
     }
 
     @Test func manyDocumentsKeepTheirOrderThroughParallelDecoding() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let docs = (0..<20_000).map { i in
             FirestoreExportDocument(projectID: "demo", path: ResourcePath(segments: ["n", "d\(i)"]), fields: ["i": .integer(Int64(i))])
         }
@@ -93,7 +94,7 @@ import EmulatorSupport
     }
 
     @Test func emptyFirestoreWritesOnlyTheVersionRecord() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data", docs: [])
         var overall = LevelDBLogReader(bytes: try dir.read("data/firestore_export/firestore_export.overall_export_metadata"), file: "o")
         #expect(try overall.readAll() == [[0x33]])
@@ -101,7 +102,7 @@ import EmulatorSupport
     }
 
     @Test func existingExportNeedsForceAndIsReplaced() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         #expect(throws: SnapshotError(.exists, "Export already exists in the target directory, re-run with --force to overwrite.")) {
             try export(dir.path + "/data")
@@ -119,7 +120,7 @@ import EmulatorSupport
     }
 
     @Test func nonExportDirectoryIsRefusedEvenWithForce() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try dir.write("project/notes.txt", Array("keep me".utf8))
         do {
             try export(dir.path + "/project", force: true)
@@ -132,7 +133,7 @@ import EmulatorSupport
     }
 
     @Test func diskFullDuringExportKeepsThePreviousSnapshot() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         let before = try dir.read("data/firestore_export/all_namespaces/all_kinds/output-0")
         let fs = SnapshotFileSystem(writeFault: { $0.hasSuffix("output-0") ? ENOSPC : nil })
@@ -151,7 +152,7 @@ import EmulatorSupport
 
     @Test(.enabled(if: getuid() != 0, "root ignores directory permissions"))
     func permissionDeniedIsAClearError() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/ro/data")
         chmod(dir.path + "/ro", 0o555)
         defer { chmod(dir.path + "/ro", 0o755) }
@@ -166,7 +167,7 @@ import EmulatorSupport
     }
 
     @Test func permissionDeniedWhileWritingKeepsThePreviousSnapshot() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         let fs = SnapshotFileSystem(writeFault: { $0.hasSuffix(".json") ? EACCES : nil })
         do {
@@ -180,7 +181,7 @@ import EmulatorSupport
     }
 
     @Test func anExportKilledBetweenTheRenamesIsRepairedByTheNext() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         let fs = SnapshotFileSystem()
         // As if a process (pid 999999, gone) moved the snapshot aside and died before the swap,
@@ -193,7 +194,7 @@ import EmulatorSupport
     }
 
     @Test func corruptedOutputFileIsRefusedWithFileAndOffset() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         let output = "data/firestore_export/all_namespaces/all_kinds/output-0"
         var bytes = try dir.read(output)
@@ -211,7 +212,7 @@ import EmulatorSupport
     }
 
     @Test func truncatedOutputFileIsRefused() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         let output = "data/firestore_export/all_namespaces/all_kinds/output-0"
         try dir.write(output, Array(try dir.read(output).dropLast(5)))
@@ -219,7 +220,7 @@ import EmulatorSupport
     }
 
     @Test func missingAndMalformedImportsNameTheFile() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         #expect(throws: SnapshotError(.notFound, "Directory \"\(dir.path)/nope\" does not exist.")) {
             _ = try SnapshotImporter().read(directory: dir.path + "/nope")
         }
@@ -242,7 +243,7 @@ import EmulatorSupport
     }
 
     @Test func productionExportsAreDetected() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         try export(dir.path + "/data")
         // A bare production Firestore export: the overall metadata file at the top.
         let fs = SnapshotFileSystem()

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 import Glibc
 import EmulatorStorage
@@ -20,7 +21,7 @@ import EmulatorStorage
     }
 
     @Test func backgroundSyncCatchesUpWithWrites() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: .write, writeModeSyncMilliseconds: 20)
         defer { data.close() }
@@ -32,7 +33,7 @@ import EmulatorStorage
     }
 
     @Test func withoutTheIntervalNothingSyncsInTheBackground() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         let engine = StorageEngine()
         let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: .write, writeModeSyncMilliseconds: 0)
         defer { data.close() }
@@ -42,7 +43,7 @@ import EmulatorStorage
     }
 
     @Test func restartAfterBackgroundSyncsKeepsEveryWrite() throws {
-        let dir = TestDirectory()
+        let dir = TemporaryDirectory()
         do {
             let engine = StorageEngine()
             let data = try DataDirectory.open(dir.path + "/live", engine: engine, durability: .write, writeModeSyncMilliseconds: 5)

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import EmulatorSupport
+import EmulatorTestSupport
 import Glibc
 #endif
 import EmulatorPosix
@@ -88,11 +89,11 @@ struct ExecAndExportTests {
             importData: { _, _ throws(SnapshotFailure) in }, exportData: { request, _ throws(SnapshotFailure) in gate.run(request.path) })
         let suite = try Suite.start(configuration, hooks: hooks)
         let hub = try #require(suite.port(of: .hub))
-        let answer = Synchronization.Mutex<Int?>(nil)
+        let answer = Watched<Int?>(nil)
         let posted = PosixThread.spawn {
             let reply = try? LoopbackHTTPClient.send(
                 .init(method: "POST", host: "127.0.0.1", port: hub, path: "/_admin/export", body: Array(#"{"path":"/tmp/long"}"#.utf8)))
-            answer.withLock { $0 = reply?.status ?? -1 }
+            answer.update { $0 = reply?.status ?? -1 }
         }
         #expect(posted)
         #expect(gate.waitUntilStarted(1))
@@ -101,10 +102,10 @@ struct ExecAndExportTests {
             let root = try LoopbackHTTPClient.send(.init(method: "GET", host: "127.0.0.1", port: hub, path: "/", timeout: .seconds(2)))
             #expect(root.status == 200)
         }
-        #expect(answer.withLock { $0 } == nil)
+        #expect(answer.current == nil)
         gate.open()
-        for _ in 0..<5_000 where answer.withLock({ $0 }) == nil { usleep(1_000) }
-        #expect(answer.withLock { $0 } == 200)
+        answer.wait(seconds: 5) { $0 != nil }
+        #expect(answer.current == 200)
 
         // A second export, still running when the shutdown starts: the shutdown waits for it.
         let again = PosixThread.spawn {
@@ -122,11 +123,14 @@ struct ExecAndExportTests {
         #expect(gate.finished == 2, "the shutdown returned while an export was still running")
     }
 
-    @Test func exportFailsWithTheOfficialMessageWhileSnapshotsAreMissing() throws {
+    @Test func exportFailsWithTheOfficialMessageWhenTheHookCannotExport() throws {
         let directory = TemporaryDirectory()
         var configuration = SuiteConfiguration.ephemeral(projectId: "demo-501")
         configuration.locatorDirectory = directory.path
-        let suite = try Suite.start(configuration)
+        let hooks = SnapshotHooks(
+            importData: { _, _ throws(SnapshotFailure) in },
+            exportData: { _, _ throws(SnapshotFailure) in throw SnapshotFailure(.notImplemented, "Exporting data is not implemented") })
+        let suite = try Suite.start(configuration, hooks: hooks)
         defer { suite.shutdown() }
         let client = ExportClient(console: CapturedOutput().console, locatorDirectory: directory.path)
         #expect(throws: ExportClient.Failure(message: "Export request failed, see emulator logs for more information.")) {

@@ -1,3 +1,4 @@
+import EmulatorTestSupport
 import Testing
 @testable import EmulatorSuite
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EmulatorTestSupport
 import Testing
 @testable import EmulatorSuite
 

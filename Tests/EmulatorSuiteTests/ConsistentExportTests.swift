@@ -5,6 +5,7 @@ import EmulatorModel
 import EmulatorPosix
 import EmulatorSnapshot
 import EmulatorSupport
+import EmulatorTestSupport
 import Synchronization
 import Testing
 @testable import EmulatorSuite
@@ -22,11 +23,11 @@ struct ConsistentExportTests {
             var written = 0
             var failure: String?
         }
-        private let state = Mutex(State())
+        private let state = Watched(State())
 
         func run(firestore: Int, database: Int) {
             var n = 0
-            while !state.withLock({ $0.stop }) {
+            while !state.current.stop {
                 n += 1
                 do {
                     let patch = try LoopbackHTTPClient.send(.init(
@@ -37,22 +38,27 @@ struct ConsistentExportTests {
                         method: "PUT", host: "127.0.0.1", port: database, path: "/counter.json?ns=demo-cut-default-rtdb",
                         body: Array("\(n)".utf8)))
                     guard patch.status == 200, put.status == 200 else {
-                        state.withLock { $0.failure = "write \(n): \(patch.status) / \(put.status)" }
+                        state.update { $0.failure = "write \(n): \(patch.status) / \(put.status)" }
                         break
                     }
-                    state.withLock { $0.written = n }
+                    state.update { $0.written = n }
                 } catch {
-                    state.withLock { $0.failure = "write \(n): \(error)" }
+                    state.update { $0.failure = "write \(n): \(error)" }
                     break
                 }
             }
-            state.withLock { $0.done = true }
+            state.update { $0.done = true }
         }
 
-        func stop() { state.withLock { $0.stop = true } }
-        var written: Int { state.withLock { $0.written } }
-        var done: Bool { state.withLock { $0.done } }
-        var failure: String? { state.withLock { $0.failure } }
+        func stop() { state.update { $0.stop = true } }
+        var written: Int { state.current.written }
+        var done: Bool { state.current.done }
+        var failure: String? { state.current.failure }
+
+        /// Waits up to `seconds` for `satisfied` to hold.
+        func wait(seconds: Double, until satisfied: (_ written: Int, _ done: Bool, _ failure: String?) -> Bool) {
+            state.wait(seconds: seconds) { satisfied($0.written, $0.done, $0.failure) }
+        }
     }
 
     @Test func exportsTakenDuringWritesAreOneCutAcrossBothEmulators() throws {
@@ -67,11 +73,11 @@ struct ConsistentExportTests {
         #expect(PosixThread.spawn { writer.run(firestore: firestore, database: database) })
         defer {
             writer.stop()
-            for _ in 0..<10_000 where !writer.done { usleep(1_000) }
+            writer.wait(seconds: 10) { _, done, _ in done }
         }
         var cuts: [(firestore: Int64, database: Int64)] = []
         for round in 0..<6 {
-            for _ in 0..<5_000 where writer.written < (round + 1) * 5 && writer.failure == nil { usleep(1_000) }
+            writer.wait(seconds: 5) { written, _, failure in written >= (round + 1) * 5 || failure != nil }
             let path = directory.path + "/export-\(round)"
             try hooks.exportData(ExportRequest(path: path, initiatedBy: "test", targets: [.database, .firestore]), suite.context)
 

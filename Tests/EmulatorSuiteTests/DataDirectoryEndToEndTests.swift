@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import EmulatorSupport
+import EmulatorTestSupport
 import Glibc
 #endif
 import Testing

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import EmulatorTestSupport
 import Glibc
 #endif
 import EmulatorHTTP
@@ -9,6 +8,7 @@ import EmulatorProtobuf
 import EmulatorModel
 import EmulatorStorage
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorSuite
@@ -126,8 +126,7 @@ import Testing
 
     /// Waits up to 2 s for `log` to hold `n` records.
     static func waitForAppends(_ log: HeldCommitLog, _ n: UInt64) -> Bool {
-        for _ in 0..<400 where log.appended < n { usleep(5_000) }
-        return log.appended >= n
+        log.waitUntilAppended(n, seconds: 2)
     }
 
     @Test func aGRPCCommitWaitingForItsSyncDoesNotStallItsLoop() throws {

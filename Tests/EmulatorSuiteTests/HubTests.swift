@@ -3,6 +3,7 @@ import Glibc
 #endif
 import EmulatorHTTP
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 @testable import EmulatorSuite
 
@@ -176,35 +177,30 @@ final class ExportGate: Sendable {
         var mostAtOnce = 0
         var finished = 0
     }
-    private let state = Synchronization.Mutex(State())
+    private let state = Watched(State())
 
     func run(_ path: String) {
-        state.withLock { s in
+        state.update { s in
             s.running += 1
             s.started += 1
             s.mostAtOnce = max(s.mostAtOnce, s.running)
         }
         // Bounded, so a broken hub fails the test instead of hanging it.
-        var waited = 0
-        while !state.withLock({ $0.open }) && waited < 10_000 {
-            usleep(1_000)
-            waited += 1
-        }
-        state.withLock { s in
+        state.wait { $0.open }
+        state.update { s in
             s.running -= 1
             s.finished += 1
         }
     }
 
-    func open() { state.withLock { $0.open = true } }
-    func close() { state.withLock { $0.open = false } }
-    var finished: Int { state.withLock { $0.finished } }
-    var started: Int { state.withLock { $0.started } }
-    var mostAtOnce: Int { state.withLock { $0.mostAtOnce } }
+    func open() { state.update { $0.open = true } }
+    func close() { state.update { $0.open = false } }
+    var finished: Int { state.current.finished }
+    var started: Int { state.current.started }
+    var mostAtOnce: Int { state.current.mostAtOnce }
 
     func waitUntilStarted(_ count: Int) -> Bool {
-        for _ in 0..<5_000 where started < count { usleep(1_000) }
-        return started >= count
+        state.wait(seconds: 5) { $0.started >= count }
     }
 }
 

@@ -1,6 +1,7 @@
 import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
+import EmulatorTestSupport
 import Testing
 @testable import EmulatorSuite
 

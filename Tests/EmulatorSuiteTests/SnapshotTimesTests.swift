@@ -1,6 +1,7 @@
 import EmulatorModel
 import EmulatorSnapshot
 import EmulatorStorage
+import EmulatorTestSupport
 import FirestoreEmulator
 import Testing
 @testable import EmulatorSuite

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 @testable import EmulatorSuite
 

@@ -15,7 +15,7 @@ package final class HeldCommitLog: CommitLog {
         var blockingWaits = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Watched(State())
     package let blockLimitMicroseconds: UInt32
 
     package init(blockLimitMicroseconds: UInt32 = 2_000_000) { self.blockLimitMicroseconds = blockLimitMicroseconds }
@@ -31,7 +31,7 @@ package final class HeldCommitLog: CommitLog {
     package func appendClear(_ namespace: NamespaceID, subtree: StorageKey, commitTime: CommitTime) -> UInt64 { next() }
 
     private func next() -> UInt64 {
-        state.withLock { s in
+        state.update { s in
             s.appended += 1
             if !s.held { s.durable = s.appended }
             return s.appended
@@ -39,21 +39,17 @@ package final class HeldCommitLog: CommitLog {
     }
 
     package func waitUntilDurable(_ token: UInt64) {
-        let blocked = state.withLock { s -> Bool in
+        let blocked = state.update { s -> Bool in
             guard s.durable < token else { return false }
             s.blockingWaits += 1
             return true
         }
         guard blocked else { return }
-        var waited: UInt32 = 0
-        while waited < blockLimitMicroseconds, state.withLock({ $0.durable < token }) {
-            usleep(1_000)
-            waited += 1_000
-        }
+        state.wait(seconds: Double(blockLimitMicroseconds) / 1e6) { $0.durable >= token }
     }
 
     package func whenDurable(_ token: UInt64, _ action: @escaping @Sendable () -> Void) {
-        let now = state.withLock { s -> Bool in
+        let now = state.update { s -> Bool in
             if s.durable >= token { return true }
             s.waiting.append((token, action))
             return false
@@ -63,7 +59,7 @@ package final class HeldCommitLog: CommitLog {
 
     /// Makes everything appended durable and runs the waiting actions (this thread, like a syncer).
     package func release() {
-        let actions = state.withLock { s -> [@Sendable () -> Void] in
+        let actions = state.update { s -> [@Sendable () -> Void] in
             s.held = false
             s.durable = s.appended
             defer { s.waiting = [] }
@@ -72,7 +68,12 @@ package final class HeldCommitLog: CommitLog {
         for action in actions { action() }
     }
 
-    package var appended: UInt64 { state.withLock { $0.appended } }
+    package var appended: UInt64 { state.current.appended }
+
+    /// Waits until `count` records were appended, for at most `seconds`; whether they were.
+    package func waitUntilAppended(_ count: UInt64, seconds: Double = 2) -> Bool {
+        state.wait(seconds: seconds) { $0.appended >= count }
+    }
     /// How many commits waited for durability on their own thread.
-    package var blockingWaits: Int { state.withLock { $0.blockingWaits } }
+    package var blockingWaits: Int { state.current.blockingWaits }
 }

@@ -1,23 +1,13 @@
 import EmulatorStorage
 import EmulatorHTTP
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 @testable import FirestoreEmulator
 
 /// Queries narrowed through equality indexes answer exactly what a plain scan answers.
 @Suite struct IndexEquivalenceTests {
-    struct SplitMix {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
-    static func value(_ rng: inout SplitMix) -> String? {
+    static func value(_ rng: inout SeededGenerator) -> String? {
         switch rng.next(6) {
         case 0: return nil
         case 1: return #"{"integerValue":"\#(rng.next(5))"}"#
@@ -30,7 +20,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3])
     func randomQueriesAgree(seed: Int) {
-        var rng = SplitMix(state: UInt64(seed))
+        var rng = SeededGenerator(seed: UInt64(seed))
         let indexed = FirestoreTestClient(useIndexes: true)
         let scanned = FirestoreTestClient(useIndexes: false)
         var docs: [(String, String)] = []
@@ -79,7 +69,7 @@ import Testing
 
     @Test(arguments: [4, 5])
     func collectionGroupsAgree(seed: Int) {
-        var rng = SplitMix(state: UInt64(seed))
+        var rng = SeededGenerator(seed: UInt64(seed))
         let indexed = FirestoreTestClient(useIndexes: true)
         let scanned = FirestoreTestClient(useIndexes: false)
         let ids = ["g", "h", "gg", "g_x"]
@@ -112,4 +102,9 @@ import Testing
         let snapshot = try? indexed.emulator.service.store.engine.snapshot()
         #expect(snapshot?.hasIndex("firestore/demo/(default)", "firestore-group|g") == true)
     }
+}
+
+extension SeededGenerator {
+    /// A draw below `bound` (modulo: the small bias does not matter here).
+    fileprivate mutating func next(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

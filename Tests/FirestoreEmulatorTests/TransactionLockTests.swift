@@ -4,6 +4,7 @@ import EmulatorModel
 import EmulatorProtobuf
 import EmulatorStorage
 import EmulatorSupport
+import EmulatorTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -35,21 +36,17 @@ import Testing
 
     /// Runs `body` on its own thread; the box holds its result once done.
     final class Background<R: Sendable>: Sendable {
-        let result = Mutex<R?>(nil)
+        let result = Watched<R?>(nil)
         init(_ body: @escaping @Sendable () -> R) {
             Thread { [self] in
                 let r = body()
-                self.result.withLock { $0 = r }
+                self.result.update { $0 = r }
             }.start()
         }
-        var value: R? { result.withLock { $0 } }
+        var value: R? { result.current }
         func wait(seconds: Double = 10) -> R? {
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end {
-                if let v = value { return v }
-                usleep(2_000)
-            }
-            return nil
+            result.wait(seconds: seconds) { $0 != nil }
+            return result.current
         }
     }
 
@@ -263,12 +260,12 @@ import Testing
 /// and the requests after it keep their order.
 @Suite struct WriteStreamLockTests {
     final class Events: WriteEventSink {
-        let state = Mutex<(commits: [Int64?], finished: Bool)>(([], false))
+        let state = Watched<(commits: [Int64?], finished: Bool)>(([], false))
         func send(_ event: WriteEvent) {
-            if case .committed(_, _, let time) = event { state.withLock { $0.commits.append(time) } }
+            if case .committed(_, _, let time) = event { state.update { $0.commits.append(time) } }
         }
-        func finish(_ error: EmulatorError?) { state.withLock { $0.finished = true } }
-        var commits: Int { state.withLock { $0.commits.count } }
+        func finish(_ error: EmulatorError?) { state.update { $0.finished = true } }
+        var commits: Int { state.current.commits.count }
     }
 
     @Test func aStreamCommitWaitsAndLaterRequestsQueueBehindIt() throws {
@@ -290,7 +287,7 @@ import Testing
         stream.receive { second }
         #expect(events.commits == 0)  // the first waits for the lock, the second behind it
         #expect(c.post(":commit", #"{"transaction":"\#(t)"}"#).status == 200)
-        for _ in 0..<500 where events.commits < 2 { usleep(2_000) }
+        events.state.wait(seconds: 2) { $0.commits.count >= 2 }
         #expect(events.commits == 2)
         #expect(TransactionLockTests.n(c, "acct/a") == "7")
         #expect(TransactionLockTests.n(c, "acct/b") == "8")

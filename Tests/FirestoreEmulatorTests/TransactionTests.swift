@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorSupport
+import EmulatorTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -103,7 +104,7 @@ import Testing
         let c = FirestoreTestClient()
         c.set([("ctr/x", #"{"n":{"integerValue":"0"}}"#)])
         let name = c.name("ctr/x")
-        let tries = Mutex<[Int?]>([])
+        let tries = Watched<[Int?]>([])
         let threads = (0..<16).map { _ in
             Thread {
                 var retry = ""
@@ -119,16 +120,16 @@ import Testing
                     }
                     let n = Int(found[member: "fields"]?[member: "n"]?[member: "integerValue"]?.string ?? "") ?? -1
                     let r = c.post(":commit", #"{"transaction":"\#(t)","writes":[{"update":{"name":"\#(name)","fields":{"n":{"integerValue":"\#(n + 1)"}}}}]}"#)
-                    if r.status == 200 { return tries.withLock { $0.append(attempt) } }
+                    if r.status == 200 { return tries.update { $0.append(attempt) } }
                     if r.json.errorStatus != "ABORTED" { break }
                     #expect(c.post(":rollback", #"{"transaction":"\#(t)"}"#).status == 200)
                 }
-                tries.withLock { $0.append(nil) }
+                tries.update { $0.append(nil) }
             }
         }
         for t in threads { t.start() }
-        while tries.withLock({ $0.count }) < 16 { usleep(2_000) }
-        #expect(tries.withLock { $0.allSatisfy { $0 != nil } })
+        #expect(tries.wait(seconds: 60) { $0.count == 16 })
+        #expect(tries.current.allSatisfy { $0 != nil })
         let final = c.send(.get, "/v1/\(name)").json[member: "fields"]?[member: "n"]?[member: "integerValue"]?.string
         #expect(final == "16")
     }

@@ -41,7 +41,7 @@ import Testing
     @Test func divisionStaysDivision() throws {
         #expect(Self.parsed("1/2 == 0.5") == Self.parsed("1 / 2 == 0.5"))
         #expect(Self.parsed("1 /* half */ / 2 == 0.5") == Self.parsed("1 / 2 == 0.5"))
-        let value = DatabaseRuleset.evaluateReadRule("4 / /* two */ 2 == 2 // yes", wildcards: [], auth: nil, root: nil, query: DatabaseQuery())
+        let value = DatabaseRuleset.evaluateReadRule("4 / /* two */ 2 == 2 // yes", wildcards: [], auth: nil, root: nil, query: DatabaseRulesQuery())
         guard case .value(true) = value else {
             Issue.record("\(value)")
             return

@@ -144,8 +144,8 @@ func databaseQueryRules() throws {
         {"rules": {"msgs": {".read": "query.orderByChild == 'ts' && query.limitToLast <= 50", ".indexOn": ["ts"]}}}
         """)
     let data = DatabaseTreeSource(nil)
-    #expect(rules.canRead(path: ["msgs"], auth: nil, now: 0, data: data, query: DatabaseQuery(orderBy: .child("ts"), limitToLast: 20)).isAllowed)
-    #expect(!rules.canRead(path: ["msgs"], auth: nil, now: 0, data: data, query: DatabaseQuery(orderBy: .child("ts"), limitToLast: 100)).isAllowed)
+    #expect(rules.canRead(path: ["msgs"], auth: nil, now: 0, data: data, query: DatabaseRulesQuery(orderBy: .child("ts"), limitToLast: 20)).isAllowed)
+    #expect(!rules.canRead(path: ["msgs"], auth: nil, now: 0, data: data, query: DatabaseRulesQuery(orderBy: .child("ts"), limitToLast: 100)).isAllowed)
     #expect(!rules.canRead(path: ["msgs"], auth: nil, now: 0, data: data).isAllowed)
     #expect(rules.indexOn(path: ["msgs"]) == ["ts"])
 }

@@ -13,7 +13,7 @@ enum TargaryenCorpus {
         var auth: JSONValue?
         var root: JSONValue?
         var wildcards: [(name: String, value: String)]
-        var query: DatabaseQuery
+        var query: DatabaseRulesQuery
         var expected: String
 
         var testDescription: String { "#\(index) \(rule)" }
@@ -64,7 +64,7 @@ enum TargaryenCorpus {
                     if case .string(let value) = member.value { wildcards.append((member.name, value)) }
                 }
             }
-            var query = DatabaseQuery()
+            var query = DatabaseRulesQuery()
             if let q = test[member: "query"] {
                 if case .string(let child)? = q[member: "orderByChild"] { query.orderBy = .child(child) }
                 if case .bool(true)? = q[member: "orderByValue"] { query.orderBy = .value }

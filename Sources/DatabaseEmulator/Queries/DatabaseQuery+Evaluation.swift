@@ -1,4 +1,4 @@
-import EmulatorModel
+package import EmulatorModel
 import EmulatorSupport
 
 extension DatabaseQuery {

@@ -1,3 +1,4 @@
+import EmulatorModel
 import EmulatorHTTP
 import EmulatorSupport
 

@@ -82,9 +82,9 @@ struct DatabaseRules: Sendable {
     }
 
     /// The read's query as `.read` rules see it (`query.orderByChild`, `query.limitToFirst`, …).
-    static func rulesQuery(_ query: DatabaseQuery) -> SecurityRules.DatabaseQuery {
-        guard query.ordered else { return SecurityRules.DatabaseQuery() }
-        var result = SecurityRules.DatabaseQuery()
+    static func rulesQuery(_ query: DatabaseQuery) -> DatabaseRulesQuery {
+        guard query.ordered else { return DatabaseRulesQuery() }
+        var result = DatabaseRulesQuery()
         switch query.index {
         case .key: result.orderBy = .key
         case .value: result.orderBy = .value

@@ -1,3 +1,5 @@
+import EmulatorModel
+
 /// The bytes of one stored leaf: a tag byte, then the payload.
 ///
 /// `b` + 0/1 (bool), `i` + 8 bytes big-endian (Int64), `d` + 8 bytes big-endian IEEE-754 bits

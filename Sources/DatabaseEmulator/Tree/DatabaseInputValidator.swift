@@ -4,9 +4,6 @@ import EmulatorSupport
 /// Checks a write value before anything is committed: keys, depth, key and string sizes,
 /// server values, `.value`/`.priority` shapes. Nothing is written when this throws.
 enum DatabaseInputValidator {
-    /// Largest string leaf, in UTF-8 bytes.
-    static let maxStringBytes = 10 * 1024 * 1024
-
     /// Validates `json` written at `path`; `body` is the raw request body (for error positions).
     static func validate(_ json: JSONValue, at path: DatabasePath, body: [UInt8]) throws(DatabaseFailure) {
         try validate(json, depth: path.count, body: body)
@@ -18,7 +15,7 @@ enum DatabaseInputValidator {
         case .double(let d):
             if !d.isFinite { throw .invalid(DatabaseFailure.invalidJSON) }
         case .string(let s):
-            if s.utf8.count > maxStringBytes {
+            if s.utf8.count > DatabaseNode.maxStringBytes {
                 throw .invalid("Invalid data; string exceeds the maximum size of 10485760 bytes.")
             }
         case .array(let items):

@@ -39,12 +39,12 @@ public struct DataSnapshot: Sendable {
     public var childrenCount: Int { node.children.count }
 
     public func hasChild(_ path: String) -> Bool {
-        !node.node(at: DatabasePath(keys: DatabaseReference.split(path))).isEmpty
+        !node.child(at: DatabasePath(keys: DatabaseReference.split(path))).isEmpty
     }
 
     public func childSnapshot(forPath path: String) -> DataSnapshot {
         let keys = DatabaseReference.split(path)
-        return DataSnapshot(ref: ref.child(path), node: node.node(at: DatabasePath(keys: keys)))
+        return DataSnapshot(ref: ref.child(path), node: node.child(at: DatabasePath(keys: keys)))
     }
 
     /// The children in query order (priority, then key, without a query).

@@ -95,7 +95,7 @@ final class DatabaseObserver: Sendable {
     private func derive(old: DatabaseNode?, new: DatabaseNode) -> [(DataEventType, DataSnapshot, String?)] {
         let ref = query.ref
         var events: [(DataEventType, DataSnapshot, String?)] = []
-        let before = old?.children ?? []
+        let before = old?.children ?? DatabaseChildren()
         var beforeByKey: [String: DatabaseNode] = [:]
         for c in before { beforeByKey[c.key] = c.node }
         let after = query.params.sorted(new.children)

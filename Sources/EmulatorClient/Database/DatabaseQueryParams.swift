@@ -49,14 +49,12 @@ struct DatabaseQueryParams: Sendable, Hashable {
     }
 
     /// The value a child is ordered by.
-    func indexValue(_ child: DatabaseNode.Child) -> JSONValue? {
+    func indexValue(_ child: DatabaseChildren.Element) -> JSONValue? {
         switch index {
         case .priority: return child.node.priority
         case .key: return .string(child.key)
-        case .value: return child.node.leafValue ?? (child.node.isEmpty ? nil : .object([]))
-        case .child(let path):
-            let n = child.node.node(at: DatabasePath(keys: path))
-            return n.leafValue ?? (n.isEmpty ? nil : .object([]))
+        case .value: return child.node.orderingValue
+        case .child(let path): return child.node.child(at: DatabasePath(keys: path)).orderingValue
         }
     }
 
@@ -71,14 +69,14 @@ struct DatabaseQueryParams: Sendable, Hashable {
     }
 
     /// Children in query order.
-    func sorted(_ children: [DatabaseNode.Child]) -> [DatabaseNode.Child] {
+    func sorted(_ children: DatabaseChildren) -> [DatabaseChildren.Element] {
         children.sorted { a, b in
             let c = compareIndex(indexValue(a), indexValue(b))
             return c != 0 ? c < 0 : DatabaseOrder.compareKeys(a.key, b.key) < 0
         }
     }
 
-    private func compare(_ child: DatabaseNode.Child, _ bound: Bound) -> Int {
+    private func compare(_ child: DatabaseChildren.Element, _ bound: Bound) -> Int {
         let c = compareIndex(indexValue(child), bound.value)
         if c != 0 { return c }
         if let k = bound.key { return DatabaseOrder.compareKeys(child.key, k) }
@@ -86,7 +84,7 @@ struct DatabaseQueryParams: Sendable, Hashable {
     }
 
     /// The children the query keeps, in query order.
-    func window(_ node: DatabaseNode) -> [DatabaseNode.Child] {
+    func window(_ node: DatabaseNode) -> [DatabaseChildren.Element] {
         var list = sorted(node.children)
         if let s = start {
             list = list.filter { let c = compare($0, s); return s.inclusive ? c >= 0 : c > 0 }

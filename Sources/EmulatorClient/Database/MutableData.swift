@@ -25,7 +25,7 @@ public final class MutableData {
         self.path = path
     }
 
-    private var node: DatabaseNode { storage.node.node(at: DatabasePath(keys: path)) }
+    private var node: DatabaseNode { storage.node.child(at: DatabasePath(keys: path)) }
 
     /// The value here (see `DataSnapshot.value`); assign nil to delete.
     public var value: Any? {
@@ -34,7 +34,7 @@ public final class MutableData {
             let json = (try? DatabaseValue.json(newValue)) ?? .null
             let priority = node.priority
             var replacement = (try? DatabaseNode(json: json)) ?? .empty
-            if let priority, !replacement.isEmpty { replacement.setPriority(priority) }
+            if let priority { replacement.set(.fromPriority(priority), at: DatabasePath(keys: [".priority"])) }
             storage.node.set(replacement, at: DatabasePath(keys: path))
         }
     }
@@ -43,13 +43,13 @@ public final class MutableData {
         get { node.priority.map { DatabaseValue.any($0) } }
         set {
             let json = (try? DatabaseValue.json(newValue)) ?? .null
-            storage.node.set(json == .null ? .empty : .leaf(json), at: DatabasePath(keys: path + [".priority"]))
+            storage.node.set(.fromPriority(json), at: DatabasePath(keys: path + [".priority"]))
         }
     }
 
     public var key: String? { path.last }
     public func hasChildren() -> Bool { !node.children.isEmpty }
-    public func hasChild(atPath path: String) -> Bool { !node.node(at: DatabasePath(keys: DatabaseReference.split(path))).isEmpty }
+    public func hasChild(atPath path: String) -> Bool { !node.child(at: DatabasePath(keys: DatabaseReference.split(path))).isEmpty }
     public var childrenCount: Int { node.children.count }
     public var children: [MutableData] { node.children.map { MutableData(storage: storage, path: path + [$0.key]) } }
     public func childData(byAppendingPath path: String) -> MutableData {

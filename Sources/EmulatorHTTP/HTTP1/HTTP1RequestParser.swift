@@ -320,7 +320,7 @@ package struct HTTP1RequestParser: Sendable {
         var size = 0
         var digits = 0
         var index = line.startIndex
-        while index < line.endIndex, let value = line[index].hexValue {
+        while index < line.endIndex, let value = HexDigit.value(line[index]) {
             digits += 1
             if digits > 15 { return .some(fail(.contentTooLarge)) }
             size = size << 4 | Int(value)
@@ -440,14 +440,6 @@ extension UInt8 {
 
     var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
 
-    var hexValue: UInt8? {
-        switch self {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 extension Substring {

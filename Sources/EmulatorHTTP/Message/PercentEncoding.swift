@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// RFC 3986 percent-encoding.
 package enum PercentEncoding {
     /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8.
@@ -8,7 +10,7 @@ package enum PercentEncoding {
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(HexDigit.value), let low = iterator.next().flatMap(HexDigit.value) else {
                     return nil
                 }
                 bytes.append(high << 4 | low)
@@ -42,14 +44,5 @@ package enum PercentEncoding {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// A WebChannel request body (`application/x-www-form-urlencoded`), as closure's WebChannel
 /// sends it with `sendRawJson`: `count=N&ofs=K&req0___data__=<JSON>&…&req{N-1}___data__=<JSON>`,
 /// plus `headers=<"Name:Value\r\n" lines>` on the opening request (`encodeInitMessageHeaders`).
@@ -127,7 +129,7 @@ package struct WebChannelForm: Sendable, Equatable {
         while i < text.endIndex {
             let byte = text[i]
             if byte == UInt8(ascii: "%") {
-                guard i + 2 < text.endIndex, let high = hex(text[i + 1]), let low = hex(text[i + 2]) else { return nil }
+                guard i + 2 < text.endIndex, let high = HexDigit.value(text[i + 1]), let low = HexDigit.value(text[i + 2]) else { return nil }
                 out.append(high << 4 | low)
                 i += 3
             } else {
@@ -136,15 +138,6 @@ package struct WebChannelForm: Sendable, Equatable {
             }
         }
         return out
-    }
-
-    private static func hex(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 }
 

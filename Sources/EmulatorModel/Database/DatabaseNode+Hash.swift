@@ -13,54 +13,53 @@ extension DatabaseNode {
     package var hash: String {
         if isEmpty { return "" }
         var text: [UInt8] = []
-        if let priority {
-            text.append(contentsOf: "priority:".utf8)
-            Self.appendTyped(priority, to: &text)
-            text.append(0x3A)
-        }
-        switch content {
-        case .empty:
-            return ""
-        case .leaf(let v):
-            Self.appendTyped(v, to: &text)
-        case .children(let list):
-            let ordered = list.sorted { a, b in
-                let c = DatabaseOrder.comparePriorities(a.node.priority, b.node.priority)
-                return c != 0 ? c < 0 : DatabaseOrder.compareKeys(a.key, b.key) < 0
-            }
-            for child in ordered {
-                let h = child.node.hash
-                if h.isEmpty { continue }
-                text.append(0x3A)
-                text.append(contentsOf: child.key.utf8)
-                text.append(0x3A)
-                text.append(contentsOf: h.utf8)
-            }
-        }
+        appendHashText(to: &text)
         return Base64.encode(SHA1.hash(text))
     }
 
-    /// `boolean:true`, `number:<hex>`, `string:<s>`.
-    private static func appendTyped(_ v: JSONValue, to text: inout [UInt8]) {
-        switch v {
-        case .bool(let b):
-            text.append(contentsOf: (b ? "boolean:true" : "boolean:false").utf8)
-        case .int(let i):
-            appendNumber(Double(i), to: &text)
-        case .double(let d):
-            appendNumber(d, to: &text)
-        case .string(let s):
-            text.append(contentsOf: "string:".utf8)
-            text.append(contentsOf: s.utf8)
+    private func appendHashText(to text: inout [UInt8]) {
+        if let priority {
+            text.append(contentsOf: "priority:".utf8)
+            Self.appendLeafText(priority, to: &text)
+            text.append(UInt8(ascii: ":"))
+        }
+        switch content {
+        case .empty: return
+        case .children(let kids):
+            // Children in priority-index order: priority, then key.
+            let order = kids.indices.sorted { i, j in
+                let c = DatabaseOrder.comparePriorities(kids.nodes[i].priority, kids.nodes[j].priority)
+                return c != 0 ? c < 0 : DatabaseOrder.compareKeys(kids.keys[i], kids.keys[j]) < 0
+            }
+            for i in order {
+                let childHash = kids.nodes[i].hash
+                if childHash.isEmpty { continue }
+                text.append(UInt8(ascii: ":"))
+                text.append(contentsOf: kids.keys[i].utf8)
+                text.append(UInt8(ascii: ":"))
+                text.append(contentsOf: childHash.utf8)
+            }
         default:
-            break
+            Self.appendLeafText(leafValue ?? .null, to: &text)
         }
     }
 
-    private static func appendNumber(_ d: Double, to text: inout [UInt8]) {
+    private static func appendLeafText(_ value: JSONValue, to text: inout [UInt8]) {
+        switch value {
+        case .bool(let v): text.append(contentsOf: (v ? "boolean:true" : "boolean:false").utf8)
+        case .int(let v): appendNumber(Double(v), to: &text)
+        case .double(let v): appendNumber(v, to: &text)
+        case .string(let v):
+            text.append(contentsOf: "string:".utf8)
+            text.append(contentsOf: v.utf8)
+        default: break
+        }
+    }
+
+    private static func appendNumber(_ value: Double, to text: inout [UInt8]) {
         text.append(contentsOf: "number:".utf8)
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        let bits = d.bitPattern
-        for k in stride(from: 60, through: 0, by: -4) { text.append(hex[Int(bits >> UInt64(k) & 0xF)]) }
+        let bits = value.bitPattern
+        let digits = Array("0123456789abcdef".utf8)
+        for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int((bits >> UInt64(shift)) & 15)]) }
     }
 }

@@ -1,9 +1,13 @@
 package import EmulatorSupport
 
 extension DatabaseNode {
+    /// Maximum UTF-8 bytes of a string leaf (10 MB).
+    package static let maxStringBytes = 10 * 1024 * 1024
+
     /// Builds a node from written JSON, in plain or export format: `".priority"` members set
     /// priorities, `{".value": v, ".priority": p}` is a prioritised leaf, arrays become objects
-    /// keyed `"0"`, `"1"`, …, nulls and empty objects vanish, other `.`-keys are ignored.
+    /// keyed `"0"`, `"1"`, …, nulls and empty objects vanish, other `.`-keys are ignored, and of
+    /// two members with the same name the last wins.
     ///
     /// A `{".sv": …}` object is passed to `serverValue` with its location (relative to the
     /// written node), which returns the resolved JSON; without a resolver it is rejected.
@@ -23,12 +27,14 @@ extension DatabaseNode {
     ) throws(EmulatorError) -> DatabaseNode {
         switch json {
         case .null: return .empty
-        case .bool, .int, .double: return .leaf(json)
+        case .bool(let v): return .leaf(.bool(v))
+        case .int(let v): return .leaf(.int(v))
+        case .double(let v): return .leaf(.double(v))
         case .string(let s):
             if s.utf8.count > maxStringBytes {
                 throw .invalidArgument("String at /\(path.joined(separator: "/")) exceeds the maximum size of 10 MB.")
             }
-            return .leaf(json)
+            return .leaf(.string(s))
         case .array(let items):
             var members: [JSONMember] = []
             for (i, item) in items.enumerated() { members.append(JSONMember(String(i), item)) }
@@ -42,9 +48,9 @@ extension DatabaseNode {
                 }
                 return try build(resolved, path: path, depth: depth, serverValue: nil)
             }
-            var priority: JSONValue? = nil
-            var value: JSONValue? = nil
-            var children: [Child] = []
+            var priority: JSONValue?
+            var value: JSONValue?
+            var pairs: [(key: String, node: DatabaseNode)] = []
             for m in members {
                 switch m.name {
                 case ".priority":
@@ -58,35 +64,41 @@ extension DatabaseNode {
                         throw .invalidArgument(
                             "Path specified exceeds the maximum depth that can be written (\(DatabasePath.maxDepth)).")
                     }
-                    let node = try build(m.value, path: path + [m.name], depth: depth, serverValue: serverValue)
-                    if !node.isEmpty { children.append(Child(key: m.name, node: node)) }
+                    pairs.append((m.name, try build(m.value, path: path + [m.name], depth: depth, serverValue: serverValue)))
                 }
             }
             if let value {
-                if !children.isEmpty {
+                if pairs.contains(where: { !$0.node.isEmpty }) {
                     throw .invalidArgument(
                         "Data at /\(path.joined(separator: "/")) contains \".value\" child in addition to actual children.")
                 }
                 var leaf = try build(value, path: path, depth: depth, serverValue: serverValue)
-                if leaf.leafValue == nil && !leaf.isEmpty {
+                if !leaf.isLeaf && !leaf.isEmpty {
                     throw .invalidArgument("\".value\" at /\(path.joined(separator: "/")) must be a primitive.")
                 }
-                leaf.setPriority(priority)
+                if !leaf.isEmpty { leaf.priority = priority }
                 return leaf
             }
-            if children.isEmpty { return .empty }
-            children.sort { DatabaseOrder.compareKeys($0.key, $1.key) < 0 }
-            var unique: [Child] = []
-            unique.reserveCapacity(children.count)
-            for c in children {
-                if let last = unique.last, UTF8Order.equal(last.key, c.key) {
-                    unique[unique.count - 1] = c
-                } else {
-                    unique.append(c)
-                }
-            }
-            return DatabaseNode(content: .children(unique), priority: priority)
+            return DatabaseNode(children: pairs, priority: priority)
         }
+    }
+
+    /// An object node from unsorted children, possibly repeating a key (the last one wins) or
+    /// empty (dropped); `.empty` when no child is left.
+    package init(children pairs: [(key: String, node: DatabaseNode)], priority: JSONValue?) {
+        // Sort stably, then keep the last of duplicate names (as a JSON object reader would).
+        let sorted = pairs.enumerated().sorted {
+            let c = DatabaseOrder.compareKeys($0.element.key, $1.element.key)
+            return c != 0 ? c < 0 : $0.offset < $1.offset
+        }.map(\.element)
+        var unique: [(key: String, node: DatabaseNode)] = []
+        unique.reserveCapacity(sorted.count)
+        for pair in sorted {
+            if let last = unique.last, UTF8Order.equal(last.key, pair.key) { unique.removeLast() }
+            unique.append(pair)
+        }
+        unique.removeAll { $0.node.isEmpty }
+        self = unique.isEmpty ? .empty : DatabaseNode(.children(DatabaseChildren(sorted: unique)), priority: priority)
     }
 
     private static func validPriority(
@@ -105,51 +117,57 @@ extension DatabaseNode {
         }
     }
 
-    /// The JSON a read returns. Plain form renders an object as an array when every key is a
-    /// non-negative integer without leading zeros and the largest key < 2 × the child count
-    /// (missing slots null). `export: true` keeps objects, adds `".priority"`, and writes a
-    /// prioritised leaf as `{".value": v, ".priority": p}`. The empty node is `null`.
+    /// The JSON value as REST returns it: objects whose keys are all array indices (and dense
+    /// enough: max key < 2 × count) render as arrays with null holes, unless `export` is set;
+    /// `export` adds `.priority` members and `{".value":…,".priority":…}` for prioritized leaves.
     package func json(export: Bool = false) -> JSONValue {
         switch content {
-        case .empty:
-            return .null
-        case .leaf(let v):
-            if export, let priority { return .object([JSONMember(".value", v), JSONMember(".priority", priority)]) }
-            return v
-        case .children(let list):
-            if !export, let array = arrayForm(list) { return array }
+        case .empty: return .null
+        case .bool, .int, .double, .string:
+            let value = leafValue ?? .null
+            if export, let priority { return .object([JSONMember(".value", value), JSONMember(".priority", priority)]) }
+            return value
+        case .children(let kids):
+            if !export, let count = kids.arrayLength {
+                var items = [JSONValue](repeating: .null, count: count)
+                for (key, node) in kids {
+                    if let i = Int(key) { items[i] = node.json() }
+                }
+                return .array(items)
+            }
             var members: [JSONMember] = []
-            members.reserveCapacity(list.count + 1)
-            for c in list { members.append(JSONMember(c.key, c.node.json(export: export))) }
+            members.reserveCapacity(kids.count + 1)
+            for (key, node) in kids { members.append(JSONMember(key, node.json(export: export))) }
             if export, let priority { members.append(JSONMember(".priority", priority)) }
             return .object(members)
         }
     }
 
-    private func arrayForm(_ list: [Child]) -> JSONValue? {
-        var maxIndex = -1
-        for c in list {
-            guard let i = Self.arrayIndex(c.key) else { return nil }
-            maxIndex = max(maxIndex, i)
-        }
-        guard maxIndex < 2 * list.count else { return nil }
-        var items = [JSONValue](repeating: .null, count: maxIndex + 1)
-        for c in list {
-            if let i = Self.arrayIndex(c.key) { items[i] = c.node.json(export: false) }
-        }
-        return .array(items)
+    /// Compact JSON bytes of `json(export:)`.
+    package func encoded(export: Bool = false, pretty: Bool = false) -> [UInt8] {
+        JSONWriter.encode(json(export: export), pretty: pretty)
     }
+}
 
-    /// `"0"` or a digit string without a leading zero that fits in 31 bits.
-    private static func arrayIndex(_ key: String) -> Int? {
-        let b = key.utf8
-        guard let first = b.first, first >= 0x30, first <= 0x39, b.count <= 10 else { return nil }
-        if first == 0x30 && b.count > 1 { return nil }
-        var v = 0
-        for c in b {
-            guard c >= 0x30 && c <= 0x39 else { return nil }
-            v = v * 10 + Int(c - 0x30)
+extension DatabaseChildren {
+    /// The array length when these children render as an array, else nil: every key a
+    /// non-negative integer without a leading zero (here at most nine digits) and the largest
+    /// below twice the child count (the JS SDK's `ChildrenNode.val()`,
+    /// packages/database/src/core/snap/ChildrenNode.ts).
+    var arrayLength: Int? {
+        var maxKey = -1
+        for key in keys {
+            let bytes = key.utf8
+            guard bytes.count <= 9, let first = bytes.first else { return nil }
+            if first == UInt8(ascii: "0") && bytes.count > 1 { return nil }
+            var value = 0
+            for c in bytes {
+                guard c >= 0x30 && c <= 0x39 else { return nil }
+                value = value * 10 + Int(c - 0x30)
+            }
+            maxKey = Swift.max(maxKey, value)
         }
-        return v <= Int(Int32.max) ? v : nil
+        guard maxKey >= 0, maxKey < 2 * keys.count else { return nil }
+        return maxKey + 1
     }
 }

@@ -1,161 +1,166 @@
 package import EmulatorSupport
 
-/// One node of the Realtime Database tree: empty, a leaf (boolean, number or string) or an object
-/// of children, each optionally carrying a priority (a number or string).
+/// One normalized Realtime Database node: a leaf (bool, number, string) or a set of children
+/// ordered by key (`DatabaseOrder.compareKeys`), each possibly with a priority. The emulator's
+/// reads, writes and listens and the client's local views all use it.
 ///
-/// The tree is always normalised: null and empty objects do not exist (an object whose last child
-/// is removed becomes empty), empty nodes carry no priority, and children are kept sorted in
-/// ``DatabaseOrder/compareKeys(_:_:)`` order, which is also the order they are written out in.
+/// Null and the empty object are the same node (`.empty`); a node never holds an empty child,
+/// and an empty node carries no priority.
 ///
 /// ```swift
 /// var root = DatabaseNode.empty
-/// root.set(try DatabaseNode(json: JSONReader.parse(#"{"name":"Ada"}"#)), at: try DatabasePath(parsing: "/users/1"))
-/// root.node(at: try DatabasePath(parsing: "/users/1/name")).json()   // "Ada"
+/// root.set(.leaf(.int(1)), at: DatabasePath(keys: ["a", "b"]))
+/// root.child(at: DatabasePath(keys: ["a"]))   // {"b": 1}
 /// ```
-package struct DatabaseNode: Sendable, Hashable {
-    /// One named child.
-    package struct Child: Sendable, Hashable {
-        package var key: String
-        package var node: DatabaseNode
-
-        package static func == (a: Child, b: Child) -> Bool { UTF8Order.equal(a.key, b.key) && a.node == b.node }
-
-        package func hash(into hasher: inout Hasher) {
-            Value.hashUTF8(key, into: &hasher)
-            hasher.combine(node)
-        }
-    }
-
-    package enum Content: Sendable, Hashable {
+package struct DatabaseNode: Sendable, Equatable {
+    package enum Content: Sendable, Equatable {
         case empty
-        /// `.bool`, `.int`, `.double` or `.string` only.
-        case leaf(JSONValue)
-        /// Non-empty, sorted by key order, keys unique.
-        case children([Child])
+        case bool(Bool)
+        case int(Int64)
+        case double(Double)
+        case string(String)
+        case children(DatabaseChildren)
+
+        /// Strings compare by bytes: canonically equivalent strings are different values.
+        package static func == (a: Content, b: Content) -> Bool {
+            switch (a, b) {
+            case (.empty, .empty): true
+            case (.bool(let x), .bool(let y)): x == y
+            case (.int(let x), .int(let y)): x == y
+            case (.double(let x), .double(let y)): x.bitPattern == y.bitPattern || x == y
+            case (.string(let x), .string(let y)): UTF8Order.equal(x, y)
+            case (.children(let x), .children(let y)): x == y
+            default: false
+            }
+        }
     }
 
-    package private(set) var content: Content
-    /// `.int`, `.double` or `.string`; nil when absent. Always nil on an empty node.
-    package private(set) var priority: JSONValue?
+    package var content: Content
+    /// A number or string priority; nil when none.
+    package var priority: JSONValue?
 
-    package static let empty = DatabaseNode(content: .empty, priority: nil)
-
-    /// Maximum UTF-8 bytes of a string leaf (10 MB).
-    package static let maxStringBytes = 10 * 1024 * 1024
-
-    init(content: Content, priority: JSONValue?) {
+    package init(_ content: Content, priority: JSONValue? = nil) {
         self.content = content
-        if case .empty = content { self.priority = nil } else { self.priority = priority }
+        self.priority = content == .empty ? nil : priority
     }
 
-    /// A leaf; `.null` gives the empty node.
-    package static func leaf(_ value: JSONValue, priority: JSONValue? = nil) -> DatabaseNode {
-        switch value {
-        case .bool, .int, .double, .string: DatabaseNode(content: .leaf(value), priority: priority)
-        default: .empty
+    package static let empty = DatabaseNode(.empty)
+
+    package static func leaf(_ content: Content, priority: JSONValue? = nil) -> DatabaseNode {
+        DatabaseNode(content, priority: priority)
+    }
+
+    package var isEmpty: Bool { content == .empty }
+
+    package var isLeaf: Bool {
+        switch content {
+        case .bool, .int, .double, .string: true
+        case .empty, .children: false
         }
     }
 
-    package var isEmpty: Bool {
-        if case .empty = content { return true }
-        return false
-    }
-
-    /// The leaf value, if this is a leaf.
-    package var leafValue: JSONValue? {
-        if case .leaf(let v) = content { return v }
-        return nil
-    }
-
-    /// The children in key order (empty for leaves and the empty node).
-    package var children: [Child] {
+    /// The children, or an empty list for leaves and null.
+    package var children: DatabaseChildren {
         if case .children(let c) = content { return c }
-        return []
+        return DatabaseChildren()
     }
 
-    /// Binary search by key order: the index of `key`, or where it would go.
-    private static func search(_ children: [Child], _ key: String) -> (found: Bool, index: Int) {
-        var low = 0
-        var high = children.count
-        while low < high {
-            let mid = (low + high) >> 1
-            let c = DatabaseOrder.compareKeys(children[mid].key, key)
-            if c == 0 { return (true, mid) }
-            if c < 0 { low = mid + 1 } else { high = mid }
-        }
-        return (false, low)
-    }
-
-    /// The child called `key`; `.priority` gives the priority as a leaf; missing gives `.empty`.
+    /// The direct child called `key` (`.priority` gives the priority as a leaf).
     package func child(_ key: String) -> DatabaseNode {
-        if UTF8Order.equal(key, ".priority") { return priority.map { .leaf($0) } ?? .empty }
+        if UTF8Order.equal(key, ".priority") { return DatabaseNode.fromPriority(priority) }
         guard case .children(let c) = content else { return .empty }
-        let r = Self.search(c, key)
-        return r.found ? c[r.index].node : .empty
+        return c[key] ?? .empty
     }
 
-    /// The node at `path` below this one (`.empty` if absent).
-    package func node(at path: DatabasePath) -> DatabaseNode {
-        var current = self
+    /// The node at `path` below this one.
+    package func child(at path: DatabasePath) -> DatabaseNode {
+        var node = self
         for key in path.keys {
-            current = current.child(key)
-            if current.isEmpty { return .empty }
+            node = node.child(key)
+            if node.isEmpty { return .empty }
         }
-        return current
+        return node
     }
 
-    /// Replaces the node at `path` (an empty node deletes). Parents are created as needed (a leaf
-    /// on the way becomes an object) and parents left empty disappear. A last key `.priority`
-    /// sets the priority of its parent instead (a no-op on an empty parent).
+    /// Places `node` at `path`, normalized: empty children vanish, a leaf on the way becomes an
+    /// object (keeping its priority), a parent left without children becomes null. `.priority` as
+    /// the last key sets the priority of its parent (a no-op on null; anything but a number or
+    /// string clears it).
     package mutating func set(_ node: DatabaseNode, at path: DatabasePath) {
         set(node, keys: path.keys[...])
     }
 
+    /// This node with `node` placed at `path` (see ``set(_:at:)``).
+    package func setting(_ path: DatabasePath, to node: DatabaseNode) -> DatabaseNode {
+        var copy = self
+        copy.set(node, keys: path.keys[...])
+        return copy
+    }
+
     private mutating func set(_ node: DatabaseNode, keys: ArraySlice<String>) {
-        guard let key = keys.first else {
+        guard let first = keys.first else {
             self = node
             return
         }
-        if keys.count == 1 && UTF8Order.equal(key, ".priority") {
-            setPriority(node.leafValue)
+        if keys.count == 1 && UTF8Order.equal(first, ".priority") {
+            priority = isEmpty ? nil : node.priorityValue
             return
         }
-        var list: [Child]
-        if case .children(let c) = content { list = c } else { list = [] }
-        content = .empty  // release so `list` is uniquely referenced
-        let r = Self.search(list, key)
-        var childNode = r.found ? list[r.index].node : .empty
-        if r.found { list[r.index].node = .empty }
-        childNode.set(node, keys: keys.dropFirst())
-        switch (r.found, childNode.isEmpty) {
-        case (true, false): list[r.index].node = childNode
-        case (true, true): list.remove(at: r.index)
-        case (false, false): list.insert(Child(key: key, node: childNode), at: r.index)
-        case (false, true): break
-        }
-        if list.isEmpty {
-            content = .empty
+        var kids = children
+        content = .empty  // release, so `kids` is changed in place when this node held the only reference
+        kids.modify(first) { child in child.set(node, keys: keys.dropFirst()) }
+        if kids.isEmpty {
             priority = nil
         } else {
-            content = .children(list)
+            content = .children(kids)
         }
     }
 
-    /// Sets this node's priority (`.int`, `.double` or `.string`; anything else clears it).
-    /// An empty node cannot carry one.
-    package mutating func setPriority(_ value: JSONValue?) {
-        guard !isEmpty else { return }
-        switch value {
-        case .int?, .double?, .string?: priority = value
-        default: priority = nil
+    /// The leaf value of this node seen as a priority (numbers and strings only).
+    package var priorityValue: JSONValue? {
+        switch content {
+        case .int(let v): .int(v)
+        case .double(let v): .double(v)
+        case .string(let v): .string(v)
+        default: nil
         }
     }
 
-    /// The number of nodes below and including this one (leaves and objects), for sizing.
-    package var nodeCount: Int {
-        guard case .children(let c) = content else { return isEmpty ? 0 : 1 }
-        var n = 1
-        for child in c { n += child.node.nodeCount }
-        return n
+    /// A priority as a leaf (`.empty` for nil or anything but a number or string).
+    package static func fromPriority(_ priority: JSONValue?) -> DatabaseNode {
+        switch priority {
+        case .int(let v)?: .leaf(.int(v))
+        case .double(let v)?: .leaf(.double(v))
+        case .string(let v)?: .leaf(.string(v))
+        default: .empty
+        }
+    }
+
+    /// The leaf as a plain JSON value; nil for objects and null.
+    package var leafValue: JSONValue? {
+        switch content {
+        case .bool(let v): .bool(v)
+        case .int(let v): .int(v)
+        case .double(let v): .double(v)
+        case .string(let v): .string(v)
+        case .empty, .children: nil
+        }
+    }
+
+    /// The leaf as a plain JSON value (for ordering); objects give an empty object, null gives nil.
+    package var orderingValue: JSONValue? {
+        if case .children = content { return .object([]) }
+        return leafValue
+    }
+
+    /// Total number of nodes (leaves and objects) in this subtree, a cheap size estimate.
+    package var approximateByteSize: Int {
+        switch content {
+        case .empty: 0
+        case .bool: 5
+        case .int, .double: 8
+        case .string(let s): s.utf8.count + 2
+        case .children(let c): c.reduce(2) { $0 + $1.key.utf8.count + 4 + $1.node.approximateByteSize }
+        }
     }
 }

@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// A Realtime Database location: `/users/ada/name`, stored as its keys.
 ///
 /// Keys are compared by bytes (never `String ==`). Parsing percent-decodes each segment and
@@ -111,17 +113,9 @@ package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var it = bytes.makeIterator()
-        func hex(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x41...0x46: c - 0x41 + 10
-            case 0x61...0x66: c - 0x61 + 10
-            default: nil
-            }
-        }
         while let c = it.next() {
             if c == 0x25 {
-                guard let h = it.next(), let l = it.next(), let hv = hex(h), let lv = hex(l) else { return nil }
+                guard let h = it.next(), let l = it.next(), let hv = HexDigit.value(h), let lv = HexDigit.value(l) else { return nil }
                 out.append(hv << 4 | lv)
             } else {
                 out.append(c)

@@ -2,7 +2,8 @@ package import EmulatorModel
 
 /// Reads protobuf fields from a message's bytes. Every malformed input (truncation, overlong
 /// varints, bad wire types, unbalanced groups, invalid UTF-8 in strings) throws
-/// `INVALID_ARGUMENT`; nothing traps.
+/// `INVALID_ARGUMENT`; nothing traps. A nested message's reader shares the outer bytes (a range
+/// of the same array), so reading nested messages copies nothing.
 ///
 /// ```swift
 /// var r = ProtoReader(bytes)
@@ -23,9 +24,14 @@ package struct ProtoReader: Sendable {
     package static let maxDepth = 100
 
     package init(_ bytes: [UInt8], depth: Int = 0) {
+        self.init(bytes, bytes.startIndex..<bytes.endIndex, depth: depth)
+    }
+
+    /// A reader over `range` of `bytes` (no copy).
+    init(_ bytes: [UInt8], _ range: Range<Int>, depth: Int) {
         self.buffer = bytes
-        self.index = 0
-        self.end = bytes.count
+        self.index = range.lowerBound
+        self.end = range.upperBound
         self.depth = depth
     }
 
@@ -82,30 +88,36 @@ package struct ProtoReader: Sendable {
 
     package mutating func double() throws(EmulatorError) -> Double { Double(bitPattern: try fixed64()) }
 
-    package mutating func bytes() throws(EmulatorError) -> [UInt8] {
+    /// The range of the current length-delimited field's bytes, which it then skips.
+    private mutating func lengthDelimited() throws(EmulatorError) -> Range<Int> {
         let n = try varint()
         guard n <= UInt64(end - index) else { throw Self.error("length \(n) beyond the end of the message") }
-        let out = Array(buffer[index..<(index + Int(n))])
-        index += Int(n)
-        return out
+        let range = index..<(index + Int(n))
+        index = range.upperBound
+        return range
+    }
+
+    package mutating func bytes() throws(EmulatorError) -> [UInt8] {
+        Array(buffer[try lengthDelimited()])
     }
 
     package mutating func string() throws(EmulatorError) -> String {
-        let b = try bytes()
-        guard let s = String(validating: b, as: UTF8.self) else { throw Self.error("string field is not valid UTF-8") }
+        let range = try lengthDelimited()
+        guard let s = String(validating: buffer[range], as: UTF8.self) else { throw Self.error("string field is not valid UTF-8") }
         return s
     }
 
-    /// A reader over the nested message at the current (length-delimited) field.
+    /// A reader over the nested message at the current (length-delimited) field; it shares these
+    /// bytes.
     package mutating func message() throws(EmulatorError) -> ProtoReader {
         guard depth < Self.maxDepth else { throw Self.error("nested more than \(Self.maxDepth) levels") }
-        return ProtoReader(try bytes(), depth: depth + 1)
+        return ProtoReader(buffer, try lengthDelimited(), depth: depth + 1)
     }
 
     /// Reads a repeated int32 field, packed or not, appending to `values`.
     package mutating func repeatedInt32(_ wire: ProtoWireType, into values: inout [Int32]) throws(EmulatorError) {
         if wire == .lengthDelimited {
-            var inner = ProtoReader(try bytes(), depth: depth + 1)
+            var inner = ProtoReader(buffer, try lengthDelimited(), depth: depth + 1)
             while !inner.isAtEnd { values.append(try inner.int32()) }
         } else if wire == .varint {
             values.append(try int32())
@@ -120,7 +132,7 @@ package struct ProtoReader: Sendable {
         case .varint: _ = try varint()
         case .fixed64: _ = try fixed64()
         case .fixed32: _ = try fixed32()
-        case .lengthDelimited: _ = try bytes()
+        case .lengthDelimited: _ = try lengthDelimited()
         case .startGroup:
             var open = 1
             while open > 0 {

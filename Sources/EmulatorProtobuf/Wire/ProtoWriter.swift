@@ -8,7 +8,8 @@
 /// let bytes = w.bytes
 /// ```
 package struct ProtoWriter: Sendable {
-    package private(set) var bytes: [UInt8] = []
+    /// What was written so far; callers may append raw bytes or take the buffer over.
+    package var bytes: [UInt8] = []
 
     package init() {}
 
@@ -65,7 +66,7 @@ package struct ProtoWriter: Sendable {
         bytes.append(contentsOf: s.utf8)
     }
 
-    package mutating func bytes(_ field: Int, _ b: [UInt8]) {
+    package mutating func bytes(_ field: Int, _ b: some Collection<UInt8>) {
         key(field, .lengthDelimited)
         varint(UInt64(b.count))
         bytes.append(contentsOf: b)
@@ -91,6 +92,14 @@ package struct ProtoWriter: Sendable {
         }
         prefix.append(UInt8(v))
         bytes.replaceSubrange(start..<(start + 1), with: prefix)
+    }
+
+    /// A proto1 group (App Engine's `EntityProto` uses them for path elements, points and
+    /// references): start tag, the body's fields, end tag.
+    package mutating func group(_ field: Int, _ body: (inout ProtoWriter) -> Void) {
+        key(field, .startGroup)
+        body(&self)
+        key(field, .endGroup)
     }
 
     /// A packed repeated int32 (proto3's default for scalar repeated fields). Nothing if empty.

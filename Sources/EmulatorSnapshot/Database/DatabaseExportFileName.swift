@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// How a namespace name becomes the file name `database_export/<file>.json` and back.
 ///
 /// Names that follow the namespace rule (letters, digits, hyphens) are written as they are, so
@@ -41,7 +43,7 @@ package enum DatabaseExportFileName {
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
-                let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2])
+                let high = HexDigit.value(bytes[i + 1]), let low = HexDigit.value(bytes[i + 2])
             {
                 out.append(high << 4 | low)
                 i += 3
@@ -64,14 +66,5 @@ package enum DatabaseExportFileName {
 
     private static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 /// The create and update times of the documents of one `output-N` file, kept beside it as
 /// `output-N.emulators-times`. The official format has no place for them (an `EntityProto`
 /// carries a key and properties only), and the official importer reads only the files the
@@ -22,8 +23,8 @@ package enum DocumentTimesFile {
         private(set) var hasTimes = false
 
         mutating func add(createTime: Int64, updateTime: Int64) {
-            pairs.writeRawVarint(UInt64(bitPattern: createTime))
-            pairs.writeRawVarint(UInt64(bitPattern: updateTime))
+            pairs.varint(UInt64(bitPattern: createTime))
+            pairs.varint(UInt64(bitPattern: updateTime))
             count += 1
             if updateTime != 0 { hasTimes = true }
             if pairs.bytes.count >= 64 << 10 {
@@ -35,8 +36,8 @@ package enum DocumentTimesFile {
         func encoded(outputBytes: Int) -> [UInt8] {
             var header = ProtoWriter()
             header.bytes = DocumentTimesFile.magic
-            header.writeRawVarint(UInt64(outputBytes))
-            header.writeRawVarint(UInt64(count))
+            header.varint(UInt64(outputBytes))
+            header.varint(UInt64(count))
             var file = LevelDBLogWriter()
             file.append(header.bytes)
             for record in records { file.append(record) }

@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorProtobuf
 
 extension EntityProto {
     /// The entity record of a document whose fields are `ValueCodec` bytes, written without
@@ -20,17 +21,17 @@ extension EntityProto {
             var codec = StoredValues(bytes: buffer)
             guard let fields = codec.map(at: 0), fields.end == buffer.count else { return false }
             w.bytes.reserveCapacity(buffer.count + 64)
-            w.writeMessage(field: 13) { key in
+            w.message(13) { key in
                 // "dev~" + project, without building the string.
-                key.writeTag(13, .lengthDelimited)
-                key.writeRawVarint(UInt64(4 + document.projectID.utf8.count))
+                key.key(13, .lengthDelimited)
+                key.varint(UInt64(4 + document.projectID.utf8.count))
                 key.bytes.append(contentsOf: "dev~".utf8)
                 key.bytes.append(contentsOf: document.projectID.utf8)
-                key.writeMessage(field: 14) { writePath(document.path.segments, into: &$0) }
-                if document.databaseID != defaultDatabase { key.writeString(field: 23, document.databaseID) }
+                key.message(14) { writePath(document.path.segments, into: &$0) }
+                if document.databaseID != defaultDatabase { key.string(23, document.databaseID) }
             }
             guard codec.writeProperties(fields.fields, into: &w) else { return false }
-            w.writeMessage(field: 16) { writePath(document.path.segments, limit: 2, into: &$0) }
+            w.message(16) { writePath(document.path.segments, limit: 2, into: &$0) }
             return true
         }
     }
@@ -142,11 +143,11 @@ extension EntityProto {
                 if bytes[field.value] == ValueTag.array {
                     guard let starts = elements(field.value) else { return false }
                     if starts.isEmpty {
-                        w.writeMessage(field: 14) { p in
-                            p.writeVarint(field: 1, Meaning.emptyList)
-                            p.writeBytes(field: 3, slice(field.name))
-                            p.writeBool(field: 4, false)
-                            p.writeMessage(field: 5) { _ in }
+                        w.message(14) { p in
+                            p.uint64(1, Meaning.emptyList)
+                            p.bytes(3, slice(field.name))
+                            p.bool(4, false)
+                            p.message(5) { _ in }
                         }
                     } else {
                         for element in starts {
@@ -164,17 +165,17 @@ extension EntityProto {
         private mutating func writeProperty(_ name: Range<Int>, _ value: Int, multiple: Bool, into w: inout ProtoWriter) -> Bool {
             var good = true
             let tag = bytes[value]
-            w.writeMessage(field: 15) { p in
+            w.message(15) { p in
                 switch tag {
-                case ValueTag.timestamp: p.writeVarint(field: 1, Meaning.timestamp)
-                case ValueTag.geoPoint: p.writeVarint(field: 1, Meaning.geoPoint)
-                case ValueTag.bytes: p.writeVarint(field: 1, Meaning.blob)
-                case ValueTag.map: p.writeVarint(field: 1, Meaning.entity)
+                case ValueTag.timestamp: p.uint64(1, Meaning.timestamp)
+                case ValueTag.geoPoint: p.uint64(1, Meaning.geoPoint)
+                case ValueTag.bytes: p.uint64(1, Meaning.blob)
+                case ValueTag.map: p.uint64(1, Meaning.entity)
                 default: break
                 }
-                p.writeBytes(field: 3, slice(name))
-                p.writeBool(field: 4, multiple)
-                p.writeMessage(field: 5) { v in good = writeValue(value, into: &v) }
+                p.bytes(3, slice(name))
+                p.bool(4, multiple)
+                p.message(5) { v in good = writeValue(value, into: &v) }
             }
             return good
         }
@@ -183,32 +184,32 @@ extension EntityProto {
             var at = start + 1
             switch bytes[start] {
             case ValueTag.null: return true
-            case ValueTag.falseValue: v.writeBool(field: 2, false)
-            case ValueTag.trueValue: v.writeBool(field: 2, true)
+            case ValueTag.falseValue: v.bool(2, false)
+            case ValueTag.trueValue: v.bool(2, true)
             case ValueTag.integer:
                 guard let raw = varint(&at) else { return false }
-                v.writeInt64(field: 1, Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1))
+                v.int64(1, Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1))
             case ValueTag.double:
                 guard let bits = fixed(&at) else { return false }
-                v.writeFixed64(field: 4, bits)
+                v.fixed64(4, bits)
             case ValueTag.timestamp:
                 guard let rawSeconds = varint(&at), let nanos = varint(&at), nanos < 1_000_000_000 else { return false }
                 let seconds = Int64(bitPattern: rawSeconds >> 1) ^ -Int64(bitPattern: rawSeconds & 1)
-                v.writeInt64(field: 1, Timestamp(seconds: seconds, nanos: Int32(nanos)).microseconds)
+                v.int64(1, Timestamp(seconds: seconds, nanos: Int32(nanos)).microseconds)
             case ValueTag.string:
                 guard let length = varint(&at) else { return false }
-                v.writeBytes(field: 3, slice(at..<(at + Int(length))))
+                v.bytes(3, slice(at..<(at + Int(length))))
             case ValueTag.bytes:
                 guard let length = varint(&at) else { return false }
-                v.writeBytes(field: 3, slice(at..<(at + Int(length))))
+                v.bytes(3, slice(at..<(at + Int(length))))
             case ValueTag.reference:
                 guard let length = varint(&at) else { return false }
                 writeReference(String(decoding: slice(at..<(at + Int(length))), as: UTF8.self), into: &v)
             case ValueTag.geoPoint:
                 guard let lat = fixed(&at), let lng = fixed(&at) else { return false }
-                v.writeGroup(field: 5) { point in
-                    point.writeFixed64(field: 6, lat)
-                    point.writeFixed64(field: 7, lng)
+                v.group(5) { point in
+                    point.fixed64(6, lat)
+                    point.fixed64(7, lng)
                 }
             case ValueTag.map:
                 guard let fields = map(at: at) else { return false }
@@ -216,7 +217,7 @@ extension EntityProto {
                 if isVector(fields.fields) { return false }
                 var good = true
                 var copy = self
-                v.writeMessage(field: 3) { nested in good = copy.writeProperties(fields.fields, into: &nested) }
+                v.message(3) { nested in good = copy.writeProperties(fields.fields, into: &nested) }
                 return good
             default:
                 return false  // arrays are written by `writeProperties`

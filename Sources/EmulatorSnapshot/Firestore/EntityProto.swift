@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorProtobuf
 
 /// App Engine `EntityProto`, the record format of Firestore/Datastore managed exports: one
 /// entity per document.
@@ -35,13 +36,13 @@ enum EntityProto {
     /// The serialized entity of `document`.
     static func encode(_ document: FirestoreExportDocument) -> [UInt8] {
         var w = ProtoWriter()
-        w.writeMessage(field: 13) { key in
-            key.writeString(field: 13, "dev~" + document.projectID)
-            key.writeMessage(field: 14) { writePath(document.path.segments, into: &$0) }
-            if document.databaseID != defaultDatabase { key.writeString(field: 23, document.databaseID) }
+        w.message(13) { key in
+            key.string(13, "dev~" + document.projectID)
+            key.message(14) { writePath(document.path.segments, into: &$0) }
+            if document.databaseID != defaultDatabase { key.string(23, document.databaseID) }
         }
         writeProperties(document.fields, into: &w)
-        w.writeMessage(field: 16) { writePath(Array(document.path.segments.prefix(2)), into: &$0) }
+        w.message(16) { writePath(Array(document.path.segments.prefix(2)), into: &$0) }
         return w.bytes
     }
 
@@ -51,12 +52,12 @@ enum EntityProto {
         let count = min(segments.count, limit)
         while i + 1 < count {
             let kind = segments[i], id = segments[i + 1]
-            w.writeGroup(field: 1) { element in
-                element.writeString(field: 2, kind)
+            w.group(1) { element in
+                element.string(2, kind)
                 if let number = ResourcePath.numericID(id) {
-                    element.writeInt64(field: 3, number)
+                    element.int64(3, number)
                 } else {
-                    element.writeString(field: 4, id)
+                    element.string(4, id)
                 }
             }
             i += 2
@@ -67,11 +68,11 @@ enum EntityProto {
         for field in fields {
             switch field.value {
             case .array(let elements) where elements.isEmpty:
-                w.writeMessage(field: 14) { p in
-                    p.writeVarint(field: 1, Meaning.emptyList)
-                    p.writeString(field: 3, field.name)
-                    p.writeBool(field: 4, false)
-                    p.writeMessage(field: 5) { _ in }
+                w.message(14) { p in
+                    p.uint64(1, Meaning.emptyList)
+                    p.string(3, field.name)
+                    p.bool(4, false)
+                    p.message(5) { _ in }
                 }
             case .array(let elements):
                 for element in elements { writeProperty(field.name, element, multiple: true, into: &w) }
@@ -82,11 +83,11 @@ enum EntityProto {
     }
 
     private static func writeProperty(_ name: String, _ value: Value, multiple: Bool, into w: inout ProtoWriter) {
-        w.writeMessage(field: 15) { p in
-            if let meaning = meaning(of: value) { p.writeVarint(field: 1, meaning) }
-            p.writeString(field: 3, name)
-            p.writeBool(field: 4, multiple)
-            p.writeMessage(field: 5) { writeValue(value, into: &$0) }
+        w.message(15) { p in
+            if let meaning = meaning(of: value) { p.uint64(1, meaning) }
+            p.string(3, name)
+            p.bool(4, multiple)
+            p.message(5) { writeValue(value, into: &$0) }
         }
     }
 
@@ -105,21 +106,21 @@ enum EntityProto {
     private static func writeValue(_ value: Value, into v: inout ProtoWriter) {
         switch value {
         case .null: break
-        case .boolean(let b): v.writeBool(field: 2, b)
-        case .integer(let i): v.writeInt64(field: 1, i)
-        case .double(let d): v.writeDouble(field: 4, d)
-        case .timestamp(let t): v.writeInt64(field: 1, t.microseconds)
-        case .string(let s): v.writeString(field: 3, s)
-        case .bytes(let b): v.writeBytes(field: 3, b)
+        case .boolean(let b): v.bool(2, b)
+        case .integer(let i): v.int64(1, i)
+        case .double(let d): v.double(4, d)
+        case .timestamp(let t): v.int64(1, t.microseconds)
+        case .string(let s): v.string(3, s)
+        case .bytes(let b): v.bytes(3, b)
         case .geoPoint(let latitude, let longitude):
-            v.writeGroup(field: 5) { point in
-                point.writeDouble(field: 6, latitude)
-                point.writeDouble(field: 7, longitude)
+            v.group(5) { point in
+                point.double(6, latitude)
+                point.double(7, longitude)
             }
         case .reference(let name):
             writeReference(name, into: &v)
         case .map(let map):
-            v.writeMessage(field: 3) { nested in
+            v.message(3) { nested in
                 // An empty vector stays a plain map ({__type__, value: []}): zero `__vector__`
                 // properties would read back as an empty map.
                 if let elements = map.vectorElements, !elements.isEmpty {
@@ -131,30 +132,30 @@ enum EntityProto {
         case .array(let elements):
             var fields: [ValueMap.Field] = []
             for (i, element) in elements.enumerated() { fields.append(ValueMap.Field(String(i), element)) }
-            v.writeMessage(field: 3) { writeProperties(ValueMap(unsortedFields: fields), into: &$0) }
+            v.message(3) { writeProperties(ValueMap(unsortedFields: fields), into: &$0) }
         }
     }
 
     /// `group ReferenceValue = 12 { app 13; group PathElement 14 { type 15; id 16 | name 17 }; database_id 23 }`.
     static func writeReference(_ name: String, into v: inout ProtoWriter) {
         let parsed = try? DocumentName(parsing: name)
-        v.writeGroup(field: 12) { ref in
-            ref.writeString(field: 13, "dev~" + (parsed?.projectID ?? ""))
+        v.group(12) { ref in
+            ref.string(13, "dev~" + (parsed?.projectID ?? ""))
             let segments = parsed?.path.segments ?? []
             var i = 0
             while i + 1 < segments.count {
                 let kind = segments[i], id = segments[i + 1]
-                ref.writeGroup(field: 14) { element in
-                    element.writeString(field: 15, kind)
+                ref.group(14) { element in
+                    element.string(15, kind)
                     if let number = ResourcePath.numericID(id) {
-                        element.writeInt64(field: 16, number)
+                        element.int64(16, number)
                     } else {
-                        element.writeString(field: 17, id)
+                        element.string(17, id)
                     }
                 }
                 i += 2
             }
-            if let database = parsed?.databaseID, database != defaultDatabase { ref.writeString(field: 23, database) }
+            if let database = parsed?.databaseID, database != defaultDatabase { ref.string(23, database) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorProtobuf
 
 /// Writes the `firestore_export/` part of a snapshot in the official managed-export layout:
 ///
@@ -131,14 +132,14 @@ package struct FirestoreExportWriter {
     /// `{1: {1: name, 2: start µs, 3: end µs}, 2: {1: "", 2: "output-0"}}`.
     static func kindMetadata(startMicros: Int64, endMicros: Int64) -> [UInt8] {
         var w = ProtoWriter()
-        w.writeMessage(field: 1) { m in
-            m.writeString(field: 1, exportName)
-            m.writeInt64(field: 2, startMicros)
-            m.writeInt64(field: 3, endMicros)
+        w.message(1) { m in
+            m.string(1, exportName)
+            m.int64(2, startMicros)
+            m.int64(3, endMicros)
         }
-        w.writeMessage(field: 2) { f in
-            f.writeString(field: 1, "")
-            f.writeString(field: 2, outputFile)
+        w.message(2) { f in
+            f.string(1, "")
+            f.string(2, outputFile)
         }
         return w.bytes
     }
@@ -148,13 +149,13 @@ package struct FirestoreExportWriter {
         var records: [[UInt8]] = [[formatVersion]]
         if kindCount > 0 {
             var w = ProtoWriter()
-            w.writeMessage(field: 1) { k in
-                k.writeVarint(field: 1, 2)
-                k.writeVarint(field: 3, 3)
+            w.message(1) { k in
+                k.uint64(1, 2)
+                k.uint64(3, 3)
             }
-            w.writeString(field: 2, kindDirectory + "/" + kindMetadataFile)
-            w.writeVarint(field: 3, UInt64(kindCount))
-            w.writeVarint(field: 4, UInt64(kindBytes))
+            w.string(2, kindDirectory + "/" + kindMetadataFile)
+            w.uint64(3, UInt64(kindCount))
+            w.uint64(4, UInt64(kindBytes))
             records.append(w.bytes)
         }
         return LevelDBLogWriter.encode(records)

@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 package import EmulatorStorage
 import EmulatorSupport
 import Glibc
@@ -176,18 +177,18 @@ package final class DataDirectory: Sendable {
         var log = LevelDBLogWriter()
         var header = ProtoWriter()
         header.bytes = Self.checkpointMagic
-        header.writeRawVarint(UInt64(firstJournal))
-        header.writeRawVarint(UInt64(bitPattern: snapshot.readTime))
+        header.varint(UInt64(firstJournal))
+        header.varint(UInt64(bitPattern: snapshot.readTime))
         log.append(header.bytes)
         var batch = ProtoWriter()
         var count = 0
         for namespace in snapshot.namespaces {
             let name = Array(namespace.name.utf8)
             for entry in snapshot.scan(namespace) {
-                batch.writeRawVarint(UInt64(name.count)); batch.bytes.append(contentsOf: name)
-                batch.writeRawVarint(UInt64(entry.key.encoded.count)); batch.bytes.append(contentsOf: entry.key.encoded)
-                batch.writeRawVarint(UInt64(entry.value.count)); batch.bytes.append(contentsOf: entry.value)
-                batch.writeRawVarint(UInt64(bitPattern: entry.createTime)); batch.writeRawVarint(UInt64(bitPattern: entry.updateTime))
+                batch.varint(UInt64(name.count)); batch.bytes.append(contentsOf: name)
+                batch.varint(UInt64(entry.key.encoded.count)); batch.bytes.append(contentsOf: entry.key.encoded)
+                batch.varint(UInt64(entry.value.count)); batch.bytes.append(contentsOf: entry.value)
+                batch.varint(UInt64(bitPattern: entry.createTime)); batch.varint(UInt64(bitPattern: entry.updateTime))
                 count += 1
                 if batch.bytes.count >= 64 << 10 {
                     log.append(batch.bytes)

@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 package import EmulatorStorage
 
 /// One journaled commit, value-agnostic: the commit time and, per changed key, its namespace,
@@ -40,8 +41,8 @@ package struct JournalRecord: Sendable, Equatable {
     package static func encode(cleared: [ClearedSubtree] = [], changes: [StorageChange], commitTime: CommitTime) -> [UInt8] {
         var w = ProtoWriter()
         w.bytes.reserveCapacity(32 + changes.count * 64)
-        w.writeRawVarint(UInt64(bitPattern: commitTime))
-        w.writeRawVarint(UInt64(cleared.count + changes.count))
+        w.varint(UInt64(bitPattern: commitTime))
+        w.varint(UInt64(cleared.count + changes.count))
         for subtree in cleared {
             w.bytes.append(3)
             appendBytes(Array(subtree.namespace.name.utf8), &w)
@@ -49,13 +50,13 @@ package struct JournalRecord: Sendable, Equatable {
         }
         for change in changes {
             w.bytes.append(change.new == nil ? 2 : 4)
-            w.writeRawVarint(UInt64(change.namespace.name.utf8.count))
+            w.varint(UInt64(change.namespace.name.utf8.count))
             w.bytes.append(contentsOf: change.namespace.name.utf8)
             appendBytes(change.key.encoded, &w)
             if let new = change.new {
                 appendBytes(new.value, &w)
-                w.writeRawVarint(UInt64(bitPattern: new.createTime))
-                w.writeRawVarint(UInt64(bitPattern: new.updateTime))
+                w.varint(UInt64(bitPattern: new.createTime))
+                w.varint(UInt64(bitPattern: new.updateTime))
             }
         }
         return w.bytes
@@ -63,8 +64,8 @@ package struct JournalRecord: Sendable, Equatable {
 
     package func encoded() -> [UInt8] {
         var w = ProtoWriter()
-        w.writeRawVarint(UInt64(bitPattern: commitTime))
-        w.writeRawVarint(UInt64(operations.count))
+        w.varint(UInt64(bitPattern: commitTime))
+        w.varint(UInt64(operations.count))
         for operation in operations {
             switch operation {
             case .put(let ns, let key, let value):
@@ -77,8 +78,8 @@ package struct JournalRecord: Sendable, Equatable {
                 Self.appendBytes(Array(ns.name.utf8), &w)
                 Self.appendBytes(entry.key.encoded, &w)
                 Self.appendBytes(entry.value, &w)
-                w.writeRawVarint(UInt64(bitPattern: entry.createTime))
-                w.writeRawVarint(UInt64(bitPattern: entry.updateTime))
+                w.varint(UInt64(bitPattern: entry.createTime))
+                w.varint(UInt64(bitPattern: entry.updateTime))
             case .delete(let ns, let key):
                 w.bytes.append(2)
                 Self.appendBytes(Array(ns.name.utf8), &w)
@@ -93,7 +94,7 @@ package struct JournalRecord: Sendable, Equatable {
     }
 
     private static func appendBytes(_ bytes: [UInt8], _ w: inout ProtoWriter) {
-        w.writeRawVarint(UInt64(bytes.count))
+        w.varint(UInt64(bytes.count))
         w.bytes.append(contentsOf: bytes)
     }
 

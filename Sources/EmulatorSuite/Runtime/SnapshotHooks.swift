@@ -1,7 +1,6 @@
-/// The seam the snapshot layer (EmulatorSnapshot) fills: import at start, export on request and at exit.
-///
-/// Until it is filled, import warns and starts empty, and export fails with `notImplemented`
-/// (the hub answers 501).
+/// What the suite calls to import at start and export on request and at exit: `.live` (SuiteSnapshots)
+/// over EmulatorSnapshot, or a test's stand-in. A hook that throws `notImplemented` makes an
+/// import warn and start empty, and an export answer 501 at the hub.
 package struct SnapshotHooks: Sendable {
     package typealias Import = @Sendable (ImportPlan, EmulatorContext) throws(SnapshotFailure) -> Void
     package typealias Export = @Sendable (ExportRequest, EmulatorContext) throws(SnapshotFailure) -> Void
@@ -13,14 +12,6 @@ package struct SnapshotHooks: Sendable {
         self.importData = importData
         self.exportData = exportData
     }
-
-    package static let unimplemented = SnapshotHooks(
-        importData: { _, _ throws(SnapshotFailure) in
-            throw SnapshotFailure(.notImplemented, "Importing data is not implemented yet")
-        },
-        exportData: { _, _ throws(SnapshotFailure) in
-            throw SnapshotFailure(.notImplemented, "Exporting data is not implemented yet")
-        })
 }
 
 /// `POST /_admin/export` and `--export-on-exit`, decoded.

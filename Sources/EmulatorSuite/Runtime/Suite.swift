@@ -58,7 +58,7 @@ package final class Suite: Sendable {
     package static func start(
         _ configuration: SuiteConfiguration,
         registry: EmulatorRegistry = .standard,
-        hooks: SnapshotHooks = .unimplemented,
+        hooks: SnapshotHooks = .live(version: SuiteVersion.current),
         transport: any ListenerFactory = Suite.defaultTransport,
         console: Console? = nil
     ) throws(SuiteStartError) -> Suite {
@@ -327,7 +327,7 @@ extension Suite {
 package func withSuite<Result>(
     _ configuration: SuiteConfiguration,
     registry: EmulatorRegistry = .standard,
-    hooks: SnapshotHooks = .unimplemented,
+    hooks: SnapshotHooks = .live(version: SuiteVersion.current),
     transport: any ListenerFactory = Suite.defaultTransport,
     console: Console? = nil,
     _ body: (Suite) async throws -> Result

@@ -84,14 +84,7 @@ extension JSONParser {
         guard position + 4 <= bytes.count else { return nil }
         var value: UInt32 = 0
         for offset in 0..<4 {
-            let byte = bytes[position + offset]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte &- UInt8(ascii: "A") &+ 10
-            default: return nil
-            }
+            guard let digit = HexDigit.value(bytes[position + offset]) else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return value

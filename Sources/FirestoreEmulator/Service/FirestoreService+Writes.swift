@@ -2,7 +2,7 @@ package import EmulatorModel
 import EmulatorStorage
 
 /// The answer to Commit.
-package struct CommitResult: Sendable, Equatable {
+package struct CommitResponse: Sendable, Equatable {
     package var writeResults: [WriteResult]
     package var commitTime: Int64
 }
@@ -16,14 +16,14 @@ extension FirestoreService {
     /// holders); an optimistic one whose reads changed since fails with ABORTED and writes nothing.
     package func commit(
         _ database: DatabaseID, writes: [Write], transaction: [UInt8]? = nil, caller: FirestoreCaller = .owner
-    ) throws(EmulatorError) -> CommitResult {
+    ) throws(EmulatorError) -> CommitResponse {
         try commit(database, writes: writes, transaction: transaction, caller: caller, readBack: nil).result
     }
 
     /// Commit, also returning the document at `readBack` as the commit left it.
     func commit(
         _ database: DatabaseID, writes: [Write], transaction: [UInt8]?, caller: FirestoreCaller, readBack: ResourcePath?
-    ) throws(EmulatorError) -> (result: CommitResult, document: StoredDocument?) {
+    ) throws(EmulatorError) -> (result: CommitResponse, document: StoredDocument?) {
         if writes.count > WriteApplier.maxWritesPerCommit {
             throw .invalidArgument("maximum \(WriteApplier.maxWritesPerCommit) writes allowed per request")
         }
@@ -56,7 +56,7 @@ extension FirestoreService {
             let results = try applyAll(writes, &buffer, gate: gate, caller: caller, database: database)
             return (results, try readBack.flatMap { p throws(EmulatorError) in try buffer.document(p) })
         }
-        return (CommitResult(writeResults: results.0, commitTime: commitTime), results.1)
+        return (CommitResponse(writeResults: results.0, commitTime: commitTime), results.1)
     }
 
     static func exclusiveKeys(_ writes: [Write], _ database: DatabaseID) -> [LockTable.Key: LockTable.Mode] {

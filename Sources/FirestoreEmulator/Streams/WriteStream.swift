@@ -48,7 +48,7 @@ final class WriteStream: Sendable {
 
     /// Requests queued behind a waiting commit at most (more ends the stream).
     static let maxQueued = 1_000
-    typealias Outcome = Result<CommitResult, EmulatorError>
+    typealias Outcome = Result<CommitResponse, EmulatorError>
 
     let service: FirestoreService
     let caller: FirestoreCaller
@@ -163,7 +163,7 @@ final class WriteStream: Sendable {
         }
     }
 
-    private func answer(_ result: CommitResult, _ s: inout State) {
+    private func answer(_ result: CommitResponse, _ s: inout State) {
         sink.send(.committed(token: token(&s), results: result.writeResults, commitTime: result.commitTime))
     }
 }

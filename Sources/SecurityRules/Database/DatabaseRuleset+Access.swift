@@ -8,7 +8,7 @@ extension DatabaseRuleset {
     ///   - now: server time in milliseconds since the epoch (`now`).
     ///   - query: the read's query parameters (`query.*`).
     package func canRead(
-        path: [String], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource, query: DatabaseQuery = DatabaseQuery()
+        path: [String], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource, query: DatabaseRulesQuery = DatabaseRulesQuery()
     ) -> RulesDecision {
         let view = DatabaseDataView(source: data, writes: [])
         var trace: [String] = []
@@ -39,7 +39,7 @@ extension DatabaseRuleset {
         for write in multiPath {
             var trace: [String] = []
             let path = DatabaseDataView.isPriority(write.path) ? Array(write.path.dropLast()) : write.path
-            guard cascade(.write, path: path, view: view, auth: auth, now: now, query: DatabaseQuery(), trace: &trace) else {
+            guard cascade(.write, path: path, view: view, auth: auth, now: now, query: DatabaseRulesQuery(), trace: &trace) else {
                 return .denied(Self.message(trace, .write))
             }
             if let failure = validate(path: path, view: view, auth: auth, now: now) {
@@ -49,7 +49,7 @@ extension DatabaseRuleset {
         return .allowed()
     }
 
-    private func evaluator(_ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64, _ query: DatabaseQuery,
+    private func evaluator(_ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64, _ query: DatabaseRulesQuery,
                            _ location: [String], _ wildcards: [String: String]) -> DatabaseEvaluator {
         DatabaseEvaluator(view: view, auth: auth?.databaseAuth, now: Double(now), query: query, location: location, wildcards: wildcards)
     }
@@ -78,7 +78,7 @@ extension DatabaseRuleset {
 
     /// Walks root → `path` evaluating `kind` rules; true at the first granting level.
     private func cascade(
-        _ kind: DatabaseRuleKind, path: [String], view: DatabaseDataView, auth: AuthContext?, now: Int64, query: DatabaseQuery,
+        _ kind: DatabaseRuleKind, path: [String], view: DatabaseDataView, auth: AuthContext?, now: Int64, query: DatabaseRulesQuery,
         trace: inout [String]
     ) -> Bool {
         var node = root
@@ -115,7 +115,7 @@ extension DatabaseRuleset {
         while true {
             let location = Array(path.prefix(level))
             if let rule = node.validate, view.new(location) != nil {
-                let result = evaluator(view, auth, now, DatabaseQuery(), location, wildcards).evaluateRule(rule.expression)
+                let result = evaluator(view, auth, now, DatabaseRulesQuery(), location, wildcards).evaluateRule(rule.expression)
                 let (ok, why) = Self.outcome(result, rule, rulePath)
                 if !ok { return "Permission denied: " + why }
             }
@@ -151,7 +151,7 @@ extension DatabaseRuleset {
             }
             let childLocation = location + [member.name]
             if let rule = next.node.validate {
-                let result = evaluator(view, auth, now, DatabaseQuery(), childLocation, childWildcards).evaluateRule(rule.expression)
+                let result = evaluator(view, auth, now, DatabaseRulesQuery(), childLocation, childWildcards).evaluateRule(rule.expression)
                 let (ok, why) = Self.outcome(result, rule, childRulePath)
                 if !ok { return "Permission denied: " + why }
             }
@@ -175,7 +175,7 @@ extension DatabaseRuleset {
     /// Compiles `rule` as a `.read` rule mounted at `path` (whose `$name` segments are bound to
     /// `wildcards`) and evaluates it once.
     package static func evaluateReadRule(
-        _ rule: String, wildcards: [(name: String, value: String)], auth: JSONValue?, root: JSONValue?, query: DatabaseQuery,
+        _ rule: String, wildcards: [(name: String, value: String)], auth: JSONValue?, root: JSONValue?, query: DatabaseRulesQuery,
         now: Int64 = 0
     ) -> DatabaseRuleOutcome {
         let expression: DatabaseExpression

@@ -13,7 +13,7 @@ struct DatabaseEvaluator {
     var view: DatabaseDataView
     var auth: JSONValue?
     var now: Double
-    var query: DatabaseQuery
+    var query: DatabaseRulesQuery
     /// The rule's location: `data` and `newData` point here.
     var location: [String]
     var wildcards: [String: String]

@@ -1,3 +1,5 @@
+import EmulatorSupport
+
 /// Splits a `firestore.rules` source into tokens on demand. The parser can also read raw text
 /// (match patterns and path literals) from a byte offset, since `/` means different things there.
 struct FirestoreLexer {
@@ -159,10 +161,10 @@ struct FirestoreLexer {
                 case UInt8(ascii: "u"):
                     var value: UInt32 = 0
                     for _ in 0..<4 {
-                        guard let h = peekByte(), let digit = Self.hexValue(h) else {
+                        guard let h = peekByte(), let digit = HexDigit.value(h) else {
                             throw Failure(position: escapePosition, message: "invalid \\u escape")
                         }
-                        value = value * 16 + digit
+                        value = value * 16 + UInt32(digit)
                         advance()
                     }
                     out.append(contentsOf: Array(String(Character(Unicode.Scalar(value) ?? "\u{FFFD}")).utf8))
@@ -176,14 +178,5 @@ struct FirestoreLexer {
             out.append(c)
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt32? {
-        switch b {
-        case 0x30...0x39: UInt32(b - 0x30)
-        case 0x41...0x46: UInt32(b - 0x41 + 10)
-        case 0x61...0x66: UInt32(b - 0x61 + 10)
-        default: nil
-        }
     }
 }

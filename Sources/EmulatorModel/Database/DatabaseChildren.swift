@@ -1,4 +1,4 @@
-import EmulatorModel
+import EmulatorSupport
 
 /// The children of an object node, kept sorted by `DatabaseOrder.compareKeys` (the order every
 /// output and the priority index tie-break use). Keys are compared by bytes, never `String ==`.
@@ -48,6 +48,25 @@ package struct DatabaseChildren: Sendable, Equatable, RandomAccessCollection {
                 nodes.remove(at: i)
             case (nil, false): break
             }
+        }
+    }
+
+    /// Changes the child called `key` (an empty node when absent) in place; a child left empty is
+    /// removed.
+    package mutating func modify(_ key: String, _ body: (inout DatabaseNode) -> Void) {
+        let (i, found) = search(key)
+        var node = DatabaseNode.empty
+        if found { swap(&node, &nodes[i]) }  // `node` is now the only reference to the child's storage
+        body(&node)
+        switch (found, node.isEmpty) {
+        case (true, false): nodes[i] = node
+        case (true, true):
+            keys.remove(at: i)
+            nodes.remove(at: i)
+        case (false, false):
+            keys.insert(key, at: i)
+            nodes.insert(node, at: i)
+        case (false, true): break
         }
     }
 

@@ -1,4 +1,4 @@
-import EmulatorModel
+package import EmulatorModel
 package import EmulatorSupport
 
 extension DatabaseNode {
@@ -47,20 +47,7 @@ extension DatabaseNode {
                 node.priority = node.isEmpty ? nil : priority
                 return node
             }
-            // Sort stably, then keep the last of duplicate names (as a JSON object reader would).
-            let sorted = pairs.enumerated().sorted {
-                let c = DatabaseOrder.compareKeys($0.element.key, $1.element.key)
-                return c != 0 ? c < 0 : $0.offset < $1.offset
-            }.map(\.element)
-            var unique: [(key: String, node: DatabaseNode)] = []
-            unique.reserveCapacity(sorted.count)
-            for pair in sorted {
-                if let last = unique.last, UTF8Order.equal(last.key, pair.key) { unique.removeLast() }
-                unique.append(pair)
-            }
-            unique.removeAll { $0.node.isEmpty }
-            if unique.isEmpty { return .empty }
-            return DatabaseNode(.children(DatabaseChildren(sorted: unique)), priority: priority)
+            return DatabaseNode(children: pairs, priority: priority)
         }
     }
 
@@ -92,69 +79,6 @@ extension DatabaseNode {
         }
     }
 
-    // MARK: Output
-
-    /// The JSON value as REST returns it: objects whose keys are all array indices (and dense
-    /// enough: max key < 2 × count) render as arrays with null holes, unless `export` is set;
-    /// `export` adds `.priority` members and `{".value":…,".priority":…}` for prioritized leaves.
-    package func json(export: Bool = false) -> JSONValue {
-        switch content {
-        case .empty: return .null
-        case .bool, .int, .double, .string:
-            let value = leafJSON
-            if export, let priority { return .object([JSONMember(".value", value), JSONMember(".priority", priority)]) }
-            return value
-        case .children(let kids):
-            if !export, let count = kids.arrayLength {
-                var items = [JSONValue](repeating: .null, count: count)
-                for (key, node) in kids {
-                    if let i = Int(key) { items[i] = node.json() }
-                }
-                return .array(items)
-            }
-            var members: [JSONMember] = []
-            members.reserveCapacity(kids.count + 1)
-            for (key, node) in kids { members.append(JSONMember(key, node.json(export: export))) }
-            if export, let priority { members.append(JSONMember(".priority", priority)) }
-            return .object(members)
-        }
-    }
-
-    var leafJSON: JSONValue {
-        switch content {
-        case .bool(let v): .bool(v)
-        case .int(let v): .int(v)
-        case .double(let v): .double(v)
-        case .string(let v): .string(v)
-        case .empty, .children: .null
-        }
-    }
-
-    /// Compact JSON bytes of `json(export:)`.
-    package func encoded(export: Bool = false, pretty: Bool = false) -> [UInt8] {
-        JSONWriter.encode(json(export: export), pretty: pretty)
-    }
-}
-
-extension DatabaseChildren {
-    /// The array length when these children render as an array, else nil: every key a
-    /// non-negative integer without a leading zero (here at most nine digits) and the largest
-    /// below twice the child count (the JS SDK's `ChildrenNode.val()`,
-    /// packages/database/src/core/snap/ChildrenNode.ts).
-    var arrayLength: Int? {
-        var maxKey = -1
-        for key in keys {
-            let bytes = key.utf8
-            guard bytes.count <= 9, let first = bytes.first else { return nil }
-            if first == UInt8(ascii: "0") && bytes.count > 1 { return nil }
-            var value = 0
-            for c in bytes {
-                guard c >= 0x30 && c <= 0x39 else { return nil }
-                value = value * 10 + Int(c - 0x30)
-            }
-            maxKey = Swift.max(maxKey, value)
-        }
-        guard maxKey >= 0, maxKey < 2 * keys.count else { return nil }
-        return maxKey + 1
-    }
+    /// The ETag REST returns: the hash, or `null_etag` for a null location.
+    package var etag: String { isEmpty ? "null_etag" : hash }
 }
