@@ -5,6 +5,7 @@ import EmulatorHTTP
 import EmulatorSnapshot
 import EmulatorSupport
 import EmulatorUI
+import SecurityRules
 import Synchronization
 
 /// A running emulator suite: every configured emulator plus the hub, in this process.
@@ -83,6 +84,8 @@ package final class Suite: Sendable {
             // gRPC and WebSocket writes are acknowledged once durable, without stalling the loop.
             startContext.replyGate = DurableAcknowledgement.replyGate
         }
+        // The UI's Requests view: every rules decision of both emulators.
+        if configuration.listeners[.ui] != nil { startContext.requestLog = RulesRequestLog() }
         let context = startContext
         // The live data directory is restored before anything else touches the engine.
         var dataDirectory: DataDirectory?
@@ -145,7 +148,8 @@ package final class Suite: Sendable {
             case .ui:
                 handler = UIRouter.handler(UIEnvironment(
                     projectId: configuration.projectId, emulators: { directory.emulatorsDocument },
-                    ownOrigins: { directory.origins(of: .ui) }, logs: logBook ?? UILogBook(capacity: 1)))
+                    ownOrigins: { directory.origins(of: .ui) }, logs: logBook ?? UILogBook(capacity: 1),
+                    requests: context.requestLog))
             case .firestore, .database:
                 handler = (endpoint?.router ?? Router()).respond(to:)
             }
