@@ -112,7 +112,7 @@ function route() {
   stopTimers();
   if (app.view && app.view.leave) app.view.leave();
   const path = location.pathname;
-  const name = path.startsWith('/firestore') ? 'firestore' : path.startsWith('/database') ? 'database' : path.startsWith('/logs') ? 'logs' : 'overview';
+  const name = path.startsWith('/firestore') ? 'firestore' : path.startsWith('/database') ? 'database' : path.startsWith('/logs') ? 'logs' : path.startsWith('/requests') ? 'requests' : 'overview';
   for (const a of document.querySelectorAll('.bar nav a')) a.classList.toggle('active', a.dataset.view === name);
   const main = document.getElementById('view');
   main.replaceChildren();
