@@ -4,7 +4,8 @@ package import SecurityRules
 /// The Requests view's JSON: rules decisions from a ``RulesRequestLog``.
 ///
 /// - `GET /api/requests?after=n` → `{"last", "skipped", "recording", "requests": [{"seq", "time",
-///   "emulator", "outcome", "method", "path", "uid"}]}`, oldest first, at most 1,000.
+///   "emulator", "outcome", "method", "path", "uid"}]}`, oldest first, at most `limit` (1,000), the
+///   newest when more are waiting.
 /// - `GET /api/requests/{seq}` → one record in full: the summary, `message`, `debug`, `lines`
 ///   (`[{"line", "column", "outcome"}]`), `request`, `resource`, `rules` (`{"fileName", "text"}`).
 /// - `DELETE /api/requests` forgets them.

@@ -44,7 +44,8 @@ package enum UIRouter {
         }
         router.add(.get, "/api/requests") { request in
             let after = request.query("after").flatMap { Int($0) } ?? 0
-            return json(UIRequests.page(environment.requests, after: after))
+            let limit = request.query("limit").flatMap { Int($0) }.map { min(max($0, 0), 1_000) } ?? 1_000
+            return json(UIRequests.page(environment.requests, after: after, limit: limit))
         }
         router.add(.get, "/api/requests/*") { request in
             guard let text = request.rawPath.split(separator: "/").last, let sequence = Int(text),

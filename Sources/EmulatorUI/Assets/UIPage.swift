@@ -22,6 +22,7 @@ enum UIPage {
     <a href="/logs" data-nav data-view="logs">Logs</a>
   </nav>
   <span id="project" class="muted"></span>
+  <span id="token" class="token"></span>
 </header>
 <div id="notice" role="status" hidden></div>
 <main id="view"><p class="muted">Loading…</p></main>

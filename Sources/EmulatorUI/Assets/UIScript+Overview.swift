@@ -36,7 +36,7 @@ views.overview = {
 async function probe(name) {
   const base = origin(name), project = encodeURIComponent(app.config.projectId);
   const requests = {
-    firestore: [`${base}/v1/projects/${project}/databases/(default)/documents:listCollectionIds`, { method: 'POST', headers: Object.assign({ 'Content-Type': 'application/json' }, OWNER), body: '{"pageSize":1}' }],
+    firestore: [`${base}/v1/projects/${project}/databases/(default)/documents:listCollectionIds`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer owner' }, body: '{"pageSize":1}' }],
     database: [`${base}/.inspect/databases.json`, {}],
     hub: [`${base}/`, {}],
     ui: ['/api/config', {}],
