@@ -132,6 +132,7 @@ package final class Suite: Sendable {
             dataDirectory?.close()
         }
         let exportHook = hooks.exportData
+        let importHook = hooks.importData
         let exportTurn = ExportTurn()
         let kinds = configuration.listeners.keys.sorted()
         for kind in kinds {
@@ -142,9 +143,10 @@ package final class Suite: Sendable {
             switch kind {
             case .hub:
                 handler = HubRouter.handler(
-                    HubRouter.make(directory: directory, deferExports: transport.completesDeferredResponses, turn: exportTurn) {
-                        request throws(SnapshotFailure) in try exportHook(request, context)
-                    })
+                    HubRouter.make(
+                        directory: directory, deferExports: transport.completesDeferredResponses, turn: exportTurn,
+                        export: { request throws(SnapshotFailure) in try exportHook(request, context) },
+                        import: { path throws(SnapshotFailure) in try Suite.importWhileRunning(path, hook: importHook, context) }))
             case .ui:
                 handler = UIRouter.handler(UIEnvironment(
                     projectId: configuration.projectId, emulators: { directory.emulatorsDocument },

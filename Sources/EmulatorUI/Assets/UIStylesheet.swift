@@ -106,6 +106,7 @@ pre.rules-source .src { white-space: pre; } pre.rules-source .ln { display: inli
 pre.rules-source .m-allow { background: #dafbe1; } pre.rules-source .m-deny { background: #ffebe9; } pre.rules-source .m-error { background: #fff1e5; } pre.rules-source .m-mixed { background: #fff8c5; }
 @media (prefers-color-scheme: dark) { pre.rules-source .m-allow { background: #12361f; } pre.rules-source .m-deny { background: #4a1519; } pre.rules-source .m-error { background: #4a2a10; } pre.rules-source .m-mixed { background: #3d3410; } }
 .coverage-links a { margin-left: 10px; }
+.snapshots { margin-top: 16px; display: grid; gap: 8px; } .snapshots .row { display: flex; gap: 8px; flex-wrap: wrap; }
 .token { display: flex; align-items: center; gap: 6px; margin-left: 12px; }
 .token.user button { border-color: var(--warn); color: var(--warn); }
 dialog { border: 1px solid var(--line); border-radius: 10px; background: var(--panel); color: var(--text); min-width: 420px; }
