@@ -50,7 +50,9 @@ package enum HubRouter {
             }
             guard deferExports else { return run(exportRequest) }
             let deferred = HTTPDeferredResponse()
-            let started = PosixThread.spawn { deferred.complete(run(exportRequest)) }
+            // The completed response replaces the deferred one, so it carries its own CORS fields
+            // (a browser page, the Emulator UI, reads the answer).
+            let started = PosixThread.spawn { deferred.complete(CORSPolicy().decorate(run(exportRequest), for: request)) }
             return started ? .deferred(deferred) : run(exportRequest)
         }
         if let importer {
@@ -76,7 +78,7 @@ package enum HubRouter {
                 }
                 guard deferExports else { return runImport(path) }
                 let deferred = HTTPDeferredResponse()
-                let started = PosixThread.spawn { deferred.complete(runImport(path)) }
+                let started = PosixThread.spawn { deferred.complete(CORSPolicy().decorate(runImport(path), for: request)) }
                 return started ? .deferred(deferred) : runImport(path)
             }
         }

@@ -372,3 +372,48 @@ def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(u
         assert browser.errors(network=False) == []
     finally:
         browser.close()
+
+
+def test_snapshots_export_and_import_from_the_overview(ui_suite, tmp_path):
+    binary = chromium_binary()
+    if not binary:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    base = f"http://127.0.0.1:{ui_suite['ui']}"
+    documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
+    rtdb = f"http://127.0.0.1:{ui_suite['database']}/things.json?ns={PROJECT}-default-rtdb"
+    request("PATCH", f"{documents}/kept/one", {"fields": {"n": {"integerValue": "7"}}})
+    request("PUT", rtdb, {"a": 1})
+    target = tmp_path / "snapshot"
+
+    browser = Browser(binary, tmp_path / "profile")
+    try:
+        browser.open(base + "/")
+        browser.wait_for("document.querySelector('#snapshot-path')")
+        browser.evaluate("window.confirm = () => true")
+
+        def submit(path: str, button: str):
+            browser.evaluate(f"""(() => {{ document.querySelector('#snapshot-path').value = {json.dumps(path)};
+                document.querySelector('{button}').click(); }})()""")
+
+        # Bad input: a relative path, a directory that is no export.
+        submit("relative/dir", "#snapshot-export")
+        browser.wait_for("document.getElementById('notice').innerText.includes('absolute')")
+        (tmp_path / "not-an-export").mkdir()
+        submit(str(tmp_path / "not-an-export"), "#snapshot-import")
+        browser.wait_for("document.getElementById('notice').innerText.includes('Import failed (400)')")
+
+        submit(str(target), "#snapshot-export")
+        browser.wait_for("document.querySelector('#snapshot-status').innerText.includes('Exported to')")
+        assert (target / "firebase-export-metadata.json").exists()
+
+        # Change the data, then load the snapshot back over it.
+        request("DELETE", f"{documents}/kept/one")
+        request("PUT", rtdb, {"b": 2})
+        submit(str(target), "#snapshot-import")
+        browser.wait_for("document.querySelector('#snapshot-status').innerText.includes('Imported')")
+        assert request("GET", f"{documents}/kept/one")["fields"]["n"] == {"integerValue": "7"}
+        assert request("GET", rtdb) == {"a": 1}
+        browser.screenshot(tmp_path / "snapshots.png")
+        assert browser.errors(network=False) == []
+    finally:
+        browser.close()
