@@ -17,13 +17,16 @@ package enum FirestoreRulesEngine {
     /// `logger`, every `debug(x)` a rule evaluates is logged (info, `debug: <x>`) and so is every
     /// denial with the rule that decided it (debug level).
     /// With a `requestLog`, every decision (and every owner request) is recorded there for the
-    /// Emulator UI. The gate counts how often each rule ran (``FirestoreRulesGate/coverage``).
+    /// Emulator UI. With `coverage` (the default, as the official emulator always counts) the gate
+    /// counts how often each rule ran (``FirestoreRulesGate/coverage``); off only to measure its cost.
     package static func compile(
-        _ source: String, fileName: String = "firestore.rules", logger: Logger? = nil, requestLog: RulesRequestLog? = nil
+        _ source: String, fileName: String = "firestore.rules", logger: Logger? = nil, requestLog: RulesRequestLog? = nil,
+        coverage counting: Bool = true
     ) -> (gate: FirestoreRulesGate?, issues: [FirestoreRulesIssue]) {
         switch FirestoreRuleset.parse(source, fileName: fileName) {
         case .success(let ruleset):
-            let coverage = RulesCoverage(source: RulesSourceText(fileName: fileName, text: source), rules: ruleset.rulePositions)
+            let coverage =
+                counting ? RulesCoverage(source: RulesSourceText(fileName: fileName, text: source), rules: ruleset.rulePositions) : nil
             return (gate(ruleset, logger: logger, coverage: coverage, requestLog: requestLog), [])
         case .failure(let diagnostics):
             let issues = diagnostics.diagnostics.map {
