@@ -129,13 +129,15 @@ function route() {
   try { app.view.enter(main, path); } catch (e) { report(e); }
 }
 
-/// The message of the newest denial the Requests log holds: the rule that decided it.
+/// The message of the denial the Requests log holds for the page's user, just now: the rule that decided it.
 async function latestDenial() {
   try {
     const r = await fetch('/api/requests?after=0&limit=50', { cache: 'no-store' });
     if (!r.ok) return null;
     const page = await r.json();
-    const last = page.requests.filter((x) => x.outcome === 'deny' || x.outcome === 'error').pop();
+    // This user's, just now: another client's denial must not be shown as the page's.
+    const last = page.requests.filter((x) => (x.outcome === 'deny' || x.outcome === 'error') && x.uid === app.tokenUid &&
+      Math.abs(Date.now() - x.time) < 5000).pop();
     if (!last) return null;
     const d = await (await fetch('/api/requests/' + last.seq, { cache: 'no-store' })).json();
     return `${d.message || d.outcome} (${d.method} ${d.path})`;
