@@ -33,7 +33,10 @@ struct DatabaseRules: Sendable {
         self.requestLog = requestLog
         coverage = RulesCoverage(
             source: RulesSourceText(fileName: "database.rules.json", text: String(decoding: source, as: UTF8.self)),
-            rules: ruleset.rulePositions)
+            rules: ruleset.rulePositions,
+            quick: [ruleset.rootRulePosition(write: false), ruleset.rootRulePosition(write: true)].map {
+                $0 ?? SourcePosition(line: 0, column: 0)
+            })
         readsOpen = ruleset.grantsEveryRead
         writesOpen = ruleset.grantsEveryWrite
     }
@@ -81,10 +84,9 @@ struct DatabaseRules: Sendable {
 
     /// Counts and records a request open rules granted without evaluating anything.
     private func grantedOpen(write: Bool, _ path: DatabasePath, _ auth: DatabaseAuth, _ change: DatabaseWrite?) {
-        guard let position = ruleset.rootRulePosition(write: write) else { return }
-        let line = [RulesLineOutcome(line: position.line, column: position.column, outcome: .allow)]
-        coverage.add(line)
-        if let requestLog {
+        coverage.addAllowed(slot: write ? 1 : 0)
+        if let requestLog, let position = ruleset.rootRulePosition(write: write) {
+            let line = [RulesLineOutcome(line: position.line, column: position.column, outcome: .allow)]
             record(.allow, write ? "write" : "read", path, auth, decision: RulesDecision(isAllowed: true, message: "", evaluated: line),
                    write: change, in: requestLog)
         }
