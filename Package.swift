@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "EmulatorSnapshot", dependencies: ["EmulatorStorage", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "CEmulatorLinux"],
             swiftSettings: settings),
-        .target(name: "EmulatorUI", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .target(name: "EmulatorUI", dependencies: ["EmulatorHTTP", "SecurityRules", "EmulatorSupport"], swiftSettings: settings),
         .target(
             name: "EmulatorClient",
             dependencies: ["EmulatorModel", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorSupport"],
@@ -105,7 +105,7 @@ let package = Package(
             name: "EmulatorSnapshotTests",
             dependencies: ["EmulatorSnapshot", "EmulatorStorage", "EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "EmulatorTestSupport"],
             swiftSettings: settings),
-        .testTarget(name: "EmulatorUITests", dependencies: ["EmulatorUI", "EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorUITests", dependencies: ["EmulatorUI", "EmulatorHTTP", "SecurityRules", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(
             name: "EmulatorClientTests",
             dependencies: [

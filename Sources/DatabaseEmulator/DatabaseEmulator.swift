@@ -28,7 +28,8 @@ package final class DatabaseEmulator: Sendable {
     /// An emulator over `storage` (shared with the other emulators of the suite).
     package init(storage: StorageEngine, configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
         self.configuration = configuration
-        let service = DatabaseService(storage: storage, rulesLogger: configuration.rulesLogger, now: configuration.now)
+        let service = DatabaseService(
+            storage: storage, rulesLogger: configuration.rulesLogger, requestLog: configuration.requestLog, now: configuration.now)
         self.service = service
         let store = service.store
         longPolls = DatabaseLongPollServer(

@@ -1,5 +1,6 @@
 package import EmulatorHTTP
 package import EmulatorSupport
+package import SecurityRules
 
 /// How a `DatabaseEmulator` behaves.
 ///
@@ -11,6 +12,8 @@ package struct DatabaseEmulatorConfiguration: Sendable {
     package var defaultNamespace: String
     /// Where rules denials are logged at debug verbosity, naming the rule that decided (nil: nowhere).
     package var rulesLogger: Logger?
+    /// Where every rules decision goes for the Emulator UI's Requests view (nil: nowhere).
+    package var requestLog: RulesRequestLog?
     /// Server time in milliseconds since the epoch (timestamps, push ids).
     package var now: @Sendable () -> Int64
     /// Seconds between `keep-alive` events on open streams; nil sends none. Short, because a

@@ -52,6 +52,9 @@ let scenarios: [BenchmarkScenario] = [
     BenchmarkScenario(name: "rules-throughput", summary: "requests/s with rules against open rules") {
         runRulesThroughputBenchmark(quick: $0.quick)
     },
+    BenchmarkScenario(name: "rules-trace", summary: "Firestore writes/s: rules without traces, with coverage, with the UI's request log") {
+        runRulesTraceBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "journal", summary: "RTDB PUT through the router (--http: over loopback) with 1-128 clients: in-memory vs live data directory") {
         if $0.http { runJournalHTTPBenchmark(quick: $0.quick) } else { runJournalBenchmark(quick: $0.quick) }
     },

@@ -18,7 +18,7 @@ package struct UIAsset: Sendable {
         UIAsset(path: "/assets/app.css", contentType: "text/css; charset=utf-8", text: UIStylesheet.css),
         UIAsset(
             path: "/assets/app.js", contentType: "text/javascript; charset=utf-8",
-            text: [UIScript.core, UIScript.overview, UIScript.firestore, UIScript.database, UIScript.logs, UIScript.start]
+            text: [UIScript.core, UIScript.overview, UIScript.firestore, UIScript.database, UIScript.requests, UIScript.logs, UIScript.start]
                 .joined(separator: "\n")),
         UIAsset(path: "/assets/icon.svg", contentType: "image/svg+xml", text: UIPage.icon),
     ]

@@ -1,4 +1,5 @@
 package import EmulatorSupport
+package import SecurityRules
 
 /// What the UI server reads from the running suite, at request time (ports chosen by the
 /// kernel are known only once every listener is bound).
@@ -10,11 +11,14 @@ package struct UIEnvironment: Sendable {
     /// allowed to change anything through the UI's endpoints.
     package var ownOrigins: @Sendable () -> [String]
     package var logs: UILogBook
+    /// Every rules decision of both emulators (the Requests view); nil: none are recorded.
+    package var requests: RulesRequestLog?
 
     package init(
         projectId: String, emulators: @escaping @Sendable () -> JSONValue, ownOrigins: @escaping @Sendable () -> [String],
-        logs: UILogBook
+        logs: UILogBook, requests: RulesRequestLog? = nil
     ) {
+        self.requests = requests
         self.projectId = projectId
         self.emulators = emulators
         self.ownOrigins = ownOrigins

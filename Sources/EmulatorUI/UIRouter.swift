@@ -1,5 +1,6 @@
 package import EmulatorHTTP
 import EmulatorSupport
+import SecurityRules
 
 /// The Emulator UI's port: the page and its assets, and a few JSON endpoints the page needs
 /// that no emulator answers. The page talks to the emulators themselves over their own REST
@@ -12,6 +13,8 @@ import EmulatorSupport
 ///   the shape the official UI server gives its page.
 /// - `GET /api/logs?after=n` → the log lines numbered above `n` (``UILogBook``);
 ///   `DELETE /api/logs` clears them.
+/// - `GET /api/requests?after=n`, `GET /api/requests/{seq}`, `DELETE /api/requests`: the rules
+///   decisions of both emulators (``UIRequests``).
 ///
 /// Any request that is not `GET`/`HEAD` must carry an `Origin` that is one of the UI's own
 /// (403 otherwise), so no other web page can change anything through the user's browser. The
@@ -20,7 +23,7 @@ package enum UIRouter {
     package static func make(_ environment: UIEnvironment) -> Router {
         var router = Router()
         let page = asset(UIAsset.page)
-        for route in ["/", "/firestore", "/firestore/*", "/database", "/database/*", "/logs", "/logs/*"] {
+        for route in ["/", "/firestore", "/firestore/*", "/database", "/database/*", "/logs", "/logs/*", "/requests", "/requests/*"] {
             router.add(.get, route) { _ in page }
             router.add(.head, route) { _ in page }
         }
@@ -37,6 +40,23 @@ package enum UIRouter {
         }
         router.add(.delete, "/api/logs") { _ in
             environment.logs.clear()
+            return json(.object([JSONMember("cleared", .bool(true))]))
+        }
+        router.add(.get, "/api/requests") { request in
+            let after = request.query("after").flatMap { Int($0) } ?? 0
+            let limit = request.query("limit").flatMap { Int($0) }.map { min(max($0, 0), 1_000) } ?? 1_000
+            return json(UIRequests.page(environment.requests, after: after, limit: limit))
+        }
+        router.add(.get, "/api/requests/*") { request in
+            guard let text = request.rawPath.split(separator: "/").last, let sequence = Int(text),
+                let record = environment.requests?.record(sequence)
+            else {
+                return json(.object([JSONMember("error", .string("That request is no longer kept."))]), status: .notFound)
+            }
+            return json(UIRequests.detail(record))
+        }
+        router.add(.delete, "/api/requests") { _ in
+            environment.requests?.clear()
             return json(.object([JSONMember("cleared", .bool(true))]))
         }
         router.setFallback { request in

@@ -27,6 +27,9 @@ extension DatabaseEmulator {
         let path = request.rawPath
         if path == "/.settings/rules.json" { return try rulesEndpoint(request) }
         if path == "/.inspect/databases.json" { return databasesEndpoint(request) }
+        if path == "/.inspect/coverage" || path == "/.inspect/coverage.json" {
+            return coverageEndpoint(request, html: path == "/.inspect/coverage")
+        }
         if path == "/.ws", let upgrade = longPollUpgrade(request) { return upgrade }
         if path == "/.ws" { return try webSocket(request) }
         if path == "/.lp" { return longPoll(request) }

@@ -1,6 +1,7 @@
 import EmulatorHTTP
 import EmulatorModel
 import EmulatorSupport
+import SecurityRules
 
 extension DatabaseEmulator {
     /// `/.settings/rules.json`: GET the rules text (`format=strict` gives strict JSON), PUT new
@@ -39,5 +40,20 @@ extension DatabaseEmulator {
     func databasesEndpoint(_ http: HTTPRequest) -> HTTPResponse {
         let list = JSONValue.array(service.store.names.map { .object([JSONMember("name", .string($0))]) })
         return .json(JSONWriter.encode(list))
+    }
+
+    /// `/.inspect/coverage?ns=` (a page) and `/.inspect/coverage.json`: how often each rule of
+    /// the namespace's rules ran since they were installed, and how it came out. The JSON has the
+    /// shape of Firestore's `:ruleCoverage` report (``RulesCoverage/json()``).
+    func coverageEndpoint(_ http: HTTPRequest, html: Bool) -> HTTPResponse {
+        guard http.method == .get || http.method == .head else {
+            return Self.error(.methodNotAllowed, "Method not allowed: \(http.method.token)")
+        }
+        let name = http.query("ns").flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
+        let coverage = service.namespace(name).rules.coverage
+        guard html else { return .json(JSONWriter.encode(coverage.json())) }
+        var response = HTTPResponse(status: .ok, body: Array(coverage.html(title: "Realtime Database rule coverage: \(name)").utf8))
+        response.headers.add("Content-Type", "text/html; charset=utf-8")
+        return response
     }
 }

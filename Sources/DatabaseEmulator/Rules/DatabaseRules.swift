@@ -17,54 +17,131 @@ struct DatabaseRules: Sendable {
     let source: [UInt8]
     let ruleset: DatabaseRuleset
     let logger: Logger?
+    /// How often each rule ran (`/.inspect/coverage`).
+    let coverage: RulesCoverage
+    /// Where decisions go for the Emulator UI's Requests view; nil: nowhere.
+    let requestLog: RulesRequestLog?
     /// `.read` is `true` at the root: every read is allowed, nothing is evaluated.
     private let readsOpen: Bool
     /// `.write` is `true` at the root and no `.validate` exists: every write is allowed.
     private let writesOpen: Bool
 
-    private init(source: [UInt8], ruleset: DatabaseRuleset, logger: Logger?) {
+    private init(source: [UInt8], ruleset: DatabaseRuleset, logger: Logger?, requestLog: RulesRequestLog?) {
         self.source = source
         self.ruleset = ruleset
         self.logger = logger
+        self.requestLog = requestLog
+        coverage = RulesCoverage(
+            source: RulesSourceText(fileName: "database.rules.json", text: String(decoding: source, as: UTF8.self)),
+            rules: ruleset.rulePositions,
+            quick: [ruleset.rootRulePosition(write: false), ruleset.rootRulePosition(write: true)].map {
+                $0 ?? SourcePosition(line: 0, column: 0)
+            })
         readsOpen = ruleset.grantsEveryRead
         writesOpen = ruleset.grantsEveryWrite
     }
 
     /// Compiles a rules file (`{"rules": {…}}`, comments allowed); a failure carries the message
     /// `{"error": …}` answers with.
-    static func compile(_ source: [UInt8], logger: Logger?) -> Result<DatabaseRules, DatabaseRulesCompileError> {
+    static func compile(
+        _ source: [UInt8], logger: Logger?, requestLog: RulesRequestLog? = nil
+    ) -> Result<DatabaseRules, DatabaseRulesCompileError> {
         switch DatabaseRuleset.parse(String(decoding: source, as: UTF8.self), fileName: "database.rules.json") {
-        case .success(let ruleset): .success(DatabaseRules(source: source, ruleset: ruleset, logger: logger))
+        case .success(let ruleset): .success(DatabaseRules(source: source, ruleset: ruleset, logger: logger, requestLog: requestLog))
         case .failure(let diagnostics): .failure(DatabaseRulesCompileError(diagnostics.description))
         }
     }
 
     /// The rules every namespace starts with: open reads and writes, as the emulator defaults.
-    static func standard(logger: Logger?) -> DatabaseRules {
-        DatabaseRules(source: Array(DatabaseDefaultRules.source.utf8), ruleset: .defaultRules(), logger: logger)
+    static func standard(logger: Logger?, requestLog: RulesRequestLog? = nil) -> DatabaseRules {
+        let source = Array(DatabaseDefaultRules.source.utf8)
+        // The default rules as parsed from their text, so that coverage points into it.
+        if case .success(let rules) = compile(source, logger: logger, requestLog: requestLog) { return rules }
+        return DatabaseRules(source: source, ruleset: .defaultRules(), logger: logger, requestLog: requestLog)
     }
 
     /// May `auth` read `path` with `query`, given `data`? `now` is server time (ms).
     func mayRead(
         _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource
     ) -> Bool {
-        if auth.isAdmin || readsOpen { return true }
+        if auth.isAdmin {
+            if let requestLog { record(.owner, "read", path, auth, decision: nil, write: nil, in: requestLog) }
+            return true
+        }
+        if readsOpen {
+            grantedOpen(write: false, path, auth, nil)
+            return true
+        }
         let decision = ruleset.canRead(
-            path: path.keys, auth: Self.context(auth), now: now, data: data, query: Self.rulesQuery(query))
+            path: path.keys, auth: Self.context(auth), now: now, data: data, query: Self.rulesQuery(query), tracing: true)
+        coverage.add(decision.evaluated)
+        if let requestLog {
+            record(RulesRequestRecord.outcome(of: decision), "read", path, auth, decision: decision, write: nil, in: requestLog)
+        }
         if !decision.isAllowed { logger?.debug("PERMISSION_DENIED read \(path): \(decision.message)") }
         return decision.isAllowed
+    }
+
+    /// Counts and records a request open rules granted without evaluating anything.
+    private func grantedOpen(write: Bool, _ path: DatabasePath, _ auth: DatabaseAuth, _ change: DatabaseWrite?) {
+        coverage.addAllowed(slot: write ? 1 : 0)
+        if let requestLog, let position = ruleset.rootRulePosition(write: write) {
+            let line = [RulesLineOutcome(line: position.line, column: position.column, outcome: .allow)]
+            record(.allow, write ? "write" : "read", path, auth, decision: RulesDecision(isAllowed: true, message: "", evaluated: line),
+                   write: change, in: requestLog)
+        }
+    }
+
+    /// Puts one decision into the Requests view's log; the text is made only when a page reads it.
+    private func record(
+        _ outcome: RulesOutcome, _ method: String, _ path: DatabasePath, _ auth: DatabaseAuth, decision: RulesDecision?,
+        write: DatabaseWrite?, in log: RulesRequestLog
+    ) {
+        let change = log.isWatched ? write : nil
+        log.record(
+            RulesRequestRecord(
+                time: log.now(), emulator: "database", outcome: outcome, lines: decision?.evaluated ?? [],
+                message: decision?.message ?? "", rules: coverage.source,
+                describe: {
+                    var uid: String?
+                    if case .string(let value)? = auth.variable[member: "uid"] { uid = value }
+                    var request: [JSONMember] = [
+                        JSONMember("method", .string(method)), JSONMember("path", .string(path.description)),
+                        JSONMember("auth", auth.isAdmin ? .string("owner") : auth.variable),
+                    ]
+                    if let change {
+                        request.append(JSONMember("newData", .object(change.changes.map { location, node in
+                            JSONMember(location.description, node.isEmpty ? .null : node.json(export: true))
+                        })))
+                    }
+                    return RulesRequestDescription(method: method, path: path.description, uid: uid, request: .object(request))
+                }))
     }
 
     /// May `auth` make `write` over `data`? Each location is checked as the rules engine checks
     /// a multi-path update, with the write's own (resolved) values as `newData`; a location
     /// ending in `.priority` is a write of its node.
     func mayWrite(_ write: DatabaseWrite, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource) -> Bool {
-        if auth.isAdmin || writesOpen { return true }
+        if auth.isAdmin {
+            if let requestLog {
+                for location in write.locations { record(.owner, "write", location, auth, decision: nil, write: write, in: requestLog) }
+            }
+            return true
+        }
+        if writesOpen {
+            grantedOpen(write: true, write.locations.first ?? DatabasePath(keys: []), auth, write)
+            return true
+        }
         let writes = write.changes.map { location, node -> (path: [String], value: JSONValue?) in
             if location.keys.last == DatabaseStorageMapping.priorityKey { return (location.keys, node.priorityValue) }
             return (location.keys, node.isEmpty ? nil : node.json(export: true))
         }
-        let decision = ruleset.canUpdate(multiPath: writes, auth: Self.context(auth), now: now, data: data)
+        let decision = ruleset.canUpdate(multiPath: writes, auth: Self.context(auth), now: now, data: data, tracing: true)
+        coverage.add(decision.evaluated)
+        if let requestLog {
+            record(RulesRequestRecord.outcome(of: decision), "write", write.locations.first ?? DatabasePath(keys: []), auth, decision: decision,
+                   write: write, in: requestLog)
+        }
         if !decision.isAllowed {
             let locations = write.locations.map(\.description).joined(separator: " ")
             logger?.debug("PERMISSION_DENIED write \(locations): \(decision.message)")

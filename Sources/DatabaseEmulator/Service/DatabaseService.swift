@@ -2,6 +2,7 @@ import EmulatorHTTP
 import EmulatorModel
 import EmulatorStorage
 import EmulatorSupport
+import SecurityRules
 
 /// The Realtime Database itself, independent of any transport: REST, Server-Sent Events and the
 /// SDKs' wire protocol (over a WebSocket or long-polling) only decode their requests into these
@@ -30,8 +31,8 @@ final class DatabaseService: Sendable {
     /// Server time in milliseconds since the epoch (timestamps, push ids, rules' `now`).
     let now: @Sendable () -> Int64
 
-    init(storage: StorageEngine, rulesLogger: Logger?, now: @escaping @Sendable () -> Int64) {
-        self.store = DatabaseStore(engine: storage, rulesLogger: rulesLogger, now: now)
+    init(storage: StorageEngine, rulesLogger: Logger?, requestLog: RulesRequestLog? = nil, now: @escaping @Sendable () -> Int64) {
+        self.store = DatabaseStore(engine: storage, rulesLogger: rulesLogger, requestLog: requestLog, now: now)
         self.now = now
     }
 

@@ -1,6 +1,7 @@
 import EmulatorModel
 import EmulatorStorage
 import EmulatorSupport
+import SecurityRules
 import Synchronization
 
 /// Every namespace of the database emulator, created lazily on first access with the default rules.
@@ -8,16 +9,19 @@ final class DatabaseStore: Sendable {
     private let namespaces = Mutex<[String: DatabaseNamespace]>([:])
     /// Where rules denials are logged (nil: nowhere).
     let rulesLogger: Logger?
+    /// Where rules decisions go for the Emulator UI (nil: nowhere).
+    let requestLog: RulesRequestLog?
     private let defaultRules: DatabaseRules
     let engine: StorageEngine
 
     let now: @Sendable () -> Int64
 
-    init(engine: StorageEngine, rulesLogger: Logger?, now: @escaping @Sendable () -> Int64) {
+    init(engine: StorageEngine, rulesLogger: Logger?, requestLog: RulesRequestLog? = nil, now: @escaping @Sendable () -> Int64) {
         self.engine = engine
         self.now = now
         self.rulesLogger = rulesLogger
-        defaultRules = .standard(logger: rulesLogger)
+        self.requestLog = requestLog
+        defaultRules = .standard(logger: rulesLogger, requestLog: requestLog)
     }
 
     /// The namespace called `name`, created if new.
@@ -44,6 +48,6 @@ final class DatabaseStore: Sendable {
     var all: [DatabaseNamespace] { namespaces.withLock { Array($0.values) } }
 
     func compileRules(_ source: [UInt8]) -> Result<DatabaseRules, DatabaseRulesCompileError> {
-        DatabaseRules.compile(source, logger: rulesLogger)
+        DatabaseRules.compile(source, logger: rulesLogger, requestLog: requestLog)
     }
 }

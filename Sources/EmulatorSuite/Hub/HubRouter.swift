@@ -7,6 +7,9 @@ import EmulatorSupport
 /// - `GET /emulators` → name → `{listen: [{address, family, port}], name, host, port, pid}`
 /// - `POST /_admin/export` `{path, initiatedBy?, targets?}` → `200 {"message":"OK"}`, or
 ///   `{"message": reason}` with 400 (bad body), 403 (browser origin), 500 (failed), 501 (not built yet).
+/// - `POST /_admin/import` `{path}` (ours: the Emulator UI's import; the official hub has none) →
+///   `200 {"message"}` once the directory is loaded over the running data, through the same
+///   checks and code as `--import`; 400 (bad body, or not an export), 403, 500 as for export.
 /// - `PUT /functions/disableBackgroundTriggers` and `…/enableBackgroundTriggers` (the test library's
 ///   `withFunctionTriggersDisabled`) → 400: this suite runs no Cloud Functions emulator. The
 ///   bodies are the official hub's: JSON `{"error": …}` for disable, plain text for enable.
@@ -18,7 +21,8 @@ import EmulatorSupport
 package enum HubRouter {
     package static func make(
         directory: HubDirectory, deferExports: Bool = false, turn: ExportTurn = ExportTurn(),
-        export: @escaping @Sendable (ExportRequest) throws(SnapshotFailure) -> Void
+        export: @escaping @Sendable (ExportRequest) throws(SnapshotFailure) -> Void,
+        import importer: (@Sendable (String) throws(SnapshotFailure) -> String)? = nil
     ) -> Router {
         @Sendable func run(_ request: ExportRequest) -> HTTPResponse {
             turn.run {
@@ -46,8 +50,37 @@ package enum HubRouter {
             }
             guard deferExports else { return run(exportRequest) }
             let deferred = HTTPDeferredResponse()
-            let started = PosixThread.spawn { deferred.complete(run(exportRequest)) }
+            // The completed response replaces the deferred one, so it carries its own CORS fields
+            // (a browser page, the Emulator UI, reads the answer).
+            let started = PosixThread.spawn { deferred.complete(CORSPolicy().decorate(run(exportRequest), for: request)) }
             return started ? .deferred(deferred) : run(exportRequest)
+        }
+        if let importer {
+            @Sendable func runImport(_ path: String) -> HTTPResponse {
+                turn.run {
+                    do throws(SnapshotFailure) {
+                        return message(try importer(path), status: .ok)
+                    } catch {
+                        let status: HTTPStatus =
+                            error.code == .notImplemented ? .notImplemented : error.code == .invalid ? .badRequest : .internalServerError
+                        return message(error.message, status: status)
+                    }
+                }
+            }
+            router.add(.post, "/_admin/import") { request in
+                if !AdminOriginCheck.permits(request) {
+                    return message("Import cannot be triggered by external callers.", status: .forbidden)
+                }
+                let path: String
+                switch decodeImport(request.body) {
+                case .success(let decoded): path = decoded
+                case .failure(let failure): return message(failure.message, status: .badRequest)
+                }
+                guard deferExports else { return runImport(path) }
+                let deferred = HTTPDeferredResponse()
+                let started = PosixThread.spawn { deferred.complete(CORSPolicy().decorate(runImport(path), for: request)) }
+                return started ? .deferred(deferred) : runImport(path)
+            }
         }
         router.add(.put, "/functions/disableBackgroundTriggers") { _ in
             json(.object([JSONMember("error", .string(functionsNotRunning))]), status: .badRequest)
@@ -89,6 +122,20 @@ package enum HubRouter {
             targets = running.filter(named.contains)
         }
         return .success(ExportRequest(path: path, initiatedBy: initiatedBy, targets: targets))
+    }
+
+    /// Decodes the import body: `{"path": "/absolute/directory"}`.
+    static func decodeImport(_ body: [UInt8]) -> Result<String, SnapshotFailure> {
+        guard let value = try? JSONReader.parse(body.isEmpty ? Array("{}".utf8) : body) else {
+            return .failure(SnapshotFailure(.invalid, "Request body is not JSON"))
+        }
+        guard case .string(let path)? = value[member: "path"], !path.isEmpty else {
+            return .failure(SnapshotFailure(.invalid, "Import request body must have a \"path\" string"))
+        }
+        guard path.hasPrefix("/") else {
+            return .failure(SnapshotFailure(.invalid, "Import path must be absolute, got \"\(path)\""))
+        }
+        return .success(path)
     }
 
     /// The hub's handler as served: CORS for any origin (the official hub uses `origin: true`),

@@ -60,7 +60,8 @@ package enum RulesLoading {
     /// never falls back to open rules.
     package static func firestoreStartGate(_ context: EmulatorContext) -> FirestoreRulesGate {
         guard let rules = context.firestoreRules else { return .allowAll }
-        let compiled = FirestoreRulesEngine.compile(rules.text, fileName: rules.path, logger: logger("firestore", context))
+        let compiled = FirestoreRulesEngine.compile(rules.text, fileName: rules.path, logger: logger("firestore", context),
+            requestLog: context.requestLog)
         if let gate = compiled.gate { return gate }
         print(compiled.issues, path: rules.path, scope: "firestore", context.console)
         context.console.warning(
@@ -107,7 +108,8 @@ package enum RulesLoading {
         var replaced = false
         if let firestore = context.firestoreRules, firestore.path == path {
             context.console.info("firestore", "Change detected, updating rules...")
-            let compiled = FirestoreRulesEngine.compile(text, fileName: path, logger: logger("firestore", context))
+            let compiled = FirestoreRulesEngine.compile(text, fileName: path, logger: logger("firestore", context),
+            requestLog: context.requestLog)
             if let gate = compiled.gate {
                 for emulator in context.liveRules.firestoreEmulators {
                     emulator.service.setDefaultRules(gate, replacingProject: context.projectId)

@@ -1,5 +1,6 @@
 package import EmulatorHTTP
 package import EmulatorStorage
+package import SecurityRules
 import DatabaseEmulator
 
 /// What every emulator is built from: one per running suite, shared by all of them.
@@ -21,6 +22,8 @@ package struct EmulatorContext: Sendable {
     /// Holds gRPC and WebSocket replies of writes until they are durable (live data directory on
     /// an event-loop transport); nil answers at once.
     package var replyGate: ReplyGate?
+    /// Every rules decision of both emulators, for the Emulator UI's Requests view (nil without the UI).
+    package var requestLog: RulesRequestLog?
 
     package init(
         projectId: String, singleProjectMode: Bool = true, firestoreRules: RulesSource? = nil,

@@ -14,7 +14,8 @@ extension EmulatorRegistry {
             configuration: FirestoreEmulatorConfiguration(
                 projectID: context.projectId, singleProjectMode: context.singleProjectMode,
                 rules: RulesLoading.firestoreStartGate(context),
-                rulesLoader: FirestoreRulesEngine.loader(logger: RulesLoading.logger("firestore", context)),
+                rulesLoader: FirestoreRulesEngine.loader(
+                    logger: RulesLoading.logger("firestore", context), requestLog: context.requestLog),
                 replyGate: context.replyGate))
         context.liveRules.attach(emulator)
         return EmulatorEndpoint(router: emulator.router, http2Handler: FirestoreGRPC(service: emulator.service).connectionFactory(gate: context.replyGate))

@@ -37,6 +37,8 @@ package struct SnapshotFailure: Error, Sendable, Equatable, CustomStringConverti
         package init(rawValue: String) { self.rawValue = rawValue }
         package static let notImplemented = Code(rawValue: "not-implemented")
         package static let failed = Code(rawValue: "failed")
+        /// The request itself is wrong (no such directory, not an export).
+        package static let invalid = Code(rawValue: "invalid")
     }
 
     package var code: Code

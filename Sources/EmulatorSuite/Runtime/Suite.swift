@@ -5,6 +5,7 @@ import EmulatorHTTP
 import EmulatorSnapshot
 import EmulatorSupport
 import EmulatorUI
+import SecurityRules
 import Synchronization
 
 /// A running emulator suite: every configured emulator plus the hub, in this process.
@@ -83,6 +84,8 @@ package final class Suite: Sendable {
             // gRPC and WebSocket writes are acknowledged once durable, without stalling the loop.
             startContext.replyGate = DurableAcknowledgement.replyGate
         }
+        // The UI's Requests view: every rules decision of both emulators.
+        if configuration.listeners[.ui] != nil { startContext.requestLog = RulesRequestLog() }
         let context = startContext
         // The live data directory is restored before anything else touches the engine.
         var dataDirectory: DataDirectory?
@@ -129,6 +132,7 @@ package final class Suite: Sendable {
             dataDirectory?.close()
         }
         let exportHook = hooks.exportData
+        let importHook = hooks.importData
         let exportTurn = ExportTurn()
         let kinds = configuration.listeners.keys.sorted()
         for kind in kinds {
@@ -139,13 +143,15 @@ package final class Suite: Sendable {
             switch kind {
             case .hub:
                 handler = HubRouter.handler(
-                    HubRouter.make(directory: directory, deferExports: transport.completesDeferredResponses, turn: exportTurn) {
-                        request throws(SnapshotFailure) in try exportHook(request, context)
-                    })
+                    HubRouter.make(
+                        directory: directory, deferExports: transport.completesDeferredResponses, turn: exportTurn,
+                        export: { request throws(SnapshotFailure) in try exportHook(request, context) },
+                        import: { path throws(SnapshotFailure) in try Suite.importWhileRunning(path, hook: importHook, context) }))
             case .ui:
                 handler = UIRouter.handler(UIEnvironment(
                     projectId: configuration.projectId, emulators: { directory.emulatorsDocument },
-                    ownOrigins: { directory.origins(of: .ui) }, logs: logBook ?? UILogBook(capacity: 1)))
+                    ownOrigins: { directory.origins(of: .ui) }, logs: logBook ?? UILogBook(capacity: 1),
+                    requests: context.requestLog))
             case .firestore, .database:
                 handler = (endpoint?.router ?? Router()).respond(to:)
             }

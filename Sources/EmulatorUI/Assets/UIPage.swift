@@ -18,9 +18,11 @@ enum UIPage {
     <a href="/" data-nav data-view="overview">Overview</a>
     <a href="/firestore" data-nav data-view="firestore">Firestore</a>
     <a href="/database" data-nav data-view="database">Realtime Database</a>
+    <a href="/requests" data-nav data-view="requests">Requests</a>
     <a href="/logs" data-nav data-view="logs">Logs</a>
   </nav>
   <span id="project" class="muted"></span>
+  <span id="token" class="token"></span>
 </header>
 <div id="notice" role="status" hidden></div>
 <main id="view"><p class="muted">Loading…</p></main>

@@ -4,8 +4,11 @@ enum UIScript {
     static let core = #"""
 'use strict';
 // ---- helpers -------------------------------------------------------------------------------
+// The credential of the page's requests: the owner, or (token mode) a user's mock ID token, so
+// that rules decide as they would for that user.
 const OWNER = { Authorization: 'Bearer owner' };
-const app = { config: null, view: null, reachable: true, timers: [] };
+const app = { config: null, view: null, reachable: true, timers: [], token: null, tokenUid: null };
+function credential() { return app.token || 'owner'; }
 
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -51,12 +54,18 @@ async function call(url, options) {
   if (text) { try { body = JSON.parse(text); } catch (e) { body = text; } }
   if (!response.ok) {
     let message = typeof body === 'string' ? body : JSON.stringify(body);
+    if (app.token && (response.status === 401 || response.status === 403)) {
+      const rule = await latestDenial();
+      if (rule) { const e = new RequestError(`${response.status}: denied by the rules for uid ${app.tokenUid || '?'}: ${rule}`); e.status = response.status; throw e; }
+    }
     if (body && typeof body === 'object') {
       if (Array.isArray(body) && body[0] && body[0].error) body = body[0];
       if (body.error && typeof body.error === 'object') message = body.error.message || message;
       else if (typeof body.error === 'string') message = body.error;
     }
-    throw new RequestError(`${response.status}: ${message}`);
+    const e = new RequestError(`${response.status}: ${message}`);
+    e.status = response.status;
+    throw e;
   }
   return body;
 }
@@ -112,12 +121,86 @@ function route() {
   stopTimers();
   if (app.view && app.view.leave) app.view.leave();
   const path = location.pathname;
-  const name = path.startsWith('/firestore') ? 'firestore' : path.startsWith('/database') ? 'database' : path.startsWith('/logs') ? 'logs' : 'overview';
+  const name = path.startsWith('/firestore') ? 'firestore' : path.startsWith('/database') ? 'database' : path.startsWith('/logs') ? 'logs' : path.startsWith('/requests') ? 'requests' : 'overview';
   for (const a of document.querySelectorAll('.bar nav a')) a.classList.toggle('active', a.dataset.view === name);
   const main = document.getElementById('view');
   main.replaceChildren();
   app.view = views[name];
   try { app.view.enter(main, path); } catch (e) { report(e); }
+}
+
+/// The message of the denial the Requests log holds for the page's user, just now: the rule that decided it.
+async function latestDenial() {
+  try {
+    const r = await fetch('/api/requests?after=0&limit=50', { cache: 'no-store' });
+    if (!r.ok) return null;
+    const page = await r.json();
+    // This user's, just now: another client's denial must not be shown as the page's.
+    const last = page.requests.filter((x) => (x.outcome === 'deny' || x.outcome === 'error') && x.uid === app.tokenUid &&
+      Math.abs(Date.now() - x.time) < 5000).pop();
+    if (!last) return null;
+    const d = await (await fetch('/api/requests/' + last.seq, { cache: 'no-store' })).json();
+    return `${d.message || d.outcome} (${d.method} ${d.path})`;
+  } catch (e) { return null; }
+}
+
+// ---- token mode ------------------------------------------------------------------------------
+function base64url(text) { return btoa(unescape(encodeURIComponent(text))).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'); }
+/// An unsigned ID token as the emulators accept it (as @firebase/rules-unit-testing makes them).
+function mockToken(uid, claims) {
+  const now = Math.floor(Date.now() / 1000), project = app.config.projectId;
+  const payload = Object.assign({ iss: 'https://securetoken.google.com/' + project, aud: project, iat: now, exp: now + 3600, auth_time: now,
+    sub: uid, user_id: uid, firebase: { sign_in_provider: 'custom', identities: {} } }, claims);
+  return base64url(JSON.stringify({ alg: 'none', kid: 'fakekid', typ: 'JWT' })) + '.' + base64url(JSON.stringify(payload)) + '.';
+}
+function setCredential(token, uid) {
+  app.token = token; app.tokenUid = token ? uid : null;
+  OWNER.Authorization = 'Bearer ' + credential();
+  try { if (token) sessionStorage.setItem('ui-token', JSON.stringify({ token, uid })); else sessionStorage.removeItem('ui-token'); } catch (e) { /* private mode */ }
+  drawToken();
+}
+function drawToken() {
+  const el = document.getElementById('token');
+  if (!el) return;
+  el.classList.toggle('user', !!app.token);
+  el.replaceChildren(h('button', { id: 'token-button', title: 'Whose credential the page uses', onclick: () => tokenDialog(),
+    text: app.token ? 'Acting as uid ' + (app.tokenUid || '?') : 'Acting as owner' }));
+}
+function tokenDialog() {
+  const uid = h('input', { type: 'text', id: 'token-uid', placeholder: 'uid', 'aria-label': 'uid', value: app.tokenUid || '' });
+  const claims = h('textarea', { id: 'token-claims', 'aria-label': 'claims', placeholder: '{"admin": true}  (other claims, JSON)' });
+  const pasted = h('textarea', { id: 'token-pasted', 'aria-label': 'ID token', placeholder: 'or paste an ID token (header.payload.signature)' });
+  const error = h('div', { class: 'error-text', id: 'token-error' });
+  const dialog = h('dialog', { id: 'token-dialog' });
+  const close = () => { dialog.close(); dialog.remove(); };
+  const use = () => {
+    error.textContent = '';
+    if (pasted.value.trim()) {
+      const token = pasted.value.trim(), parts = token.split('.');
+      let payload = null;
+      try { payload = JSON.parse(decodeURIComponent(escape(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/'))))); } catch (e) { /* below */ }
+      if (parts.length !== 3 || !payload || typeof payload !== 'object') { error.textContent = 'That is not an ID token: three base64url parts, the middle one a JSON object.'; return; }
+      setCredential(token, payload.user_id || payload.sub || '');
+    } else {
+      if (!uid.value.trim()) { error.textContent = 'Give a uid, or paste a token.'; return; }
+      let extra = {};
+      if (claims.value.trim()) {
+        try { extra = JSON.parse(claims.value); } catch (e) { error.textContent = 'The claims are not JSON: ' + e.message; return; }
+        if (!extra || typeof extra !== 'object' || Array.isArray(extra)) { error.textContent = 'The claims must be a JSON object.'; return; }
+      }
+      setCredential(mockToken(uid.value.trim(), extra), uid.value.trim());
+    }
+    close(); route();
+  };
+  dialog.append(h('form', { method: 'dialog', class: 'editor', onsubmit: (e) => { e.preventDefault(); use(); } },
+    h('strong', { text: 'Make the page’s requests as a user' }),
+    h('div', { class: 'muted', text: 'Rules then decide as for that user; denials show here with the rule that decided.' }),
+    uid, claims, pasted, error,
+    h('div', { class: 'row' }, h('button', { class: 'primary', type: 'submit', id: 'token-use', text: 'Act as this user' }),
+      h('button', { type: 'button', id: 'token-owner', text: 'Back to owner', onclick: () => { setCredential(null); close(); route(); } }),
+      h('button', { type: 'button', text: 'Cancel', onclick: close }))));
+  document.body.append(dialog);
+  dialog.showModal();
 }
 
 function decodeSegments(text) { return text.split('/').filter(Boolean).map((s) => { try { return decodeURIComponent(s); } catch (e) { return s; } }); }

@@ -67,7 +67,7 @@ views.database = {
     const s = this.state;
     this.unlisten();
     // EventSource cannot send headers: the owner credential goes in the query, as REST allows.
-    const source = new EventSource(this.url(s.path, 'access_token=owner'));
+    const source = new EventSource(this.url(s.path, 'access_token=' + encodeURIComponent(credential())));
     let first = true;
     const changed = (event) => {
       if (first && event.type === 'put') { first = false; return; }

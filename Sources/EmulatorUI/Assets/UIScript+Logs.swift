@@ -61,6 +61,8 @@ async function startUI() {
     const r = await fetch('/api/config', { cache: 'no-store' });
     app.config = await r.json();
     document.getElementById('project').textContent = app.config.projectId;
+    try { const saved = JSON.parse(sessionStorage.getItem('ui-token') || 'null'); if (saved && saved.token) setCredential(saved.token, saved.uid); } catch (e) { /* none */ }
+    drawToken();
     route();
   } catch (e) {
     suiteUnreachable();

@@ -29,14 +29,46 @@ views.overview = {
       });
     }
     if (!cards.children.length) main.append(h('p', { class: 'muted', text: 'No emulators are running.' }));
+    if (origin('hub')) main.append(snapshotPanel());
   },
 };
+
+/// Export to a directory and import from one, through the hub (the same code and checks as
+/// `emulators export` and `--import`). The hub refuses pages from other sites.
+function snapshotPanel() {
+  const path = h('input', { type: 'text', id: 'snapshot-path', 'aria-label': 'directory', placeholder: '/absolute/path/to/directory', size: 48 });
+  const status = h('div', { id: 'snapshot-status', class: 'muted' });
+  const send = async (what, body) => {
+    const dir = path.value.trim();
+    if (!dir.startsWith('/')) throw new RequestError('Give an absolute directory path (it is on the machine the suite runs on).');
+    status.textContent = what === 'export' ? 'Exporting…' : 'Importing…';
+    let r;
+    try {
+      r = await fetch(origin('hub') + '/_admin/' + what, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(Object.assign({ path: dir }, body)) });
+    } catch (e) { status.textContent = ''; suiteUnreachable(); throw new RequestError('The emulator hub cannot be reached.'); }
+    const reply = await r.json().catch(() => ({}));
+    status.textContent = '';
+    if (!r.ok) throw new RequestError(`${what === 'export' ? 'Export' : 'Import'} failed (${r.status}): ${reply.message || ''}`);
+    status.textContent = (what === 'export' ? 'Exported to ' : 'Imported ') + dir + ' at ' + new Date().toLocaleTimeString();
+    flashNotice(status.textContent);
+  };
+  return h('section', { class: 'card snapshots', id: 'snapshots' },
+    h('div', { class: 'title', text: 'Snapshots' }),
+    h('div', { class: 'muted', text: 'Export every emulator’s data to a directory, or load one (an emulator export, a production Firestore export or RTDB JSON files) over the running data.' }),
+    h('form', { class: 'row', onsubmit: action(() => send('export', { initiatedBy: 'Emulator UI' })) }, path,
+      h('button', { type: 'submit', class: 'primary', id: 'snapshot-export', text: 'Export' }),
+      h('button', { type: 'button', id: 'snapshot-import', text: 'Import', onclick: action(async () => {
+        if (!confirmAction('Load ' + path.value.trim() + ' over the running data? Documents and namespaces it holds replace the current ones.')) return;
+        await send('import', {});
+      }) })),
+    status);
+}
 
 /// Whether a listener answers one of its own cheap requests.
 async function probe(name) {
   const base = origin(name), project = encodeURIComponent(app.config.projectId);
   const requests = {
-    firestore: [`${base}/v1/projects/${project}/databases/(default)/documents:listCollectionIds`, { method: 'POST', headers: Object.assign({ 'Content-Type': 'application/json' }, OWNER), body: '{"pageSize":1}' }],
+    firestore: [`${base}/v1/projects/${project}/databases/(default)/documents:listCollectionIds`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer owner' }, body: '{"pageSize":1}' }],
     database: [`${base}/.inspect/databases.json`, {}],
     hub: [`${base}/`, {}],
     ui: ['/api/config', {}],

@@ -89,6 +89,26 @@ table.logs td { padding: 3px 10px; border-bottom: 1px solid var(--line); vertica
 table.logs td.time { color: var(--muted); white-space: nowrap; }
 table.logs td.level { white-space: nowrap; }
 .lv-warning { color: var(--warn); } .lv-error { color: var(--danger); } .lv-success { color: var(--ok); } .lv-debug { color: var(--muted); }
+.split { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; align-items: start; }
+.split .scroll { max-height: 72vh; overflow: auto; border-radius: 8px; }
+table.requests th { text-align: left; padding: 4px 10px; color: var(--muted); font-weight: 500; position: sticky; top: 0; background: var(--panel); border-bottom: 1px solid var(--line); }
+table.requests tr.req { cursor: pointer; }
+table.requests tr.req:hover { background: var(--bg); }
+table.requests tr.selected { background: var(--accent-soft); }
+table.requests td.path { word-break: break-all; }
+.badge { display: inline-block; padding: 0 7px; border-radius: 9px; font-size: 11.5px; font-family: var(--mono); }
+.badge.o-allow { background: #dafbe1; color: #116329; } .badge.o-deny { background: #ffebe9; color: #a40e26; }
+.badge.o-error { background: #fff1e5; color: #953800; } .badge.o-owner { background: #ddf4ff; color: #0550ae; }
+.request-detail { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; max-height: 72vh; overflow: auto; }
+.request-detail h2 { font-size: 15px; margin: 4px 0; word-break: break-all; } .request-detail h3 { font-size: 13px; margin: 12px 0 4px; color: var(--muted); }
+pre.json, pre.rules-source { font-family: var(--mono); font-size: 12px; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px; overflow: auto; max-height: 320px; margin: 0; }
+pre.rules-source .src { white-space: pre; } pre.rules-source .ln { display: inline-block; width: 3em; color: var(--muted); user-select: none; }
+pre.rules-source .m-allow { background: #dafbe1; } pre.rules-source .m-deny { background: #ffebe9; } pre.rules-source .m-error { background: #fff1e5; } pre.rules-source .m-mixed { background: #fff8c5; }
+@media (prefers-color-scheme: dark) { pre.rules-source .m-allow { background: #12361f; } pre.rules-source .m-deny { background: #4a1519; } pre.rules-source .m-error { background: #4a2a10; } pre.rules-source .m-mixed { background: #3d3410; } }
+.coverage-links a { margin-left: 10px; }
+.snapshots { margin-top: 16px; display: grid; gap: 8px; } .snapshots .row { display: flex; gap: 8px; flex-wrap: wrap; }
+.token { display: flex; align-items: center; gap: 6px; margin-left: 12px; }
+.token.user button { border-color: var(--warn); color: var(--warn); }
 dialog { border: 1px solid var(--line); border-radius: 10px; background: var(--panel); color: var(--text); min-width: 420px; }
 dialog::backdrop { background: rgba(0,0,0,.35); }
 """#

@@ -1,10 +1,13 @@
 package import EmulatorHTTP
 import EmulatorModel
 import EmulatorSupport
+import SecurityRules
 
 extension FirestoreREST {
     /// `DELETE /emulator/v1/projects/{p}/databases/{d}/documents[/{path}]` clears documents;
-    /// `PUT /emulator/v1/projects/{p}:securityRules` replaces the project's rules.
+    /// `PUT /emulator/v1/projects/{p}:securityRules` replaces the project's rules;
+    /// `GET /emulator/v1/projects/{p}:ruleCoverage` (JSON) and `:ruleCoverage.html` report how
+    /// often each rule of the project's rules ran, and how it came out (``RulesCoverage``).
     /// Pages on other sites are refused (``AdminOriginCheck``): through the user's browser they
     /// could otherwise replace rules or wipe data.
     package func respondAdmin(to request: HTTPRequest) -> HTTPResponse {
@@ -16,6 +19,15 @@ extension FirestoreREST {
             }
             segments.removeFirst(3)
             if segments.last?.isEmpty == true { segments.removeLast() }
+            if segments.count == 2, segments[0] == "projects",
+                let suffix = [":ruleCoverage", ":ruleCoverage.html"].first(where: { segments[1].hasSuffix($0) })
+            {
+                guard request.method == .get || request.method == .head else {
+                    throw EmulatorError.unimplemented("Use GET to read rule coverage.")
+                }
+                let raw = segments[1].dropLast(suffix.count)
+                return ruleCoverage(project: PercentEncoding.decode(raw) ?? String(raw), html: suffix.hasSuffix(".html"))
+            }
             if segments.count == 2, segments[0] == "projects", segments[1].hasSuffix(":securityRules") {
                 guard request.method == .put || request.method == .post else {
                     throw EmulatorError.unimplemented("Use PUT to set security rules.")
@@ -34,6 +46,22 @@ extension FirestoreREST {
         } catch {
             return Self.failure(.internal("\(error)"))
         }
+    }
+
+    private func ruleCoverage(project: String, html: Bool) -> HTTPResponse {
+        let coverage = service.gate(DatabaseID(project: project, database: "(default)")).coverage
+        if html {
+            let title = "Firestore rule coverage: \(project)"
+            let page =
+                coverage?.html(title: title)
+                ?? RulesCoverage.emptyPage(title: title, message: "No rules file is in force: every request is allowed.")
+            var response = HTTPResponse(status: .ok, body: Array(page.utf8))
+            response.headers.add("Content-Type", "text/html; charset=utf-8")
+            response.headers.add("Cache-Control", "no-store")
+            return response
+        }
+        let document = coverage?.json() ?? RulesCoverage.emptyJSON
+        return Self.ok(JSONWriter.encode(document))
     }
 
     private func setRules(project: String, _ request: HTTPRequest) throws(EmulatorError) -> HTTPResponse {

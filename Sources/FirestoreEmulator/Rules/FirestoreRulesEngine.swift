@@ -1,6 +1,6 @@
 import EmulatorModel
 package import EmulatorSupport
-import SecurityRules
+package import SecurityRules
 import Synchronization
 
 /// Connects the rules gate to the SecurityRules engine: compiles `firestore.rules` sources and
@@ -16,12 +16,18 @@ package enum FirestoreRulesEngine {
     /// Compiles a rules source; a source with errors gives no gate and ERROR issues. With a
     /// `logger`, every `debug(x)` a rule evaluates is logged (info, `debug: <x>`) and so is every
     /// denial with the rule that decided it (debug level).
-    package static func compile(_ source: String, fileName: String = "firestore.rules", logger: Logger? = nil) -> (
-        gate: FirestoreRulesGate?, issues: [FirestoreRulesIssue]
-    ) {
+    /// With a `requestLog`, every decision (and every owner request) is recorded there for the
+    /// Emulator UI. With `coverage` (the default, as the official emulator always counts) the gate
+    /// counts how often each rule ran (``FirestoreRulesGate/coverage``); off only to measure its cost.
+    package static func compile(
+        _ source: String, fileName: String = "firestore.rules", logger: Logger? = nil, requestLog: RulesRequestLog? = nil,
+        coverage counting: Bool = true
+    ) -> (gate: FirestoreRulesGate?, issues: [FirestoreRulesIssue]) {
         switch FirestoreRuleset.parse(source, fileName: fileName) {
         case .success(let ruleset):
-            return (gate(ruleset, logger: logger), [])
+            let coverage =
+                counting ? RulesCoverage(source: RulesSourceText(fileName: fileName, text: source), rules: ruleset.rulePositions) : nil
+            return (gate(ruleset, logger: logger, coverage: coverage, requestLog: requestLog), [])
         case .failure(let diagnostics):
             let issues = diagnostics.diagnostics.map {
                 FirestoreRulesIssue(line: $0.line, column: $0.column, description: $0.message, severity: "ERROR")
@@ -34,12 +40,19 @@ package enum FirestoreRulesEngine {
     package static let loader: FirestoreRulesLoader = { compile($0) }
 
     /// The loader for `:securityRules`, logging `debug()` output and denials to `logger`.
-    package static func loader(logger: Logger?) -> FirestoreRulesLoader {
-        { compile($0, logger: logger) }
+    package static func loader(logger: Logger?, requestLog: RulesRequestLog? = nil) -> FirestoreRulesLoader {
+        { compile($0, logger: logger, requestLog: requestLog) }
     }
 
-    static func gate(_ ruleset: FirestoreRuleset, logger: Logger? = nil) -> FirestoreRulesGate {
-        FirestoreRulesGate(
+    /// How the Requests view names a document: `/databases/{d}/documents/c/d`.
+    static func displayPath(_ database: DatabaseID, _ path: ResourcePath) -> String {
+        path.isEmpty ? "/databases/\(database.database)/documents" : "/databases/\(database.database)/documents/\(path)"
+    }
+
+    static func gate(
+        _ ruleset: FirestoreRuleset, logger: Logger? = nil, coverage: RulesCoverage? = nil, requestLog: RulesRequestLog? = nil
+    ) -> FirestoreRulesGate {
+        var gate = FirestoreRulesGate(
             readsStoredFields: ruleset.readsResource, decidesWritesWithoutExistence: ruleset.decidesWritesWithoutExistence,
             decidingBatch: { accesses, before, after in
             guard let first = accesses.first else { return nil }
@@ -74,7 +87,8 @@ package enum FirestoreRulesEngine {
                     let decision = accesses.withUnsafeBufferPointer { accesses in
                         ruleset.evaluateBatch(
                             count: accesses.count, data: source,
-                            resolveMethod: { i in existence.method(of: i, in: accesses, before: before) }
+                            resolveMethod: { i in existence.method(of: i, in: accesses, before: before) },
+                            tracing: coverage != nil || requestLog != nil
                         ) { i in
                             request(
                                 accesses.baseAddress.unsafelyUnwrapped + i, auth: perAccess.isEmpty ? shared : perAccess[i],
@@ -88,10 +102,66 @@ package enum FirestoreRulesEngine {
                                 "PERMISSION_DENIED \(first.method.rawValue) \(first.database.documentName(first.path)): \(decision.message)")
                         }
                     }
+                    coverage?.add(decision.evaluated)
+                    if let requestLog { record(decision, first, count: accesses.count, coverage: coverage, in: requestLog) }
                     return decision.isAllowed ? nil : .permissionDenied(decision.firestoreWireMessage)
                 }
             }
         })
+        gate.coverage = coverage
+        gate.requestLog = requestLog
+        return gate
+    }
+
+    /// Puts one decision into the Requests view's log. Nothing textual is built here: the
+    /// record keeps the access (without its documents while no page watches) and describes it
+    /// when read.
+    static func record(
+        _ decision: RulesDecision, _ first: FirestoreAccess, count: Int, coverage: RulesCoverage?, in log: RulesRequestLog
+    ) {
+        var access = first
+        if !log.isWatched {
+            access.resource = nil
+            access.requestResource = nil
+            access.query = nil
+        }
+        let kept = access
+        log.record(
+            RulesRequestRecord(
+                time: log.now(), emulator: "firestore", outcome: RulesRequestRecord.outcome(of: decision),
+                lines: decision.evaluated, message: decision.message, debugOutput: decision.debugOutput, rules: coverage?.source,
+                describe: { describe(kept, count: count) }))
+    }
+
+    /// The Requests view's description of an access: method, path, uid, `request` and `resource`.
+    static func describe(_ access: FirestoreAccess, count: Int) -> RulesRequestDescription {
+        var uid: String?
+        var auth: JSONValue = .null
+        if case .user(let token) = access.caller, case .some(.some(let prepared)) = parsedTokens.auth(token) {
+            uid = prepared.context.uid
+            auth = .object([JSONMember("uid", .string(prepared.context.uid)), JSONMember("token", prepared.context.token)])
+        }
+        let method = access.existenceUnknown ? "write" : access.method.rawValue
+        var request: [JSONMember] = [
+            JSONMember("method", .string(method)),
+            JSONMember("path", .string(displayPath(access.database, access.path))),
+            JSONMember("auth", auth),
+            JSONMember("time", .string(Timestamp(microseconds: access.time).description)),
+        ]
+        if let fields = access.requestResource {
+            request.append(JSONMember("resource", .object([JSONMember("data", fields.firestoreFieldsJSON)])))
+        }
+        if let query = access.query {
+            var q: [JSONMember] = []
+            if let limit = query.limit { q.append(JSONMember("limit", .int(Int64(limit)))) }
+            if query.offset > 0 { q.append(JSONMember("offset", .int(Int64(query.offset)))) }
+            q.append(JSONMember("orderBy", .array(query.orderBy.map { .string(dotted($0.field) + ($0.direction == .descending ? " desc" : "")) })))
+            request.append(JSONMember("query", .object(q)))
+        }
+        if count > 1 { request.append(JSONMember("writesInBatch", .int(Int64(count)))) }
+        let resource: JSONValue? = access.resource.map { .object([JSONMember("data", $0.fields.firestoreFieldsJSON)]) }
+        return RulesRequestDescription(
+            method: method, path: displayPath(access.database, access.path), uid: uid, request: .object(request), resource: resource)
     }
 
     /// `request.auth` for a caller; a malformed bearer token is the official "invalid jwt".

@@ -1,4 +1,5 @@
 package import EmulatorModel
+package import SecurityRules
 
 /// Who is calling: nil for unauthenticated, `.owner` for the emulator's admin token (`Bearer owner`),
 /// which bypasses security rules, or the claims of an (unsigned) ID token.
@@ -93,6 +94,10 @@ package struct FirestoreRulesGate: Sendable {
     /// (it works that out itself when a rule needs it): writes may then skip the lookup and hand
     /// over accesses with ``FirestoreAccess/existenceUnknown``.
     package let decidesWritesWithoutExistence: Bool
+    /// How often each rule ran (`:ruleCoverage`); nil for gates not compiled from a rules file.
+    package var coverage: RulesCoverage?
+    /// Where decisions go for the Emulator UI's Requests view (the owner's included); nil: nowhere.
+    package var requestLog: RulesRequestLog?
 
     /// A gate from a yes/no decision per access; a denial is PERMISSION_DENIED
     /// "Missing or insufficient permissions.".
@@ -133,9 +138,22 @@ package struct FirestoreRulesGate: Sendable {
     /// Denies every access except the owner's.
     package static let denyAll = FirestoreRulesGate { _, _ in false }
 
+    /// Records a request by the owner, which no rule is asked about (when a log is attached).
+    func noteOwner(_ method: String, _ database: DatabaseID, _ path: ResourcePath) {
+        guard let requestLog else { return }
+        requestLog.record(
+            RulesRequestRecord(
+                time: requestLog.now(), emulator: "firestore", outcome: .owner, rules: coverage?.source,
+                describe: { RulesRequestDescription(method: method, path: FirestoreRulesEngine.displayPath(database, path), uid: nil) }))
+    }
+
     /// Throws unless the read is allowed.
     func check(_ access: FirestoreAccess, lookup: Lookup) throws(EmulatorError) {
-        if access.caller == .owner || allowsEverything { return }
+        if access.caller == .owner {
+            noteOwner(access.method.rawValue, access.database, access.path)
+            return
+        }
+        if allowsEverything { return }
         if let error = decide([access], lookup, lookup) { throw error }
     }
 
@@ -158,7 +176,11 @@ package struct FirestoreRulesGate: Sendable {
             anyOwner = true
             break
         }
+        if anyOwner, requestLog != nil {
+            for access in accesses where access.caller == .owner { noteOwner(access.method.rawValue, access.database, access.path) }
+        }
         let checked = anyOwner ? accesses.filter { $0.caller != .owner } : accesses
+        if checked.isEmpty { return }
         if let error = decide(checked, before, after) { throw error }
     }
 }

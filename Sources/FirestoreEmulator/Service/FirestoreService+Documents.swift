@@ -208,8 +208,11 @@ extension FirestoreService {
         _ method: FirestoreAccess.Method, _ database: DatabaseID, _ path: ResourcePath, _ caller: FirestoreCaller,
         _ document: StoredDocument?, _ view: DatabaseView<some DocumentSource>, query: StructuredQuery? = nil
     ) throws(EmulatorError) {
-        if caller == .owner { return }
         let gate = gate(database)
+        if caller == .owner {
+            gate.noteOwner(method.rawValue, database, path)
+            return
+        }
         if gate.allowsEverything { return }
         try gate.check(
             FirestoreAccess(

@@ -115,8 +115,12 @@ extension FirestoreService {
         _ database: DatabaseID, parent: ResourcePath, query: StructuredQuery, caller: FirestoreCaller,
         view given: DatabaseView<StorageSnapshot>? = nil, time at: Int64? = nil
     ) throws(EmulatorError) {
-        guard caller != .owner, let selector = query.from.first else { return }
+        guard let selector = query.from.first else { return }
         let gate = gate(database)
+        if caller == .owner {
+            gate.noteOwner("list", database, parent.appending(selector.collectionID))
+            return
+        }
         guard !gate.allowsEverything else { return }
         let view: DatabaseView<StorageSnapshot>
         let time: Int64

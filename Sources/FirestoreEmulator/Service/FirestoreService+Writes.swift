@@ -115,6 +115,9 @@ extension FirestoreService {
         var results: [WriteResult] = []
         results.reserveCapacity(writes.count)
         if caller == .owner || gate.allowsEverything {
+            if caller == .owner, gate.requestLog != nil {
+                for w in writes { gate.noteOwner("write", database, w.name.path) }
+            }
             for w in writes { results.append(try WriteApplier.apply(w, to: &buffer, authorize: nil)) }
             return results
         }

@@ -7,13 +7,18 @@ extension DatabaseRuleset {
     /// - Parameters:
     ///   - now: server time in milliseconds since the epoch (`now`).
     ///   - query: the read's query parameters (`query.*`).
+    ///   - tracing: list every rule that ran in ``RulesDecision/evaluated``.
     package func canRead(
-        path: [String], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource, query: DatabaseRulesQuery = DatabaseRulesQuery()
+        path: [String], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource, query: DatabaseRulesQuery = DatabaseRulesQuery(),
+        tracing: Bool = false
     ) -> RulesDecision {
         let view = DatabaseDataView(source: data, writes: [])
         var trace: [String] = []
-        if cascade(.read, path: path, view: view, auth: auth, now: now, query: query, trace: &trace) { return .allowed() }
-        return .denied(Self.message(trace, .read))
+        var lines: [RulesLineOutcome]? = tracing ? [] : nil
+        if cascade(.read, path: path, view: view, auth: auth, now: now, query: query, trace: &trace, lines: &lines) {
+            return RulesDecision(isAllowed: true, message: "", evaluated: lines ?? [])
+        }
+        return RulesDecision(isAllowed: false, message: Self.message(trace, .read), evaluated: lines ?? [])
     }
 
     /// Checks a set (`newValue`) or delete (`nil`) at `path`. `newValue` must already have server
@@ -33,20 +38,48 @@ extension DatabaseRuleset {
     /// rules.canUpdate(multiPath: [(["a", "b"], .int(1)), (["c"], nil)], auth: auth, now: now, data: source)
     /// ```
     package func canUpdate(
-        multiPath: [(path: [String], value: JSONValue?)], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource
+        multiPath: [(path: [String], value: JSONValue?)], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource,
+        tracing: Bool = false
     ) -> RulesDecision {
         let view = DatabaseDataView(source: data, writes: multiPath.map { ($0.path, $0.value) })
+        var lines: [RulesLineOutcome]? = tracing ? [] : nil
         for write in multiPath {
             var trace: [String] = []
             let path = DatabaseDataView.isPriority(write.path) ? Array(write.path.dropLast()) : write.path
-            guard cascade(.write, path: path, view: view, auth: auth, now: now, query: DatabaseRulesQuery(), trace: &trace) else {
-                return .denied(Self.message(trace, .write))
+            guard cascade(.write, path: path, view: view, auth: auth, now: now, query: DatabaseRulesQuery(), trace: &trace, lines: &lines) else {
+                return RulesDecision(isAllowed: false, message: Self.message(trace, .write), evaluated: lines ?? [])
             }
-            if let failure = validate(path: path, view: view, auth: auth, now: now) {
-                return .denied(failure)
+            if let failure = validate(path: path, view: view, auth: auth, now: now, lines: &lines) {
+                return RulesDecision(isAllowed: false, message: failure, evaluated: lines ?? [])
             }
         }
-        return .allowed()
+        return RulesDecision(isAllowed: true, message: "", evaluated: lines ?? [])
+    }
+
+    /// Where every `.read`, `.write` and `.validate` expression starts, in file order: the rules
+    /// a coverage report lists.
+    package var rulePositions: [SourcePosition] {
+        var result: [SourcePosition] = []
+        func walk(_ node: DatabaseRuleNode) {
+            for rule in [node.read, node.write, node.validate].compactMap({ $0 }) {
+                result.append(SourcePosition(line: rule.line, column: rule.column))
+            }
+            for child in node.children.values { walk(child) }
+        }
+        walk(root)
+        return result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+
+    /// Adds `rule`'s outcome to a trace being kept.
+    private static func note(_ result: Result<Bool, DatabaseEvaluator.Failure>, _ rule: DatabaseRule, _ lines: inout [RulesLineOutcome]?) {
+        guard lines != nil else { return }
+        let outcome: RulesOutcome =
+            switch result {
+            case .success(true): .allow
+            case .success(false): .deny
+            case .failure: .error
+            }
+        lines?.append(RulesLineOutcome(line: rule.line, column: rule.column, outcome: outcome))
     }
 
     private func evaluator(_ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64, _ query: DatabaseRulesQuery,
@@ -79,7 +112,7 @@ extension DatabaseRuleset {
     /// Walks root → `path` evaluating `kind` rules; true at the first granting level.
     private func cascade(
         _ kind: DatabaseRuleKind, path: [String], view: DatabaseDataView, auth: AuthContext?, now: Int64, query: DatabaseRulesQuery,
-        trace: inout [String]
+        trace: inout [String], lines: inout [RulesLineOutcome]?
     ) -> Bool {
         var node = root
         var wildcards: [String: String] = [:]
@@ -89,6 +122,7 @@ extension DatabaseRuleset {
             if let rule = node.rule(kind) {
                 let location = Array(path.prefix(level))
                 let result = evaluator(view, auth, now, query, location, wildcards).evaluateRule(rule.expression)
+                Self.note(result, rule, &lines)
                 let (granted, why) = Self.outcome(result, rule, rulePath)
                 if granted { return true }
                 trace.append(why)
@@ -107,7 +141,9 @@ extension DatabaseRuleset {
 
     /// Runs `.validate` on every ancestor of `path` and on every written node below it whose
     /// new value exists; returns the first failure.
-    private func validate(path: [String], view: DatabaseDataView, auth: AuthContext?, now: Int64) -> String? {
+    private func validate(
+        path: [String], view: DatabaseDataView, auth: AuthContext?, now: Int64, lines: inout [RulesLineOutcome]?
+    ) -> String? {
         var node = root
         var wildcards: [String: String] = [:]
         var rulePath: [String] = []
@@ -116,6 +152,7 @@ extension DatabaseRuleset {
             let location = Array(path.prefix(level))
             if let rule = node.validate, view.new(location) != nil {
                 let result = evaluator(view, auth, now, DatabaseRulesQuery(), location, wildcards).evaluateRule(rule.expression)
+                Self.note(result, rule, &lines)
                 let (ok, why) = Self.outcome(result, rule, rulePath)
                 if !ok { return "Permission denied: " + why }
             }
@@ -131,12 +168,12 @@ extension DatabaseRuleset {
             level += 1
         }
         guard let value = view.new(path) else { return nil }
-        return validateBelow(node, value, path, rulePath, wildcards, view, auth, now)
+        return validateBelow(node, value, path, rulePath, wildcards, view, auth, now, &lines)
     }
 
     private func validateBelow(
         _ node: DatabaseRuleNode, _ value: JSONValue, _ location: [String], _ rulePath: [String], _ wildcards: [String: String],
-        _ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64
+        _ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64, _ lines: inout [RulesLineOutcome]?
     ) -> String? {
         guard case .object(let members) = value, !node.children.isEmpty else { return nil }
         for member in members where !member.name.hasPrefix(".") {
@@ -152,10 +189,11 @@ extension DatabaseRuleset {
             let childLocation = location + [member.name]
             if let rule = next.node.validate {
                 let result = evaluator(view, auth, now, DatabaseRulesQuery(), childLocation, childWildcards).evaluateRule(rule.expression)
+                Self.note(result, rule, &lines)
                 let (ok, why) = Self.outcome(result, rule, childRulePath)
                 if !ok { return "Permission denied: " + why }
             }
-            if let failure = validateBelow(next.node, childValue, childLocation, childRulePath, childWildcards, view, auth, now) {
+            if let failure = validateBelow(next.node, childValue, childLocation, childRulePath, childWildcards, view, auth, now, &lines) {
                 return failure
             }
         }
@@ -197,5 +235,14 @@ extension DatabaseRuleset {
         case .success(let b): return .value(b)
         case .failure(let error): return .error(error.message)
         }
+    }
+}
+
+extension DatabaseRuleset {
+    /// Where the root's `.read` (or `.write`) rule starts: what open rules grant by without
+    /// evaluating anything, for traces and coverage.
+    package func rootRulePosition(write: Bool) -> SourcePosition? {
+        guard let rule = write ? root.write : root.read else { return nil }
+        return SourcePosition(line: rule.line, column: rule.column)
     }
 }

@@ -9,11 +9,15 @@ package struct RulesDecision: Sendable, Hashable {
     package var message: String
     /// Lines written by `debug(x)` during the evaluation (Firestore) in evaluation order.
     package var debugOutput: [String]
+    /// The rules that ran, in order, with how each came out; filled only when the caller asked
+    /// for a trace (`tracing: true`), empty otherwise.
+    package var evaluated: [RulesLineOutcome]
 
-    package init(isAllowed: Bool, message: String, debugOutput: [String] = []) {
+    package init(isAllowed: Bool, message: String, debugOutput: [String] = [], evaluated: [RulesLineOutcome] = []) {
         self.isAllowed = isAllowed
         self.message = message
         self.debugOutput = debugOutput
+        self.evaluated = evaluated
     }
 
     package static func allowed(debugOutput: [String] = []) -> RulesDecision {

@@ -4,10 +4,14 @@ extension FirestoreRuleset {
     /// Checks one request: allowed when any `allow` for its method, in any match block that
     /// matches its path, evaluates to true. A denial names every rule that was tried:
     /// `false for 'update' @ L5, Null value error. for 'update' @ L9`.
-    package func evaluate(_ request: FirestoreRulesRequest, data: any FirestoreRulesDataSource) -> RulesDecision {
+    /// With `tracing`, the decision lists every allow whose condition ran (``RulesDecision/evaluated``).
+    package func evaluate(_ request: FirestoreRulesRequest, data: any FirestoreRulesDataSource, tracing: Bool = false) -> RulesDecision {
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: request.projectID)
+        if tracing { evaluator.trace = [] }
         var matches: FirestoreMatchCache?
-        return evaluate(request, with: &evaluator, resolveMethod: nil, index: 0, matches: &matches, cachesMatches: false)
+        var decision = evaluate(request, with: &evaluator, resolveMethod: nil, index: 0, matches: &matches, cachesMatches: false)
+        if let trace = evaluator.trace { decision.evaluated = trace }
+        return decision
     }
 
     /// Checks every write of a batch or transaction: all must be allowed. `getAfter` sees the
@@ -22,11 +26,12 @@ extension FirestoreRuleset {
     /// it is asked only when an `allow` names one of the two but not both, or to word a denial.
     package func evaluateBatch(
         count: Int, data: any FirestoreRulesDataSource, resolveMethod: ((Int) -> FirestoreRulesMethod)? = nil,
-        _ request: (Int) -> FirestoreRulesRequest
+        tracing: Bool = false, _ request: (Int) -> FirestoreRulesRequest
     ) -> RulesDecision {
         guard count > 0 else { return .allowed() }
         var next = request(0)
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: next.projectID)
+        if tracing { evaluator.trace = [] }
         var debugOutput: [String] = []
         var matches: FirestoreMatchCache?
         for i in 0..<count {
@@ -39,9 +44,11 @@ extension FirestoreRuleset {
                 debugOutput += decision.debugOutput
                 evaluator.debugOutput = []
             }
-            if !decision.isAllowed { return .denied(decision.message, debugOutput: debugOutput) }
+            if !decision.isAllowed {
+                return RulesDecision(isAllowed: false, message: decision.message, debugOutput: debugOutput, evaluated: evaluator.trace ?? [])
+            }
         }
-        return .allowed(debugOutput: debugOutput)
+        return RulesDecision(isAllowed: true, message: "", debugOutput: debugOutput, evaluated: evaluator.trace ?? [])
     }
 
     private struct Candidate {
@@ -138,6 +145,10 @@ extension FirestoreRuleset {
                 // for an earlier sibling stands, steps included.
                 if let kept = cache.entries[k].outcome, evaluator.steps + kept.steps <= FirestoreEvaluator.stepLimit {
                     evaluator.steps += kept.steps
+                    if evaluator.trace != nil {
+                        evaluator.trace?.append(
+                            RulesLineOutcome(line: allow.line, column: allow.column, outcome: kept.granted ? .allow : kept.reason == "false" ? .deny : .error))
+                    }
                     if record(allow, kept.granted ? .granted : .denied(kept.reason)) { break }
                     continue
                 }
@@ -204,6 +215,20 @@ extension FirestoreRuleset {
 
     /// Evaluates one allow's condition in `frame`.
     private static func check(_ allow: FirestoreAllow, _ frame: [RulesValue], _ evaluator: inout FirestoreEvaluator) -> Outcome {
+        let outcome = checkCondition(allow, frame, &evaluator)
+        if evaluator.trace != nil {
+            let traced: RulesOutcome =
+                switch outcome {
+                case .granted: .allow
+                case .denied(let reason): reason == "false" ? .deny : .error
+                case .limit: .error
+                }
+            evaluator.trace?.append(RulesLineOutcome(line: allow.line, column: allow.column, outcome: traced))
+        }
+        return outcome
+    }
+
+    private static func checkCondition(_ allow: FirestoreAllow, _ frame: [RulesValue], _ evaluator: inout FirestoreEvaluator) -> Outcome {
         guard let condition = allow.condition else { return .granted }
         let reason: String
         do throws(RulesEvaluationError) {

@@ -105,3 +105,17 @@ package struct FirestoreRuleset: Sendable {
         }
         """
 }
+
+extension FirestoreRuleset {
+    /// Where every `allow` condition starts (the `allow` itself when unconditional), in file
+    /// order: the rules a coverage report lists.
+    package var rulePositions: [SourcePosition] {
+        var result: [SourcePosition] = []
+        func walk(_ block: FirestoreMatch) {
+            for allow in block.allows { result.append(SourcePosition(line: allow.line, column: allow.column)) }
+            for child in block.children { walk(child) }
+        }
+        walk(root)
+        return result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+}

@@ -1,7 +1,9 @@
 """The Emulator UI in a real browser: headless Chromium (Debian's `chromium`, installed when
 missing) driven over the DevTools protocol on a pipe, from the standard library only. Loads the
 overview, the Firestore and the Realtime Database views against a running suite, adds a field
-through the page, and checks that no JavaScript error reaches the console."""
+through the page, watches rules decisions in the Requests view (filters, detail, pause, clear,
+coverage links), acts as a user in token mode, and checks that no JavaScript error reaches the
+console. Screenshots go to the test's temporary directory."""
 
 import json
 import os
@@ -100,9 +102,13 @@ class Browser:
         data = self.call("Page.captureScreenshot", {"format": "png"}, session=self.session)["data"]
         path.write_bytes(base64.b64decode(data))
 
-    def errors(self) -> list[str]:
+    def errors(self, network: bool = True) -> list[str]:
+        """JavaScript errors, console errors and (unless `network` is false: a test that expects
+        a denial) failed network requests."""
         found = []
         for event in self.events:
+            if not network and event.get("method") == "Log.entryAdded" and event["params"].get("entry", {}).get("source") == "network":
+                continue
             method, params = event.get("method"), event.get("params", {})
             if method == "Runtime.exceptionThrown":
                 found.append(json.dumps(params.get("exceptionDetails", {}))[:500])
@@ -205,5 +211,209 @@ def test_overview_firestore_and_database_views_render_without_errors(ui_suite, t
         browser.open(base + "/logs")
         browser.wait_for("document.querySelectorAll('#logs-table tr').length > 0")
         assert browser.errors() == []
+    finally:
+        browser.close()
+
+
+FIRESTORE_RULES = """rules_version = '2';
+service cloud.firestore {
+  match /databases/{database}/documents {
+    match /users/{uid} {
+      allow read: if request.auth != null && debug(request.auth.uid) == uid;
+      allow write: if request.auth.uid == uid;
+    }
+  }
+}
+"""
+
+DATABASE_RULES = """{
+  "rules": {
+    "users": {
+      "$uid": {
+        ".read": "auth != null && auth.uid == $uid",
+        ".write": "auth.uid == $uid"
+      }
+    }
+  }
+}
+"""
+
+
+def mock_token(uid: str) -> str:
+    import base64
+
+    def part(value) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+    return part({"alg": "none", "typ": "JWT"}) + "." + part(
+        {"sub": uid, "user_id": uid, "iat": 0, "exp": 9999999999, "aud": PROJECT, "iss": "test",
+         "firebase": {"sign_in_provider": "custom"}}) + "."
+
+
+def call_as(token: str, method: str, url: str, body=None) -> int:
+    """The status of a request made with `token`."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+@pytest.fixture
+def ui_rules_suite(suite, tmp_path):
+    firestore, database, hub, ui = free_ports(4)
+    (tmp_path / "firestore.rules").write_text(FIRESTORE_RULES)
+    (tmp_path / "database.rules.json").write_text(DATABASE_RULES)
+    config = {"firestore": {"rules": "firestore.rules"}, "database": {"rules": "database.rules.json"}, "emulators": {
+        "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}, "ui": {"port": ui}}}
+    (tmp_path / "firebase.json").write_text(json.dumps(config))
+    (tmp_path / "tmp").mkdir()
+    log = tmp_path / "suite.log"
+    process = subprocess.Popen([suite.binary, "start", "--project", PROJECT], cwd=tmp_path,
+                               env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")), stdout=log.open("w"),
+                               stderr=subprocess.STDOUT)
+    try:
+        wait_for_line(log, "All emulators ready", process)
+        yield {"firestore": firestore, "database": database, "ui": ui}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(ui_rules_suite, tmp_path):
+    binary = chromium_binary()
+    if not binary:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    base = f"http://127.0.0.1:{ui_rules_suite['ui']}"
+    documents = f"http://127.0.0.1:{ui_rules_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
+    rtdb = f"http://127.0.0.1:{ui_rules_suite['database']}"
+    ns = f"ns={PROJECT}-default-rtdb"
+    alice = mock_token("alice")
+
+    browser = Browser(binary, tmp_path / "profile")
+    try:
+        browser.open(base + "/requests")
+        browser.wait_for("document.querySelector('#requests-table')")
+        # Decisions made by other clients appear live.
+        assert call_as(alice, "PATCH", f"{documents}/users/alice", {"fields": {"n": {"integerValue": "1"}}}) == 200
+        assert call_as(alice, "PATCH", f"{documents}/users/bob", {"fields": {"n": {"integerValue": "1"}}}) == 403
+        assert call_as(alice, "GET", f"{documents}/users/alice") == 200
+        assert call_as(alice, "PUT", f"{rtdb}/users/bob.json?{ns}", 1) == 401
+        assert call_as("owner", "GET", f"{rtdb}/users.json?{ns}") == 200
+        browser.wait_for("document.querySelectorAll('#requests-table tr.req').length >= 5")
+        outcomes = browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')].map(r => r.dataset.outcome)")
+        assert outcomes == ["allow", "deny", "allow", "deny", "owner"], outcomes
+
+        # Filter by outcome, then by uid and path.
+        browser.evaluate("(() => { const s = document.querySelector('#requests-outcome'); s.value = 'deny'; s.dispatchEvent(new Event('input')); })()")
+        shown = browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')].filter(r => !r.hidden).map(r => r.innerText)")
+        assert len(shown) == 2 and all("bob" in row for row in shown), shown
+        browser.evaluate("(() => { const p = document.querySelector('#requests-path'); p.value = 'documents'; p.dispatchEvent(new Event('input')); })()")
+        assert browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')].filter(r => !r.hidden).length") == 1
+
+        # The detail: the rules file with the deciding line marked, and the message.
+        browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')].find(r => !r.hidden).click()")
+        browser.wait_for("document.querySelector('#requests-rules .m-deny')")
+        assert browser.evaluate("document.querySelector('#requests-rules .m-deny').dataset.line") == "6"
+        assert "false for 'create' @ L6" in browser.evaluate("document.querySelector('#requests-message').innerText")
+        assert '"alice"' in browser.evaluate("document.querySelector('#requests-detail').innerText")
+        browser.screenshot(tmp_path / "requests-deny.png")
+
+        # The allowed get: its line marked allow, debug() output and the resource the rules saw.
+        browser.evaluate("""(() => { for (const id of ['#requests-outcome', '#requests-path']) { const e = document.querySelector(id); e.value = '';
+            e.dispatchEvent(new Event('input')); } })()""")
+        browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')].find(r => r.innerText.includes('get')).click()")
+        browser.wait_for("document.querySelector('#requests-debug')")
+        assert browser.evaluate("document.querySelector('#requests-debug').innerText").strip() == "alice"
+        assert browser.evaluate("document.querySelector('#requests-rules .m-allow').dataset.line") == "5"
+        assert '"integerValue": "1"' in browser.evaluate("document.querySelector('#requests-detail').innerText")
+
+        # Pause holds new decisions back; resume shows them.
+        browser.evaluate("document.querySelector('#requests-pause').click()")
+        assert call_as(alice, "GET", f"{documents}/users/alice") == 200
+        time.sleep(1.2)
+        assert browser.evaluate("document.querySelectorAll('#requests-table tr.req').length") == 5
+        browser.evaluate("document.querySelector('#requests-pause').click()")
+        browser.wait_for("document.querySelectorAll('#requests-table tr.req').length == 6")
+
+        # Coverage links go to the emulators' own reports.
+        for link, marker in (("#coverage-firestore", "2 of 2 rules ran"), ("#coverage-database", "1 of 2 rules ran")):
+            href = browser.evaluate(f"document.querySelector('{link}').href")
+            with urllib.request.urlopen(href, timeout=10) as reply:
+                page = reply.read().decode()
+            assert reply.headers["Content-Type"].startswith("text/html") and marker in page, (href, page[:300])
+
+        # Clear empties the page and the server's ring.
+        browser.evaluate("document.querySelector('#requests-clear').click()")
+        browser.wait_for("document.querySelectorAll('#requests-table tr.req').length == 0")
+        with urllib.request.urlopen(base + "/api/requests", timeout=10) as reply:
+            assert json.loads(reply.read())["requests"] == []
+        assert browser.errors() == []
+
+        # Token mode: the page acts as alice; a denial shows with the rule that decided it.
+        request("PUT", f"{rtdb}/users/alice.json?{ns}", {"name": "Alice"})
+        browser.evaluate("document.querySelector('#token-button').click()")
+        browser.wait_for("document.querySelector('#token-dialog')")
+        browser.evaluate("(() => { document.querySelector('#token-claims').value = '{not json'; document.querySelector('#token-uid').value = 'alice'; document.querySelector('#token-use').click(); })()")
+        assert "not JSON" in browser.wait_for("document.querySelector('#token-error').innerText")
+        browser.evaluate("(() => { document.querySelector('#token-claims').value = '{\"role\": \"tester\"}'; document.querySelector('#token-use').click(); })()")
+        browser.wait_for("document.querySelector('#token-button').innerText.includes('alice')")
+        browser.open(base + "/database")
+        browser.wait_for("document.querySelector('#token-button') && document.querySelector('#token-button').innerText.includes('alice')")
+        browser.wait_for("document.getElementById('notice').innerText.includes('denied by the rules for uid alice')")
+        assert ".read" in browser.evaluate("document.getElementById('notice').innerText")
+        browser.screenshot(tmp_path / "token-denied.png")
+        # Back to the owner: the tree loads.
+        browser.evaluate("document.querySelector('#token-button').click()")
+        browser.wait_for("document.querySelector('#token-owner')")
+        browser.evaluate("document.querySelector('#token-owner').click()")
+        browser.wait_for("document.querySelector('#db-tree .node[data-path=users]')")
+        assert browser.errors(network=False) == []
+    finally:
+        browser.close()
+
+
+def test_snapshots_export_and_import_from_the_overview(ui_suite, tmp_path):
+    binary = chromium_binary()
+    if not binary:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    base = f"http://127.0.0.1:{ui_suite['ui']}"
+    documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
+    rtdb = f"http://127.0.0.1:{ui_suite['database']}/things.json?ns={PROJECT}-default-rtdb"
+    request("PATCH", f"{documents}/kept/one", {"fields": {"n": {"integerValue": "7"}}})
+    request("PUT", rtdb, {"a": 1})
+    target = tmp_path / "snapshot"
+
+    browser = Browser(binary, tmp_path / "profile")
+    try:
+        browser.open(base + "/")
+        browser.wait_for("document.querySelector('#snapshot-path')")
+        browser.evaluate("window.confirm = () => true")
+
+        def submit(path: str, button: str):
+            browser.evaluate(f"""(() => {{ document.querySelector('#snapshot-path').value = {json.dumps(path)};
+                document.querySelector('{button}').click(); }})()""")
+
+        # Bad input: a relative path, a directory that is no export.
+        submit("relative/dir", "#snapshot-export")
+        browser.wait_for("document.getElementById('notice').innerText.includes('absolute')")
+        (tmp_path / "not-an-export").mkdir()
+        submit(str(tmp_path / "not-an-export"), "#snapshot-import")
+        browser.wait_for("document.getElementById('notice').innerText.includes('Import failed (400)')")
+
+        submit(str(target), "#snapshot-export")
+        browser.wait_for("document.querySelector('#snapshot-status').innerText.includes('Exported to')")
+        assert (target / "firebase-export-metadata.json").exists()
+
+        # Change the data, then load the snapshot back over it.
+        request("DELETE", f"{documents}/kept/one")
+        request("PUT", rtdb, {"b": 2})
+        submit(str(target), "#snapshot-import")
+        browser.wait_for("document.querySelector('#snapshot-status').innerText.includes('Imported')")
+        assert request("GET", f"{documents}/kept/one")["fields"]["n"] == {"integerValue": "7"}
+        assert request("GET", rtdb) == {"a": 1}
+        browser.screenshot(tmp_path / "snapshots.png")
+        assert browser.errors(network=False) == []
     finally:
         browser.close()

@@ -22,6 +22,8 @@ struct FirestoreEvaluator {
     var steps = 0
     var depth = 0
     var debugOutput: [String] = []
+    /// The allows whose conditions ran and how each came out; nil when not tracing.
+    var trace: [RulesLineOutcome]?
     /// Document reads of this request, keyed by `a:` / `g:` and the full name.
     var accessCache: [String: RulesDocument?] = [:]
     var accessCallsLeftInRequest = 10

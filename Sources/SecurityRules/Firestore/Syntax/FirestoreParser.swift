@@ -201,6 +201,7 @@ struct FirestoreParser {
     mutating func parseAllow() throws(Failure) -> FirestoreAllow {
         let line = current.position.line
         var reportedLine = line
+        var reportedColumn = current.position.column
         try advance()
         var methods: FirestoreMethodSet = []
         repeat {
@@ -225,11 +226,12 @@ struct FirestoreParser {
             try advance()
             // The official emulator names the line where the condition starts.
             reportedLine = current.position.line
+            reportedColumn = current.position.column
             operandCount = 0
             condition = try parseExpression()
         }
         if current.isSymbol(";") { try advance() }
-        return FirestoreAllow(methods: methods, condition: condition, line: reportedLine)
+        return FirestoreAllow(methods: methods, condition: condition, line: reportedLine, column: reportedColumn)
     }
 
     mutating func parseFunction() throws(Failure) -> Int {

@@ -37,6 +37,8 @@ struct FirestoreAllow: Sendable {
     var condition: FirestoreExpression?
     /// The line denials name: where the condition starts (the `allow` line when unconditional).
     var line: Int
+    /// The column (UTF-8 bytes, 1-based) where the condition starts (of `allow` when unconditional).
+    var column = 1
 }
 
 /// One segment of a `match` pattern.
