@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import Foundation
 import Synchronization
 import Testing
 
@@ -58,20 +59,22 @@ import Testing
         #expect(completed.count == 40)
     }
 
-    /// A bidirectional call that answers each request with `count` messages of 1 MiB.
+    /// A bidirectional call that answers each request with `count` messages of 1 MiB, sending
+    /// under its own lock, which its cancellation takes too (as a Listen stream does).
     final class Flood: GRPCStreamingCall {
         let writer: any GRPCMessageWriter
         let ended: Counter
+        let lock = Mutex(0)
         init(writer: any GRPCMessageWriter, ended: Counter) {
             self.writer = writer
             self.ended = ended
         }
         func received(_ message: [UInt8]) {
             let chunk = [UInt8](repeating: 9, count: 1 << 20)
-            for _ in 0..<Int(message.first ?? 0) { writer.send(chunk) }
+            lock.withLock { _ in for _ in 0..<Int(message.first ?? 0) { writer.send(chunk) } }
         }
         func halfClosed() { writer.finish(GRPCStatus(GRPCStatus.Code.ok, "")) }
-        func cancelled() { ended.value.add(1, ordering: .relaxed) }
+        func cancelled() { lock.withLock { _ in _ = ended.value.add(1, ordering: .relaxed) } }
     }
 
     /// A long-lived stream whose client reads slowly (its stream window stays shut while the
@@ -104,6 +107,9 @@ import Testing
         connection.received(TestPeer.message(stream: 1, [30], endStream: false))
         let after = try peer.read(out.take())
         #expect(after.contains { $0 == .frame(.rstStream(stream: 1, code: .enhanceYourCalm)) })
+        // The call hears of it on another thread (it was sending under its own lock).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ended.value.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
         #expect(ended.value.load(ordering: .relaxed) == 1)
     }
 }

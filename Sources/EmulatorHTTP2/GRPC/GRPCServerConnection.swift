@@ -1,3 +1,4 @@
+import Dispatch
 package import EmulatorHTTP
 import Synchronization
 
@@ -420,7 +421,15 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             for m in messages { data += GRPCMessageDeframer.frame(m) }
             perform(s.connection.sendData(stream: stream, data), &s, &work)
             if call.isBidirectional, s.connection.queuedBytes(stream: stream) > Self.maxStreamingBacklogBytes {
-                perform(s.connection.resetStream(stream, .enhanceYourCalm), &s, &work)
+                var cancellation: [@Sendable () -> Void] = []
+                perform(s.connection.resetStream(stream, .enhanceYourCalm), &s, &cancellation)
+                // The sender may hold its own lock while it sends (a Listen stream sends as it
+                // refreshes, and its cancellation takes that lock): the call hears of the reset
+                // later, on another thread, never inside this send.
+                if !cancellation.isEmpty {
+                    let handlers = cancellation
+                    DispatchQueue.global().async { for c in handlers { c() } }
+                }
                 return
             }
         }
