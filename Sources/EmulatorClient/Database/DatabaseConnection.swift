@@ -195,6 +195,17 @@ final class DatabaseConnection: Sendable {
         }
     }
 
+    /// The server's value at `path` (no local writes) when a complete default listen at or above
+    /// it holds it.
+    func cachedServerValue(path: [String]) -> DatabaseNode? {
+        state.withLock { s in
+            for (key, listen) in s.listens where listen.complete && key.params.isDefault && DatabaseSyncTree.isPrefix(key.path, of: path) {
+                return listen.server.node(at: DatabasePath(keys: Array(path.dropFirst(key.path.count))))
+            }
+            return nil
+        }
+    }
+
     private static func databaseError(_ error: any Error) -> DatabaseError {
         (error as? DatabaseError) ?? DatabaseError("\(error)")
     }

@@ -58,9 +58,10 @@ extension DatabaseReference {
         runTransactionBlock(block, andCompletionBlock: { _, _, _ in })
     }
 
-    /// Starts the transaction (see the `async` form: `block` may run several times, on the
-    /// database's transaction queue); `completion` gets the error, whether it committed, and the
-    /// final data, on the callback queue.
+    /// Starts the transaction (see the `async` form: `block` may run several times, the first
+    /// time at once on the calling thread when an observer holds the location's value, later on
+    /// the database's transaction queue); `completion` gets the error, whether it committed, and
+    /// the final data, on the callback queue.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult,
         andCompletionBlock completion: @escaping ((any Error)?, Bool, DataSnapshot?) -> Void

@@ -155,8 +155,9 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         }
     }
 
-    /// One attempt: read the server's value (`g`), run the block on the transaction queue, send
-    /// `p` with the read value's hash; `datastale` starts the next attempt.
+    /// One attempt: read the server's value (`g`; the first attempt uses the cached server value
+    /// when a listen holds it, running the block at once), run the block on the transaction
+    /// queue, send `p` with the read value's hash; `datastale` starts the next attempt.
     func transact(
         _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int,
         _ done: @escaping @Sendable (Result<(Bool, DataSnapshot), DatabaseError>) -> Void
@@ -164,29 +165,40 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         if let error = database.configurationError { return done(.failure(error)) }
         guard attempt < 25 else { return done(.failure(DatabaseError("The transaction was retried too many times", status: 412))) }
         let ref = self
+        // The first attempt keeps the transaction's place among the writes: with the server's
+        // value cached (a complete listen), its `p` goes out now, before any later write.
+        if attempt == 0, let cached = database.connection.cachedServerValue(path: path) {
+            return attemptWith(cached, block, attempt: 0, done)
+        }
         database.connection.read(path: path, params: DatabaseQueryParams(), serverOnly: true) { result in
             let current: DatabaseNode
             switch result {
             case .failure(let error): return done(.failure(error))
             case .success(let node): current = node
             }
-            ref.database.transactionQueue.async {
-                let data = MutableData(storage: MutableData.Storage(current), path: [])
-                guard let proposed = block.call(data).data?.storage.node else {
-                    return done(.success((false, DataSnapshot(ref: ref, node: current))))
-                }
-                let body = JSONValue.object([
-                    JSONMember("p", ref.wirePath), JSONMember("d", proposed.json(export: true)),
-                    JSONMember("h", .string(current.hash)),
-                ])
-                ref.database.connection.request("p", body) { reply in
-                    switch reply {
-                    case .success: done(.success((true, DataSnapshot(ref: ref, node: proposed))))
-                    case .failure(let error as DatabaseError) where error.wireStatus == "datastale":
-                        ref.transact(block, attempt: attempt + 1, done)
-                    case .failure(let error): done(.failure((error as? DatabaseError) ?? DatabaseError("\(error)")))
-                    }
-                }
+            ref.database.transactionQueue.async { ref.attemptWith(current, block, attempt: attempt, done) }
+        }
+    }
+
+    /// Runs the block on `current` and sends its result with `current`'s hash.
+    private func attemptWith(
+        _ current: DatabaseNode, _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int,
+        _ done: @escaping @Sendable (Result<(Bool, DataSnapshot), DatabaseError>) -> Void
+    ) {
+        let ref = self
+        let data = MutableData(storage: MutableData.Storage(current), path: [])
+        guard let proposed = block.call(data).data?.storage.node else {
+            return done(.success((false, DataSnapshot(ref: ref, node: current))))
+        }
+        let body = JSONValue.object([
+            JSONMember("p", ref.wirePath), JSONMember("d", proposed.json(export: true)), JSONMember("h", .string(current.hash)),
+        ])
+        ref.database.connection.request("p", body) { reply in
+            switch reply {
+            case .success: done(.success((true, DataSnapshot(ref: ref, node: proposed))))
+            case .failure(let error as DatabaseError) where error.wireStatus == "datastale":
+                ref.transact(block, attempt: attempt + 1, done)
+            case .failure(let error): done(.failure((error as? DatabaseError) ?? DatabaseError("\(error)")))
             }
         }
     }
