@@ -80,19 +80,22 @@ final class ListenView: Sendable {
         state.withLock { s in
             let server = s.server ?? [:]
             let local = firestore.localWrites.overlay(readTime: s.readTime) { server[$0]?.fields }
-            if s.server == nil && local.isEmpty { return }
             var shown = server
             var pending = false
+            var touched = false
             for (path, change) in local {
                 let ref = firestore.document(path)
                 var doc = DocumentSnapshot(reference: ref, fields: change.fields, updateTime: nil)
                 doc.hasPendingWrites = change.pending
                 if change.fields != nil && matches(doc) {
                     shown[path] = doc
-                } else {
-                    shown[path] = nil
+                    touched = true
+                } else if shown.removeValue(forKey: path) != nil {
+                    touched = true
                 }
             }
+            // Before the server's first answer, only a local write this view shows makes a snapshot.
+            if s.server == nil && !touched { return }
             var documents = order(Array(shown.values))
             for i in documents.indices {
                 documents[i].isFromCache = s.fromCache
@@ -130,6 +133,8 @@ extension Query {
         } else if segments.dropLast().joined(separator: "/") != collectionPath {
             return false
         }
+        // An order-by field the document lacks keeps it out, as on the server.
+        for order in d.orders where !order.path.isDocumentID && document.modelValue(at: order.path) == nil { return false }
         return d.filters.allSatisfy { $0.matches(document) }
     }
 }
