@@ -61,15 +61,15 @@ import Testing
     @Test func theSyncTreeLaysWritesOverServerData() throws {
         var node = try DatabaseNode(json: JSONReader.parse(Array(#"{"a": 1, "b": {"c": 2}}"#.utf8)))
         DatabaseSyncTree.apply([(["room", "b", "c"], .int(3))], to: &node, base: ["room"], now: nil)
-        #expect(node.node(at: DatabasePath(keys: ["b", "c"])).leafValue == .int(3))
+        #expect(node.child(at: DatabasePath(keys: ["b", "c"])).leafValue == .int(3))
         DatabaseSyncTree.apply([([], .object([JSONMember("room", .object([JSONMember("z", .bool(true))]))]))], to: &node, base: ["room"], now: nil)
         #expect(node.children.map(\.key) == ["z"])
         let increment = JSONValue.object([JSONMember(".sv", .object([JSONMember("increment", .int(2))]))])
         let write = DatabaseLocalWrite(id: 1, sets: [(["room", "z"], increment), (["room", "t"], .object([JSONMember(".sv", .string("timestamp"))]))])
         let server = try DatabaseNode(json: JSONReader.parse(Array(#"{"z": 5}"#.utf8)))
         let shown = DatabaseSyncTree.overlay(server, base: ["room"], writes: [write])
-        #expect(shown.node(at: DatabasePath(keys: ["z"])).leafValue == .int(7))
-        if case .int(let t)? = shown.node(at: DatabasePath(keys: ["t"])).leafValue { #expect(t > 1_700_000_000_000) } else {
+        #expect(shown.child(at: DatabasePath(keys: ["z"])).leafValue == .int(7))
+        if case .int(let t)? = shown.child(at: DatabasePath(keys: ["t"])).leafValue { #expect(t > 1_700_000_000_000) } else {
             Issue.record("no local timestamp")
         }
         #expect(DatabaseSyncTree.covers([write], ["room", "z"]) && !DatabaseSyncTree.covers([write], ["room"]))

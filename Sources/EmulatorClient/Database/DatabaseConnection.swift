@@ -200,7 +200,7 @@ final class DatabaseConnection: Sendable {
     func cachedServerValue(path: [String]) -> DatabaseNode? {
         state.withLock { s in
             for (key, listen) in s.listens where listen.complete && key.params.isDefault && DatabaseSyncTree.isPrefix(key.path, of: path) {
-                return listen.server.node(at: DatabasePath(keys: Array(path.dropFirst(key.path.count))))
+                return listen.server.child(at: DatabasePath(keys: Array(path.dropFirst(key.path.count))))
             }
             return nil
         }
@@ -217,7 +217,7 @@ final class DatabaseConnection: Sendable {
         }
         for (key, listen) in s.listens where listen.complete && key.params.isDefault && DatabaseSyncTree.isPrefix(key.path, of: path) {
             let whole = DatabaseSyncTree.overlay(listen.server, base: key.path, writes: s.writes)
-            return params.apply(whole.node(at: DatabasePath(keys: Array(path.dropFirst(key.path.count)))))
+            return params.apply(whole.child(at: DatabasePath(keys: Array(path.dropFirst(key.path.count)))))
         }
         if DatabaseSyncTree.covers(s.writes, path) {
             return params.apply(DatabaseSyncTree.overlay(.empty, base: path, writes: s.writes))

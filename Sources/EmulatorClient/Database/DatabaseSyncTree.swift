@@ -37,11 +37,11 @@ enum DatabaseSyncTree {
         for (path, value) in sets {
             if isPrefix(base, of: path) {
                 let relative = DatabasePath(keys: Array(path.dropFirst(base.count)))
-                let existing = node.node(at: relative)
+                let existing = node.child(at: relative)
                 node.set(build(value, existing: existing, now: now), at: relative)
             } else if isPrefix(path, of: base) {
                 let relative = DatabasePath(keys: Array(base.dropFirst(path.count)))
-                node = build(value, existing: .empty, now: now).node(at: relative)
+                node = build(value, existing: .empty, now: now).child(at: relative)
             }
         }
     }
@@ -52,7 +52,7 @@ enum DatabaseSyncTree {
     static func build(_ value: JSONValue, existing: DatabaseNode, now: Int64?) -> DatabaseNode {
         guard let now else { return (try? DatabaseNode(json: value)) ?? .empty }
         func resolver(_ sv: JSONValue, _ at: DatabasePath) throws(EmulatorError) -> JSONValue {
-            resolve(sv, current: existing.node(at: at).leafValue, now: now)
+            resolve(sv, current: existing.child(at: at).leafValue, now: now)
         }
         return (try? DatabaseNode(json: value, serverValue: resolver)) ?? .empty
     }
@@ -95,7 +95,7 @@ enum DatabaseSyncTree {
         old: DatabaseNode?, new: DatabaseNode, ref: DatabaseReference, params: DatabaseQueryParams
     ) -> [(DataEventType, DataSnapshot, String?)] {
         var events: [(DataEventType, DataSnapshot, String?)] = []
-        let before = old?.children ?? []
+        let before = old?.children ?? DatabaseChildren()
         var beforeByKey: [String: DatabaseNode] = [:]
         for c in before { beforeByKey[c.key] = c.node }
         let after = params.sorted(new.children)
