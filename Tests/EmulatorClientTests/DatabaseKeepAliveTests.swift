@@ -12,7 +12,8 @@ import Testing
             #expect(db.webSocketConnectionCount == 1)
             #expect(db.connection.keepAliveCount >= 2)
             db.goOffline()
-            #expect(try await eventually { try await db.reference().child("k").getData().value as? Int == 2 })
+            let other = otherClient(of: db)
+            #expect(try await eventually { try await other.reference().child("k").getData().value as? Int == 2 })
         }
     }
 }

@@ -157,7 +157,8 @@ func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
             let root = db.reference()
             try await root.child("first").onDisconnectSetValue(1)
             db.goOffline()
-            #expect(try await eventually { try await root.child("first").getData().value as? Int == 1 })
+            let other = otherClient(of: db).reference()
+            #expect(try await eventually { try await other.child("first").getData().value as? Int == 1 })
             // Offline: the registration waits; no socket opens.
             async let queued: Void = root.child("second").onDisconnectSetValue(2)
             try await Task.sleep(for: .milliseconds(300))
@@ -167,7 +168,7 @@ func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
             #expect(db.webSocketConnectionCount == 2)
             #expect(try await !root.child("second").getData().exists())
             db.goOffline()
-            #expect(try await eventually { try await root.child("second").getData().value as? Int == 2 })
+            #expect(try await eventually { try await other.child("second").getData().value as? Int == 2 })
         }
     }
 

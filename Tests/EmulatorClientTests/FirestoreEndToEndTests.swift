@@ -202,13 +202,13 @@ func withFirestore(_ body: (Firestore) async throws -> Void) async throws {
     }
 }
 
-/// Polls `condition` every 20 ms for up to 5 s.
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    for _ in 0..<250 {
+/// Polls `condition` every 20 ms for up to `seconds` (5 s).
+func waitUntil(seconds: Int = 5, _ condition: @Sendable () -> Bool) async throws {
+    for _ in 0..<(seconds * 50) {
         if condition() { return }
         try await Task.sleep(for: .milliseconds(20))
     }
-    Issue.record("condition not met within 5 s")
+    Issue.record("condition not met within \(seconds) s")
 }
 
 @Suite(.serialized) struct FirestoreCompletionTests {

@@ -49,7 +49,7 @@ import Testing
         #expect(try feed(&state, Self.documentChange("p/a", 1, targets: [1])) == nil)
         #expect(try feed(&state, Self.targetChange(0, [])) == nil)  // consistent, but not CURRENT yet
         #expect(try feed(&state, Self.targetChange(3, [1])) == nil)  // CURRENT
-        guard case .snapshot(let first)? = try feed(&state, Self.targetChange(0, [])) else {
+        guard case .snapshot(let first, _)? = try feed(&state, Self.targetChange(0, [])) else {
             Issue.record("no snapshot after CURRENT and a global NO_CHANGE")
             return
         }
@@ -57,7 +57,30 @@ import Testing
         #expect(try feed(&state, Self.documentChange("p/b", 2, targets: [1])) == nil)
         #expect(try feed(&state, Self.documentDelete("p/a", removed: [1])) == nil)
         #expect(try feed(&state, Self.targetChange(0, [])) == .snapshot([ProtoDocument(
-            name: "p/b", fields: ValueMap([("n", .integer(2))]), updateTime: 2)]))
+            name: "p/b", fields: ValueMap([("n", .integer(2))]), updateTime: 2)], readTime: nil))
+    }
+
+    @Test func theResumeTokenAndReadTimeAreKeptAndSentBack() throws {
+        var state = ListenTargetState(targetID: 1)
+        var w = ProtoWriter()
+        w.message(2) { t in
+            t.int32(1, 3)
+            t.packedInt32(2, [1])
+            t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 7])
+        }
+        _ = try feed(&state, w.bytes)
+        #expect(state.resumeToken == [0, 0, 0, 0, 0, 0, 0, 7])
+        var global = ProtoWriter()
+        global.message(2) { t in
+            t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 9])
+            t.message(6) { ts in ts.int64(1, 12); ts.int32(2, 345_000) }
+        }
+        #expect(try feed(&state, global.bytes) == .snapshot([], readTime: 12_000_345))
+        #expect(state.resumeToken == [0, 0, 0, 0, 0, 0, 0, 9])
+        let request = ListenTargetSpec.document(db.document("a/b")).addRequest(targetID: 1, resumeToken: [9, 9])
+        let plain = ListenTargetSpec.document(db.document("a/b")).addRequest(targetID: 1)
+        #expect(request.count == plain.count + 4)
+        #expect(request.firstRange(of: [0x22, 2, 9, 9]) != nil)  // field 4, length 2
     }
 
     @Test func otherTargetsAndResetsAreHandled() throws {

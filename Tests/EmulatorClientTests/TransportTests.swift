@@ -53,13 +53,6 @@ import Testing
         #expect(!p.isComplete)
     }
 
-    @Test func serverSentEventsSplitAcrossFeeds() {
-        var parser = ServerSentEventParser()
-        #expect(parser.feed(Array("event: put\ndata: {\"path\":\"/\",".utf8)).isEmpty)
-        let events = parser.feed(Array("\"data\":1}\n\n: comment\nevent: keep-alive\r\ndata: null\r\n\r\n".utf8))
-        #expect(events == [.init(name: "put", data: #"{"path":"/","data":1}"#), .init(name: "keep-alive", data: "null")])
-    }
-
     @Test(arguments: [
         ("http://127.0.0.1:9000?ns=demo-default-rtdb", "demo-default-rtdb"),
         ("https://my-app.firebaseio.com", "my-app"),

@@ -3,8 +3,10 @@ import EmulatorSupport
 import Foundation
 import Synchronization
 
-/// A Realtime Database reached over the emulator's REST and Server-Sent Events API, plus one
-/// WebSocket connection (opened on first use) that carries the onDisconnect operations.
+/// A Realtime Database reached over one WebSocket connection (the SDKs' wire protocol v5),
+/// opened on first use: reads, writes, observers, transactions and onDisconnect operations all
+/// travel on it. Writes show in this instance's observers at once (before the server answers)
+/// and wait, in order, while the connection is down.
 ///
 /// ```swift
 /// FirebaseApp.configure(options: FirebaseOptions(projectID: "demo-books"))   // or GCLOUD_PROJECT
@@ -16,19 +18,17 @@ public final class Database: Sendable {
     /// The database name (`?ns=` on every request).
     public let namespace: String
     private let endpoint: Mutex<(host: String, port: Int)>
-    private let clientCache = Mutex<HTTPClient?>(nil)
     let pushIDs = PushIdGenerator()
-    let observers = Mutex<[UInt: DatabaseObserver]>([:])
     /// `.info/connected` observers: their connection watcher and stop flag, by handle.
     let infoObservers = Mutex<[UInt: (watcher: UInt, stopped: StopFlag)]>([:])
     let nextHandle = Atomic<UInt>(1)
     private let credential = Mutex("owner")
-    /// The WebSocket connection that carries the onDisconnect operations.
+    /// The WebSocket connection that carries every operation.
     let connection: DatabaseConnection
     /// Why this instance cannot reach a database (no URL and no project); every call fails with it.
     let configurationError: DatabaseError?
-    /// Runs writes one at a time in the order they were made; reads wait for the writes made before them.
-    let writeQueue = OrderedWork(label: "EmulatorClient.Database.writes")
+    /// Runs transaction blocks, one at a time.
+    let transactionQueue = DispatchQueue(label: "EmulatorClient.Database.transactions")
     /// Runs completion blocks and observers one at a time, like the Apple SDK's callback queue.
     let callbackQueue = CallbackQueue(label: "EmulatorClient.Database.callbacks")
     private let persistence = Mutex(false)
@@ -101,8 +101,6 @@ public final class Database: Sendable {
         return DefaultInstances.database(app: appName, url: url) { Database(url: url) }
     }
 
-    static func isUnreachable(_ error: any Error) -> Bool { (error as? DatabaseError)?.isUnreachable == true }
-
     /// Kept for source compatibility: this client has no disk cache, so the value changes nothing.
     public var isPersistenceEnabled: Bool {
         get { persistence.withLock { $0 } }
@@ -112,7 +110,6 @@ public final class Database: Sendable {
     /// Sends every request to the emulator at `host:port` (the namespace stays).
     public func useEmulator(withHost host: String, port: Int) {
         endpoint.withLock { $0 = (host, port) }
-        clientCache.withLock { $0 = nil }
         connection.setAddress(host: host, port: port)
     }
 
@@ -127,12 +124,8 @@ public final class Database: Sendable {
     public func setAuthToken(_ token: String?) {
         let value = token.flatMap { $0.isEmpty ? nil : $0 } ?? "owner"
         credential.withLock { $0 = value }
-        clientCache.withLock { $0 = nil }
         connection.setCredential(value)
     }
-
-    /// `Authorization` for REST and event-stream requests.
-    var authorization: (String, String) { ("Authorization", "Bearer " + credential.withLock { $0 }) }
 
     /// The root of the database.
     public func reference() -> DatabaseReference { DatabaseReference(database: self, path: []) }
@@ -143,18 +136,15 @@ public final class Database: Sendable {
     }
 
     /// Closes the WebSocket connection (the server then runs this client's onDisconnect
-    /// operations) and stops every observer. onDisconnect calls made while offline wait and are
-    /// sent by ``goOnline()``; REST reads and writes keep working.
+    /// operations). Observers stay and see this instance's writes at once; writes and onDisconnect
+    /// calls made while offline wait and are sent by ``goOnline()``; reads answer from the data
+    /// observers hold, or fail "Client is offline.".
     public func goOffline() {
         connection.goOffline()
-        let all = observers.withLock { o in
-            defer { o.removeAll() }
-            return Array(o.values)
-        }
-        for o in all { o.stop() }
     }
 
-    /// Reopens the WebSocket connection if it was in use, sending what waited meanwhile.
+    /// Reopens the WebSocket connection if it was in use: listens again for every observer, then
+    /// sends what waited meanwhile, in order.
     public func goOnline() {
         connection.goOnline()
     }
@@ -168,53 +158,17 @@ public final class Database: Sendable {
     /// WebSocket connections opened so far. For tests.
     package var webSocketConnectionCount: Int { connection.connectionCount }
 
+    /// Writes the server has not acknowledged yet. For tests.
+    package var pendingWriteCount: Int { connection.pendingWriteCount }
+
     deinit {
         connection.shutdown()
-        for o in observers.withLock({ Array($0.values) }) { o.stop() }
     }
 
     // MARK: transport
 
     var address: (host: String, port: Int) { endpoint.withLock { $0 } }
 
-    private var client: HTTPClient {
-        clientCache.withLock { c in
-            if let c { return c }
-            let e = endpoint.withLock { $0 }
-            let made = HTTPClient(host: e.host, port: e.port, headers: [authorization])
-            c = made
-            return made
-        }
-    }
-
-    /// `/<path>.json?ns=…&<query>`.
-    func target(_ path: [String], query: [(String, String)] = []) -> String {
-        var t = "/" + path.map { PercentQuery.encode($0) }.joined(separator: "/") + ".json?ns=" + PercentQuery.encode(namespace)
-        for (k, v) in query { t += "&" + k + "=" + PercentQuery.encode(v) }
-        return t
-    }
-
-    /// One REST call; non-2xx answers throw with the server's `error` text.
-    func send(
-        _ method: String, path: [String], query: [(String, String)] = [], body: JSONValue? = nil,
-        headers: [(String, String)] = [], accept: Set<Int> = []
-    ) throws(DatabaseError) -> HTTPClientResponse {
-        if let configurationError { throw configurationError }
-        let response: HTTPClientResponse
-        do {
-            response = try client.send(
-                method: method, target: target(path, query: query), headers: headers,
-                body: body.map { JSONWriter.encode($0) } ?? [])
-        } catch {
-            var failure = DatabaseError("Could not reach the Realtime Database emulator: \(error.description)")
-            failure.isUnreachable = true
-            throw failure
-        }
-        if (200..<300).contains(response.status) || accept.contains(response.status) { return response }
-        var message = response.text
-        if let json = try? JSONReader.parse(response.body), case .string(let e)? = json[member: "error"] { message = e }
-        throw DatabaseError(message, status: response.status)
-    }
 }
 
 /// The emulator's own endpoints (not part of the Realtime Database API), for test set-up.

@@ -1,28 +1,61 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import EmulatorModel
 import EmulatorSupport
 import Synchronization
 
-/// The Database's persistent WebSocket connection (RTDB wire protocol v5), opened on first use.
+/// The Database's one WebSocket connection (RTDB wire protocol v5), opened on first use: every
+/// read, write, listen, transaction and onDisconnect operation of the instance travels on it.
 ///
-/// After the server's hello it sends the credential (`gauth` for `owner`, `auth` for an ID token),
-/// then every request not yet answered, in order. Each request completes when its reply arrives.
-/// When the socket drops while online it reconnects with backoff (1 s, ×1.3 per attempt, random
-/// jitter, at most 30 s) and sends the credential and the unanswered requests again. Requests made
-/// while offline wait for ``goOnline()``.
+/// After the server's hello it sends the credential (`gauth` for `owner`, `auth` for an ID
+/// token), then a listen (`q`) for every active query, then every request not yet answered, in
+/// the order they were made; each request completes when its reply arrives. Replies are matched
+/// by their request id (`r`), which is unique on a connection, so nothing is sent twice on one
+/// connection. When the socket drops while online it reconnects with backoff (1 s, ×1.3 per
+/// attempt, random jitter, at most 30 s) and does the same again. Requests made while offline
+/// wait for the connection, except reads (`g`), which fail with "Client is offline." when no
+/// connection carries them within 3 s, as the SDKs' do, unless the cache can answer.
+///
+/// It also keeps the client's view of the data (``DatabaseSyncTree``): each listen's server data
+/// from the pushes (`d`, `m`), the writes not yet acknowledged laid over it (latency
+/// compensation: observers see a write at once, and see it taken back if the server refuses it),
+/// and each observer's last view, from which its events are derived.
 ///
 /// ```swift
 /// let reply = try await connection.request("o", ["p": "/presence/ada", "d": nil])
 /// ```
 final class DatabaseConnection: Sendable {
     private struct Request: Sendable {
+        let id: Int
         let action: String
         let body: JSONValue
         let complete: @Sendable (Result<JSONValue, any Error>) -> Void
         /// The `r` it was sent with on the current socket; nil while unsent.
         var wireID: Int?
+        /// The local write it carries, taken out of the view when the reply arrives.
+        var localWrite: Int?
+        /// A read: fails when not sent by this time.
+        var isRead = false
+    }
+
+    /// One server listen and the data it brought.
+    private struct Listen: Sendable {
+        /// The query's tag (filtered queries only), which the server's pushes carry.
+        var tag: Int64?
+        var server = DatabaseNode.empty
+        /// The server answered the listen: `server` is the whole result.
+        var complete = false
+        /// The `r` of the `q` on the current socket.
+        var wireID: Int?
+        /// `keepSynced(true)` calls not yet undone.
+        var keepSynced = 0
+    }
+
+    private struct ObserverEntry: Sendable {
+        let observer: DatabaseObserver
+        var last: DatabaseNode?
     }
 
     private struct State: Sendable {
@@ -41,6 +74,7 @@ final class DatabaseConnection: Sendable {
         /// Hello received and the credential sent: requests go straight out.
         var ready = false
         var nextWireID = 1
+        var nextRequestID = 1
         var authWireID: Int?
         /// Unanswered requests, oldest first.
         var requests: [Request] = []
@@ -55,10 +89,18 @@ final class DatabaseConnection: Sendable {
         /// `.info/connected` watchers by id.
         var watchers: [UInt: @Sendable (Bool) -> Void] = [:]
         var nextWatcher: UInt = 1
+        var listens: [DatabaseListenKey: Listen] = [:]
+        var nextTag: Int64 = 1
+        var observers: [UInt: ObserverEntry] = [:]
+        /// Unacknowledged writes, oldest first.
+        var writes: [DatabaseLocalWrite] = []
+        var nextWrite = 1
     }
 
     let namespace: String
     private let state: Mutex<State>
+    /// How long an unsent read waits for a connection.
+    private let readTimeout: Duration = .seconds(3)
 
     init(namespace: String, host: String, port: Int, credential: String) {
         self.namespace = namespace
@@ -79,15 +121,108 @@ final class DatabaseConnection: Sendable {
     /// or the error.
     func request(_ action: String, _ body: JSONValue, complete: @escaping @Sendable (Result<JSONValue, any Error>) -> Void) {
         let spawn = state.withLock { s -> Bool in
-            var request = Request(action: action, body: body, complete: complete)
-            if s.ready, let socket = s.socket {
-                request.wireID = Self.send(&s, socket, action, body)
-            }
-            s.requests.append(request)
-            s.wanted = true
+            Self.enqueue(&s, action, body, complete: complete)
             return Self.claimThread(&s)
         }
         if spawn { startThread() }
+    }
+
+    @discardableResult
+    private static func enqueue(
+        _ s: inout State, _ action: String, _ body: JSONValue, localWrite: Int? = nil, isRead: Bool = false,
+        complete: @escaping @Sendable (Result<JSONValue, any Error>) -> Void
+    ) -> Int {
+        var request = Request(id: s.nextRequestID, action: action, body: body, complete: complete, localWrite: localWrite, isRead: isRead)
+        s.nextRequestID += 1
+        if s.ready, let socket = s.socket {
+            request.wireID = send(&s, socket, action, body)
+        }
+        s.requests.append(request)
+        s.wanted = true
+        return request.id
+    }
+
+    /// A write (`p` set, `m` merge) at `path`: observers see it at once; `complete` runs when the
+    /// server applied or refused it (a refused write is taken back out of the views).
+    func write(
+        _ action: String, path: [String], data: JSONValue, complete: @escaping @Sendable (Result<JSONValue, any Error>) -> Void
+    ) {
+        let spawn = state.withLock { s -> Bool in
+            let sets: [(path: [String], value: JSONValue)]
+            if action == "m", case .object(let members) = data {
+                sets = members.map { (path + DatabaseReference.split($0.name), $0.value) }
+            } else {
+                sets = [(path, data)]
+            }
+            let id = s.nextWrite
+            s.nextWrite += 1
+            s.writes.append(DatabaseLocalWrite(id: id, sets: sets))
+            Self.refresh(&s, touching: path)
+            let body = JSONValue.object([JSONMember("p", .string("/" + path.joined(separator: "/"))), JSONMember("d", data)])
+            Self.enqueue(&s, action, body, localWrite: id, complete: complete)
+            return Self.claimThread(&s)
+        }
+        if spawn { startThread() }
+    }
+
+    /// Reads a query: from the cache when a complete listen (or a local write) knows the
+    /// location, else with `g` on the connection; unsent after 3 s, it fails "Client is offline.".
+    /// `serverOnly` skips the cache and the local writes (transactions compare against the server).
+    func read(
+        path: [String], params: DatabaseQueryParams, serverOnly: Bool = false,
+        complete: @escaping @Sendable (Result<DatabaseNode, DatabaseError>) -> Void
+    ) {
+        let (cached, spawn, id) = state.withLock { s -> (DatabaseNode?, Bool, Int?) in
+            if !serverOnly, !s.connected, let node = Self.cachedView(s, path: path, params: params) { return (node, false, nil) }
+            var body = [JSONMember("p", .string("/" + path.joined(separator: "/")))]
+            if let q = params.wireQuery { body.append(JSONMember("q", q)) }
+            let id = Self.enqueue(&s, "g", .object(body), isRead: true) { result in
+                complete(result.mapError(Self.databaseError).flatMap { json in
+                    Result { () throws(DatabaseError) in try DatabaseQuery.node(json) }
+                })
+            }
+            return (nil, Self.claimThread(&s), id)
+        }
+        if let cached { return complete(.success(cached)) }
+        if spawn { startThread() }
+        guard let id else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(readTimeout.components.seconds * 1000))) { [self] in
+            let expired = state.withLock { s -> Request? in
+                guard let i = s.requests.firstIndex(where: { $0.id == id && $0.wireID == nil }) else { return nil }
+                return s.requests.remove(at: i)
+            }
+            expired?.complete(.failure(DatabaseError("Client is offline.")))
+        }
+    }
+
+    /// The server's value at `path` (no local writes) when a complete default listen at or above
+    /// it holds it.
+    func cachedServerValue(path: [String]) -> DatabaseNode? {
+        state.withLock { s in
+            for (key, listen) in s.listens where listen.complete && key.params.isDefault && DatabaseSyncTree.isPrefix(key.path, of: path) {
+                return listen.server.child(at: DatabasePath(keys: Array(path.dropFirst(key.path.count))))
+            }
+            return nil
+        }
+    }
+
+    private static func databaseError(_ error: any Error) -> DatabaseError {
+        (error as? DatabaseError) ?? DatabaseError("\(error)")
+    }
+
+    /// The query's data from a complete listen at or above it, or from local writes that replace it.
+    private static func cachedView(_ s: State, path: [String], params: DatabaseQueryParams) -> DatabaseNode? {
+        if let exact = s.listens[DatabaseListenKey(path: path, params: params.listenParams)], exact.complete {
+            return params.apply(DatabaseSyncTree.overlay(exact.server, base: path, writes: s.writes))
+        }
+        for (key, listen) in s.listens where listen.complete && key.params.isDefault && DatabaseSyncTree.isPrefix(key.path, of: path) {
+            let whole = DatabaseSyncTree.overlay(listen.server, base: key.path, writes: s.writes)
+            return params.apply(whole.child(at: DatabasePath(keys: Array(path.dropFirst(key.path.count)))))
+        }
+        if DatabaseSyncTree.covers(s.writes, path) {
+            return params.apply(DatabaseSyncTree.overlay(.empty, base: path, writes: s.writes))
+        }
+        return nil
     }
 
     /// Whether a new thread should run the connection (and marks it running).
@@ -123,6 +258,93 @@ final class DatabaseConnection: Sendable {
         return (isOwner ? "gauth" : "auth", .object([JSONMember("cred", .string(credential))]))
     }
 
+    // MARK: listens and observers
+
+    private static func listenBody(_ key: DatabaseListenKey, _ listen: Listen, hash: Bool) -> JSONValue {
+        var body = [JSONMember("p", .string("/" + key.path.joined(separator: "/")))]
+        if let q = key.params.wireQuery { body.append(JSONMember("q", q)) }
+        if let tag = listen.tag { body.append(JSONMember("t", .int(tag))) }
+        if hash { body.append(JSONMember("h", .string(""))) }
+        return .object(body)
+    }
+
+    /// Starts the listen for `key` unless it runs already; sends its `q` on a ready socket.
+    private static func ensureListen(_ s: inout State, _ key: DatabaseListenKey) {
+        guard s.listens[key] == nil else { return }
+        var listen = Listen()
+        if !key.params.isDefault {
+            listen.tag = s.nextTag
+            s.nextTag += 1
+        }
+        if s.ready, let socket = s.socket { listen.wireID = send(&s, socket, "q", listenBody(key, listen, hash: true)) }
+        s.listens[key] = listen
+        s.wanted = true
+    }
+
+    /// Stops the listen for `key` when nothing uses it any more.
+    private static func releaseListen(_ s: inout State, _ key: DatabaseListenKey) {
+        guard let listen = s.listens[key], listen.keepSynced == 0, !s.observers.values.contains(where: { $0.observer.key == key })
+        else { return }
+        s.listens[key] = nil
+        if s.ready, let socket = s.socket { _ = send(&s, socket, "n", listenBody(key, listen, hash: false)) }
+    }
+
+    /// Registers an observer; its first events come as soon as the query's data is known.
+    func addObserver(_ handle: UInt, _ observer: DatabaseObserver) {
+        let spawn = state.withLock { s -> Bool in
+            s.observers[handle] = ObserverEntry(observer: observer, last: nil)
+            Self.ensureListen(&s, observer.key)
+            Self.refresh(&s, touching: observer.query.path)
+            return Self.claimThread(&s)
+        }
+        if spawn { startThread() }
+    }
+
+    /// Removes observers (by handle, or every observer at exactly `path`); their listens stop
+    /// when nothing else uses them.
+    func removeObservers(handle: UInt? = nil, path: [String]? = nil) {
+        let removed = state.withLock { s -> [DatabaseObserver] in
+            let handles = s.observers.filter { entry in
+                if let handle { return entry.key == handle }
+                return entry.value.observer.query.path == path
+            }.map(\.key)
+            let gone = handles.compactMap { s.observers.removeValue(forKey: $0)?.observer }
+            for key in Set(gone.map(\.key)) { Self.releaseListen(&s, key) }
+            return gone
+        }
+        for o in removed { o.stop() }
+    }
+
+    /// `keepSynced(true)` keeps the query listened (its data cached) without an observer.
+    func keepSynced(_ key: DatabaseListenKey, _ on: Bool) {
+        let spawn = state.withLock { s -> Bool in
+            if on {
+                Self.ensureListen(&s, key)
+                s.listens[key]?.keepSynced += 1
+                return Self.claimThread(&s)
+            }
+            if let n = s.listens[key]?.keepSynced, n > 0 { s.listens[key]?.keepSynced = n - 1 }
+            Self.releaseListen(&s, key)
+            return false
+        }
+        if spawn { startThread() }
+    }
+
+    /// Recomputes the view of every observer whose location is related to `path` (all when nil)
+    /// and queues the events of those that changed. Runs under the lock.
+    private static func refresh(_ s: inout State, touching path: [String]?) {
+        for (handle, entry) in s.observers.sorted(by: { $0.key < $1.key }) {
+            let key = entry.observer.key
+            if let path, !DatabaseSyncTree.related(path, key.path) { continue }
+            guard let listen = s.listens[key] else { continue }
+            guard listen.complete || DatabaseSyncTree.covers(s.writes, key.path) else { continue }
+            let view = entry.observer.query.params.apply(DatabaseSyncTree.overlay(listen.server, base: key.path, writes: s.writes))
+            if let last = entry.last, last == view { continue }
+            entry.observer.emit(old: entry.last, new: view)
+            s.observers[handle]?.last = view
+        }
+    }
+
     // MARK: control
 
     /// The credential for this and later connections; sent at once on an open connection.
@@ -145,7 +367,7 @@ final class DatabaseConnection: Sendable {
     }
 
     /// Closes the socket (the server then runs the onDisconnect operations) and stays closed.
-    /// Unanswered requests wait for ``goOnline()``.
+    /// Unanswered requests wait for ``goOnline()``; observers stay and see local writes.
     func goOffline() {
         let (socket, generation) = state.withLock { s -> (WebSocketClient?, Int) in
             s.online = false
@@ -181,12 +403,16 @@ final class DatabaseConnection: Sendable {
     /// Sockets opened so far.
     var connectionCount: Int { state.withLock { $0.connections } }
 
-    /// Forgets the current socket: requests in flight are sent again on the next one.
+    /// Writes not yet acknowledged.
+    var pendingWriteCount: Int { state.withLock { $0.writes.count } }
+
+    /// Forgets the current socket: requests and listens in flight are sent again on the next one.
     private static func detach(_ s: inout State) -> WebSocketClient? {
         s.generation += 1
         s.ready = false
         s.authWireID = nil
         for i in s.requests.indices { s.requests[i].wireID = nil }
+        for key in s.listens.keys { s.listens[key]?.wireID = nil }
         defer { s.socket = nil }
         return s.socket
     }
@@ -232,7 +458,8 @@ final class DatabaseConnection: Sendable {
         }
     }
 
-    /// One socket's life: hello, credential, pending requests, then replies until it closes.
+    /// One socket's life: hello, credential, listens, pending requests, then replies and pushes
+    /// until it closes.
     private func serve(_ socket: WebSocketClient, generation: Int) {
         var joiner = WireFrameJoiner()
         var greeted = false
@@ -259,6 +486,12 @@ final class DatabaseConnection: Sendable {
                         s.connections += 1
                         let (action, body) = Self.authRequest(s.credential)
                         s.authWireID = Self.send(&s, socket, action, body)
+                        // Listens first, so the data of every query is back before the replayed writes' answers.
+                        for key in s.listens.keys.sorted(by: { $0.path.count < $1.path.count }) {
+                            guard let listen = s.listens[key] else { continue }
+                            let r = Self.send(&s, socket, "q", Self.listenBody(key, listen, hash: true))
+                            s.listens[key]?.wireID = r
+                        }
                         for i in s.requests.indices {
                             s.requests[i].wireID = Self.send(&s, socket, s.requests[i].action, s.requests[i].body)
                         }
@@ -281,10 +514,12 @@ final class DatabaseConnection: Sendable {
         message[member: "t"] == .string("c") && message[member: "d"]?[member: "t"] == .string("h")
     }
 
-    /// A reply completes its request; a failed credential fails every request and closes; a
-    /// server shutdown (`s`) fails every request and stops reconnecting.
+    /// A reply completes its request (or its listen); a push updates the listens' data; a failed
+    /// credential fails every request and closes; a server shutdown (`s`) fails every request and
+    /// stops reconnecting.
     private func handle(_ message: JSONValue, socket: WebSocketClient, generation: Int) {
         var finished: [(Request, Result<JSONValue, any Error>)] = []
+        var cancelled: [DatabaseObserver] = []
         var close = false
         state.withLock { s in
             guard s.generation == generation else { return }
@@ -295,13 +530,18 @@ final class DatabaseConnection: Sendable {
                 let failure = DatabaseError("The server shut the connection down: \(reason)")
                 finished = s.requests.map { ($0, .failure(failure)) }
                 s.requests.removeAll()
+                s.writes.removeAll()
+                Self.refresh(&s, touching: nil)
                 s.wanted = false
                 close = true
                 return
             }
-            guard message[member: "t"] == .string("d"), let data = message[member: "d"],
-                case .int(let r)? = data[member: "r"], let reply = data[member: "b"]
-            else { return }
+            guard message[member: "t"] == .string("d"), let data = message[member: "d"] else { return }
+            if case .string(let action)? = data[member: "a"], let body = data[member: "b"] {
+                cancelled = Self.push(&s, action: action, body: body)
+                return
+            }
+            guard case .int(let r)? = data[member: "r"], let reply = data[member: "b"] else { return }
             let status: String
             if case .string(let text)? = reply[member: "s"] { status = text } else { status = "" }
             let payload = reply[member: "d"] ?? .null
@@ -311,29 +551,102 @@ final class DatabaseConnection: Sendable {
                 let failure = DatabaseError.wire(status: status, data: payload)
                 finished = s.requests.map { ($0, .failure(failure)) }
                 s.requests.removeAll()
+                s.writes.removeAll()
+                Self.refresh(&s, touching: nil)
                 s.wanted = false
                 close = true
                 return
             }
+            if let key = s.listens.first(where: { $0.value.wireID == Int(r) })?.key {
+                s.listens[key]?.wireID = nil
+                if status == "ok" {
+                    s.listens[key]?.complete = true
+                    Self.refresh(&s, touching: key.path)
+                } else {
+                    cancelled = Self.cancelListen(&s, key, DatabaseError.wire(status: status, data: payload))
+                }
+                return
+            }
             guard let index = s.requests.firstIndex(where: { $0.wireID == Int(r) }) else { return }
             let request = s.requests.remove(at: index)
+            if let id = request.localWrite, let w = s.writes.firstIndex(where: { $0.id == id }) {
+                let path = s.writes[w].sets.first?.path ?? []
+                s.writes.remove(at: w)
+                // A merge's paths share the request's location as prefix; refresh all its locations.
+                Self.refresh(&s, touching: request.action == "m" ? Self.location(request.body) : path)
+            }
             let result: Result<JSONValue, any Error> =
                 status == "ok" ? .success(payload) : .failure(DatabaseError.wire(status: status, data: payload))
             finished = [(request, result)]
         }
         if close { socket.close() }
+        for o in cancelled { o.stop() }
         for (request, result) in finished { request.complete(result) }
+    }
+
+    private static func location(_ body: JSONValue) -> [String] {
+        if case .string(let p)? = body[member: "p"] { return DatabaseReference.split(p) }
+        return []
+    }
+
+    /// A push: `d` (overwrite) or `m` (merge) data for the listens it concerns (by tag, or every
+    /// default listen at a related location), `c` a listen the rules no longer allow. Returns the
+    /// observers it cancelled.
+    private static func push(_ s: inout State, action: String, body: JSONValue) -> [DatabaseObserver] {
+        let path = Self.location(body)
+        var tag: Int64?
+        if case .int(let t)? = body[member: "t"] { tag = t }
+        switch action {
+        case "d", "m":
+            let data = body[member: "d"] ?? .null
+            let sets: [(path: [String], value: JSONValue)]
+            if action == "m", case .object(let members) = data {
+                sets = members.map { (path + DatabaseReference.split($0.name), $0.value) }
+            } else {
+                sets = [(path, data)]
+            }
+            for key in Array(s.listens.keys) {
+                guard let listen = s.listens[key], listen.tag == tag, tag != nil || DatabaseSyncTree.related(key.path, path) else {
+                    continue
+                }
+                var node = listen.server
+                DatabaseSyncTree.apply(sets, to: &node, base: key.path, now: nil)
+                s.listens[key]?.server = node
+            }
+            Self.refresh(&s, touching: path)
+            return []
+        case "c":
+            let key = s.listens.first { entry in
+                if let tag { return entry.value.tag == tag }
+                return entry.value.tag == nil && entry.key.path == path
+            }?.key
+            guard let key else { return [] }
+            return Self.cancelListen(&s, key, DatabaseError("Permission denied", status: 401))
+        default:
+            return []
+        }
+    }
+
+    /// Ends a listen the server refused or revoked: its observers get the error and are removed.
+    private static func cancelListen(_ s: inout State, _ key: DatabaseListenKey, _ error: DatabaseError) -> [DatabaseObserver] {
+        s.listens[key] = nil
+        let handles = s.observers.filter { $0.value.observer.key == key }.map(\.key).sorted()
+        let gone = handles.compactMap { s.observers.removeValue(forKey: $0)?.observer }
+        for o in gone { o.fail(error) }
+        return gone
     }
 
     /// Closes for good (the Database is going away): the server runs the onDisconnect operations.
     func shutdown() {
-        let socket = state.withLock { s -> WebSocketClient? in
+        let (socket, observers) = state.withLock { s -> (WebSocketClient?, [DatabaseObserver]) in
             s.online = false
             s.wanted = false
             s.watchers.removeAll()
-            return Self.detach(&s)
+            defer { s.observers.removeAll() }
+            return (Self.detach(&s), s.observers.values.map(\.observer))
         }
         socket?.close()
+        for o in observers { o.stop() }
     }
 
     // MARK: .info/connected
@@ -390,6 +703,8 @@ extension DatabaseError {
         case "too_big": code = 413
         default: code = 400
         }
-        return DatabaseError(message, status: code)
+        var error = DatabaseError(message, status: code)
+        error.wireStatus = status
+        return error
     }
 }

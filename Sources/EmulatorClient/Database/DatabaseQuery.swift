@@ -72,28 +72,43 @@ public class DatabaseQuery: @unchecked Sendable {
         }
     }
 
-    /// Reads the current value from the server.
+    /// Reads the current value from the server (after this instance's earlier writes, which
+    /// travel before it on the same connection). Offline, the data an observer or `keepSynced`
+    /// holds answers; without it the read fails "Client is offline." after 3 s.
     public func getData() async throws -> DataSnapshot {
         let query = self
-        return try await blocking { try query.readAfterWrites() }
+        return try await withCheckedThrowingContinuation { continuation in
+            query.read { continuation.resume(with: $0) }
+        }
     }
 
-    /// Reads after the writes this database queued before.
-    func readAfterWrites() throws(DatabaseError) -> DataSnapshot {
-        database.writeQueue.waitForEarlierWork()
-        return try read()
+    /// Reads on the connection; `complete` runs on the connection's thread.
+    func read(_ complete: @escaping @Sendable (Result<DataSnapshot, DatabaseError>) -> Void) {
+        if let error = database.configurationError { return complete(.failure(error)) }
+        let ref = self.ref
+        let params = self.params
+        if isInfoConnected { return complete(.success(DataSnapshot(ref: ref, node: .leaf(.bool(database.connection.isConnected))))) }
+        database.connection.read(path: path, params: params) { result in
+            complete(result.map { DataSnapshot(ref: ref, node: $0, params: params) })
+        }
     }
 
-    /// Kept for source compatibility: there is no local cache to keep in sync (every read asks the server).
-    public func keepSynced(_ keepSynced: Bool) {}
+    /// Keeps this query's data listened and cached while no observer needs it, so offline reads
+    /// can answer from it.
+    public func keepSynced(_ keepSynced: Bool) {
+        guard !isInfoConnected else { return }
+        database.connection.keepSynced(DatabaseListenKey(path: path, params: params.listenParams), keepSynced)
+    }
 
     /// `.info/connected`: whether the Database's WebSocket connection is open.
     var isInfoConnected: Bool { path == [".info", "connected"] }
 
-    func read() throws(DatabaseError) -> DataSnapshot {
-        if isInfoConnected { return DataSnapshot(ref: ref, node: .leaf(.bool(database.connection.isConnected))) }
-        let response = try database.send("GET", path: path, query: params.restQuery + [("format", "export")])
-        return DataSnapshot(ref: ref, node: try DatabaseQuery.node(response.body), params: params)
+    static func node(_ json: JSONValue) throws(DatabaseError) -> DatabaseNode {
+        do {
+            return try DatabaseNode(json: json)
+        } catch {
+            throw DatabaseError(error.message)
+        }
     }
 
     static func node(_ body: [UInt8]) throws(DatabaseError) -> DatabaseNode {
@@ -110,9 +125,11 @@ public class DatabaseQuery: @unchecked Sendable {
 
     /// Calls `block` for each event of `eventType` until the observer is removed: `.value` once
     /// with the current data and after every change; child events per child (initial children
-    /// arrive as `.childAdded`). Events are derived locally from a Server-Sent Events stream and
-    /// delivered on the database's callback queue; `cancel` gets a refused read ("Permission
-    /// denied") or a failed stream, after which the observer is gone.
+    /// arrive as `.childAdded`). Events are derived locally from the listen's data on the
+    /// connection, with this instance's unacknowledged writes laid over it (they show at once),
+    /// and delivered on the database's callback queue. A dropped connection listens again when
+    /// it returns; `cancel` gets a refused or revoked read ("Permission denied"), after which the
+    /// observer is gone.
     @discardableResult
     public func observe(
         _ eventType: DataEventType, with block: @escaping (DataSnapshot) -> Void,
@@ -146,12 +163,11 @@ public class DatabaseQuery: @unchecked Sendable {
         }
         let observer = DatabaseObserver(
             query: self, eventType: eventType, block: UserCallback(block), cancel: cancel.map { UserCallback($0) })
-        database.observers.withLock { $0[handle] = observer }
-        let database = self.database
-        BackgroundThread.run {
-            database.writeQueue.waitForEarlierWork()
-            observer.start()
+        if let error = database.configurationError {
+            observer.fail(error)
+            return handle
         }
+        database.connection.addObserver(handle, observer)
         return handle
     }
 
@@ -171,8 +187,7 @@ public class DatabaseQuery: @unchecked Sendable {
         let query = self
         let callback = UserCallback(block)
         let cancelCallback = cancel.map { UserCallback($0) }
-        BackgroundThread.run {
-            let result = Result { () throws(DatabaseError) in try query.readAfterWrites() }
+        query.read { result in
             query.database.callbackQueue.deliver {
                 switch result {
                 case .success(let snapshot):
@@ -197,16 +212,12 @@ public class DatabaseQuery: @unchecked Sendable {
             info.stopped.set()
             database.connection.unwatch(info.watcher)
         }
-        database.observers.withLock { $0.removeValue(forKey: handle) }?.stop()
+        database.connection.removeObservers(handle: handle)
     }
 
     /// Removes the observers registered at exactly this location (not those of its children).
     public func removeAllObservers() {
-        let mine = database.observers.withLock { all in
-            let keys = all.filter { $0.value.query.path == path }.map(\.key)
-            return keys.compactMap { all.removeValue(forKey: $0) }
-        }
-        for o in mine { o.stop() }
+        database.connection.removeObservers(path: path)
         if isInfoConnected {
             let info = database.infoObservers.withLock { all in
                 defer { all.removeAll() }

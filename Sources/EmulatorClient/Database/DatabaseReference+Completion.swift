@@ -10,7 +10,7 @@ extension DatabaseReference {
     }
 
     public func setValue(_ value: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
-        enqueue("PUT", path: path, body: Result { () throws(DatabaseError) in try DatabaseValue.json(value) }, block)
+        enqueue("p", path: path, body: Result { () throws(DatabaseError) in try DatabaseValue.json(value) }, block)
     }
 
     public func setValue(_ value: Any?, andPriority priority: Any?) {
@@ -21,7 +21,7 @@ extension DatabaseReference {
         _ value: Any?, andPriority priority: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
         enqueue(
-            "PUT", path: path, body: Result { () throws(DatabaseError) in try DatabaseReference.withPriority(value, priority) },
+            "p", path: path, body: Result { () throws(DatabaseError) in try DatabaseReference.withPriority(value, priority) },
             block)
     }
 
@@ -30,7 +30,7 @@ extension DatabaseReference {
     }
 
     public func setPriority(_ priority: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
-        enqueue("PUT", path: path + [".priority"], body: Result { () throws(DatabaseError) in try DatabaseValue.json(priority) }, block)
+        enqueue("p", path: path + [".priority"], body: Result { () throws(DatabaseError) in try DatabaseValue.json(priority) }, block)
     }
 
     public func updateChildValues(_ values: [AnyHashable: Any]) {
@@ -40,7 +40,7 @@ extension DatabaseReference {
     public func updateChildValues(
         _ values: [AnyHashable: Any], withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
-        enqueue("PATCH", path: path, body: Result { () throws(DatabaseError) in try DatabaseReference.patchBody(values) }, block)
+        enqueue("m", path: path, body: Result { () throws(DatabaseError) in try DatabaseReference.patchBody(values) }, block)
     }
 
     public func removeValue() {
@@ -48,7 +48,7 @@ extension DatabaseReference {
     }
 
     public func removeValue(completionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
-        enqueue("DELETE", path: path, body: nil, block)
+        enqueue("p", path: path, body: .success(.null), block)
     }
 
     // MARK: transactions
@@ -58,9 +58,10 @@ extension DatabaseReference {
         runTransactionBlock(block, andCompletionBlock: { _, _, _ in })
     }
 
-    /// Queues the transaction among this database's writes (`block` may run several times, on the
-    /// write queue's thread); `completion` gets the error, whether it committed, and the final
-    /// data, on the callback queue.
+    /// Starts the transaction (see the `async` form: `block` may run several times, the first
+    /// time at once on the calling thread when an observer holds the location's value, later on
+    /// the database's transaction queue); `completion` gets the error, whether it committed, and
+    /// the final data, on the callback queue.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult,
         andCompletionBlock completion: @escaping ((any Error)?, Bool, DataSnapshot?) -> Void
@@ -68,17 +69,16 @@ extension DatabaseReference {
         runTransactionBlock(block, andCompletionBlock: completion, withLocalEvents: true)
     }
 
-    /// As ``runTransactionBlock(_:andCompletionBlock:)``; there are no local events to suppress.
+    /// As ``runTransactionBlock(_:andCompletionBlock:)``. This client raises no local events for
+    /// a transaction before the server applied it, so `withLocalEvents` changes nothing.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult,
         andCompletionBlock completion: @escaping ((any Error)?, Bool, DataSnapshot?) -> Void,
         withLocalEvents: Bool
     ) {
         let ref = self
-        let body = UserCallback(block)
         let callback = UserCallback(completion)
-        database.writeQueue.enqueue {
-            let result = Result { () throws(DatabaseError) in try ref.transact(body.call) }
+        transact(UserCallback(block), attempt: 0) { result in
             ref.database.callbackQueue.deliver {
                 switch result {
                 case .success(let (committed, snapshot)): callback.call(nil, committed, snapshot)
@@ -164,8 +164,7 @@ extension DatabaseQuery {
     public func getData(completion: @escaping ((any Error)?, DataSnapshot?) -> Void) {
         let query = self
         let callback = UserCallback(completion)
-        BackgroundThread.run {
-            let result = Result { () throws(DatabaseError) in try query.readAfterWrites() }
+        query.read { result in
             query.database.callbackQueue.deliver {
                 switch result {
                 case .success(let snapshot): callback.call(nil, snapshot)

@@ -38,17 +38,18 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     // MARK: writes (async forms; the synchronous and completion forms are in DatabaseReference+Completion.swift)
 
-    /// Replaces the value here (nil deletes). Returns when the server has applied the write.
+    /// Replaces the value here (nil deletes). Observers of this instance see it at once; returns
+    /// when the server has applied the write.
     @discardableResult
     public func setValue(_ value: Any?) async throws -> DatabaseReference {
-        try await write("PUT", body: try DatabaseValue.json(value))
+        try await write("p", path: path, body: try DatabaseValue.json(value))
         return self
     }
 
     /// Replaces the value and sets its priority (`String`, number or nil).
     @discardableResult
     public func setValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
-        try await write("PUT", body: try DatabaseReference.withPriority(value, priority))
+        try await write("p", path: path, body: try DatabaseReference.withPriority(value, priority))
         return self
     }
 
@@ -69,7 +70,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         from value: T, encoder: JSONEncoder = JSONEncoder(), completion: (((any Error)?) -> Void)? = nil
     ) throws {
         let json = try DatabaseReference.encode(value, encoder: encoder)
-        enqueue("PUT", path: path, body: json) { error, _ in completion?(error) }
+        enqueue("p", path: path, body: .success(json)) { error, _ in completion?(error) }
     }
 
     static func encode<T: Encodable>(_ value: T, encoder: JSONEncoder) throws -> JSONValue {
@@ -79,14 +80,14 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     @discardableResult
     public func setPriority(_ priority: Any?) async throws -> DatabaseReference {
-        try await write("PUT", path: path + [".priority"], body: try DatabaseValue.json(priority))
+        try await write("p", path: path + [".priority"], body: try DatabaseValue.json(priority))
         return self
     }
 
     /// Writes each key (a relative path, `/` allowed) without touching siblings; all or nothing.
     @discardableResult
     public func updateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
-        try await write("PATCH", body: try DatabaseReference.patchBody(values))
+        try await write("m", path: path, body: try DatabaseReference.patchBody(values))
         return self
     }
 
@@ -102,81 +103,104 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     @discardableResult
     public func removeValue() async throws -> DatabaseReference {
-        try await write("DELETE", body: nil)
+        try await write("p", path: path, body: .null)
         return self
     }
 
-    /// Queues one REST write behind this database's earlier writes and waits for the server.
-    private func write(_ method: String, path: [String]? = nil, body: JSONValue?) async throws {
-        let database = self.database
-        let path = path ?? self.path
-        _ = try await database.writeQueue.run {
-            try database.writeQueue.untilReachable(Database.isUnreachable) {
-                try database.send(method, path: path, query: [("print", "silent")], body: body)
-            }
+    /// Sends one write (`p` set, `m` merge) behind this database's earlier writes and waits for the server.
+    private func write(_ action: String, path: [String], body: JSONValue) async throws {
+        if let error = database.configurationError { throw error }
+        let connection = database.connection
+        _ = try await withCheckedThrowingContinuation { continuation in
+            connection.write(action, path: path, data: body) { continuation.resume(with: $0) }
         }
     }
 
-    /// Queues one REST write; `block` runs on the callback queue with nil or the error.
+    /// Queues one write; `block` runs on the callback queue with nil or the error.
     func enqueue(
-        _ method: String, path: [String], body: Result<JSONValue?, DatabaseError>,
+        _ action: String, path: [String], body: Result<JSONValue, DatabaseError>,
         _ block: (((any Error)?, DatabaseReference) -> Void)?
     ) {
         let ref = self
         let callback = block.map { UserCallback($0) }
-        database.writeQueue.enqueue {
-            let outcome: (any Error)?
-            do {
-                let body = try body.get()
-                _ = try ref.database.writeQueue.untilReachable(Database.isUnreachable) {
-                    try ref.database.send(method, path: path, query: [("print", "silent")], body: body)
-                }
-                outcome = nil
-            } catch {
-                outcome = error
-            }
-            if let callback { ref.database.callbackQueue.deliver { callback.call(outcome, ref) } }
+        let report: @Sendable ((any Error)?) -> Void = { error in
+            if let callback { ref.database.callbackQueue.deliver { callback.call(error, ref) } }
         }
-    }
-
-    func enqueue(_ method: String, path: [String], body: JSONValue?, _ block: (((any Error)?, DatabaseReference) -> Void)?) {
-        enqueue(method, path: path, body: .success(body), block)
+        if let error = database.configurationError { return report(error) }
+        switch body {
+        case .failure(let error): report(error)
+        case .success(let json):
+            database.connection.write(action, path: path, data: json) { result in
+                switch result {
+                case .success: report(nil)
+                case .failure(let error): report(error)
+                }
+            }
+        }
     }
 
     // MARK: transactions
 
     /// Runs `block` on the current value and writes its result only if the value did not change
-    /// meanwhile (ETag `if-match`); on a conflict the block runs again with the newer value, up to
-    /// 25 times. Returns whether it committed and the final data. The transaction takes its place
-    /// among this database's writes: it starts after the writes made before it, and writes made
-    /// after it wait for it.
+    /// meanwhile (the wire protocol's compare-and-set: the write carries the hash of the value the
+    /// block saw, and the server refuses it with `datastale` if the value differs); on a conflict
+    /// the block runs again with the newer value, up to 25 times. Returns whether it committed
+    /// and the final data. The read goes out after the writes made before the call.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult
     ) async throws -> (Bool, DataSnapshot) {
-        let ref = self
         let callback = UserCallback(block)
-        return try await database.writeQueue.run { try ref.transact(callback.call) }
+        return try await withCheckedThrowingContinuation { continuation in
+            transact(callback, attempt: 0) { continuation.resume(with: $0) }
+        }
     }
 
-    /// The transaction loop, on the calling thread; callers run it on the write queue.
-    func transact(_ block: (MutableData) -> TransactionResult) throws(DatabaseError) -> (Bool, DataSnapshot) {
-        var response = try database.send("GET", path: path, query: [("format", "export")], headers: [("X-Firebase-ETag", "true")])
-        for _ in 0..<25 {
-            guard let etag = response.header("etag") else { throw DatabaseError("The server sent no ETag") }
-            let current = try DatabaseQuery.node(response.body)
-            let data = MutableData(storage: MutableData.Storage(current), path: [])
-            guard let result = block(data).data else {
-                return (false, DataSnapshot(ref: self, node: current))
-            }
-            let proposed = result.storage.node.json(export: true)
-            let put = try database.send(
-                "PUT", path: path, body: proposed, headers: [("X-Firebase-ETag", "true"), ("if-match", etag)], accept: [412])
-            if put.status != 412 {
-                return (true, try read())
-            }
-            response = put
+    /// One attempt: read the server's value (`g`; the first attempt uses the cached server value
+    /// when a listen holds it, running the block at once), run the block on the transaction
+    /// queue, send `p` with the read value's hash; `datastale` starts the next attempt.
+    func transact(
+        _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int,
+        _ done: @escaping @Sendable (Result<(Bool, DataSnapshot), DatabaseError>) -> Void
+    ) {
+        if let error = database.configurationError { return done(.failure(error)) }
+        guard attempt < 25 else { return done(.failure(DatabaseError("The transaction was retried too many times", status: 412))) }
+        let ref = self
+        // The first attempt keeps the transaction's place among the writes: with the server's
+        // value cached (a complete listen), its `p` goes out now, before any later write.
+        if attempt == 0, let cached = database.connection.cachedServerValue(path: path) {
+            return attemptWith(cached, block, attempt: 0, done)
         }
-        throw DatabaseError("The transaction was retried too many times", status: 412)
+        database.connection.read(path: path, params: DatabaseQueryParams(), serverOnly: true) { result in
+            let current: DatabaseNode
+            switch result {
+            case .failure(let error): return done(.failure(error))
+            case .success(let node): current = node
+            }
+            ref.database.transactionQueue.async { ref.attemptWith(current, block, attempt: attempt, done) }
+        }
+    }
+
+    /// Runs the block on `current` and sends its result with `current`'s hash.
+    private func attemptWith(
+        _ current: DatabaseNode, _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int,
+        _ done: @escaping @Sendable (Result<(Bool, DataSnapshot), DatabaseError>) -> Void
+    ) {
+        let ref = self
+        let data = MutableData(storage: MutableData.Storage(current), path: [])
+        guard let proposed = block.call(data).data?.storage.node else {
+            return done(.success((false, DataSnapshot(ref: ref, node: current))))
+        }
+        let body = JSONValue.object([
+            JSONMember("p", ref.wirePath), JSONMember("d", proposed.json(export: true)), JSONMember("h", .string(current.hash)),
+        ])
+        ref.database.connection.request("p", body) { reply in
+            switch reply {
+            case .success: done(.success((true, DataSnapshot(ref: ref, node: proposed))))
+            case .failure(let error as DatabaseError) where error.wireStatus == "datastale":
+                ref.transact(block, attempt: attempt + 1, done)
+            case .failure(let error): done(.failure((error as? DatabaseError) ?? DatabaseError("\(error)")))
+            }
+        }
     }
 
     // MARK: onDisconnect

@@ -64,8 +64,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The HTTP status the emulator answered (0 when the request never got an answer).
     public var status: Int
     public var message: String
-    /// The emulator could not be reached (no answer at all), so a queued write may be sent again.
-    var isUnreachable = false
+    /// The wire protocol's status (`permission_denied`, `datastale`, …) when the server refused a request.
+    var wireStatus: String?
 
     init(_ message: String, status: Int = 0) {
         self.message = message

@@ -6,6 +6,10 @@ public struct DocumentSnapshot: Sendable {
     public let reference: DocumentReference
     let fields: ValueMap?
     let updateTime: String?
+    /// A write of this instance to the document is not acknowledged yet (listener snapshots).
+    var hasPendingWrites = false
+    /// The listener's stream was not connected and current when this was shown.
+    var isFromCache = false
 
     init(reference: DocumentReference, fields: ValueMap?, updateTime: String? = nil) {
         self.reference = reference
@@ -24,8 +28,9 @@ public struct DocumentSnapshot: Sendable {
     }
 
     public var exists: Bool { fields != nil }
-    /// Always from the server with no pending writes: this client has no cache.
-    public var metadata: SnapshotMetadata { SnapshotMetadata() }
+    /// From a listener: whether the document shows a write the server has not acknowledged yet,
+    /// and whether it came from the in-memory cache while the stream was down. Reads: both false.
+    public var metadata: SnapshotMetadata { SnapshotMetadata(hasPendingWrites: hasPendingWrites, isFromCache: isFromCache) }
     public var documentID: String { reference.documentID }
 
     /// The fields (`Int`, `Double`, `String`, `Bool`, `NSNull`, `Timestamp`, `Data`, `GeoPoint`,
@@ -67,8 +72,14 @@ public struct DocumentSnapshot: Sendable {
 /// A document returned by a query (always exists).
 public typealias QueryDocumentSnapshot = DocumentSnapshot
 
-/// Where a snapshot came from. This client reads the server directly, so both are always false.
+/// Where a snapshot came from: `hasPendingWrites` while it shows local writes the server has
+/// not acknowledged, `isFromCache` when its listener's stream was not connected and current.
 public struct SnapshotMetadata: Sendable, Hashable {
-    public let hasPendingWrites = false
-    public let isFromCache = false
+    public let hasPendingWrites: Bool
+    public let isFromCache: Bool
+
+    init(hasPendingWrites: Bool = false, isFromCache: Bool = false) {
+        self.hasPendingWrites = hasPendingWrites
+        self.isFromCache = isFromCache
+    }
 }

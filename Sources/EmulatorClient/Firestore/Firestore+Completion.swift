@@ -1,15 +1,19 @@
+import EmulatorModel
+import EmulatorSupport
+
 /// Write calls in the Apple SDK's three shapes: fire-and-forget from synchronous code, with a
 /// completion block (run on the instance's callback queue once the server committed or refused
 /// the write), and `async throws`. Writes of one instance reach the server in the order they were made.
 extension Firestore {
-    /// Queues `writes`; `completion` gets nil once committed, or the error.
+    /// Queues `writes`; `completion` gets nil once committed, or the error. Listeners show the
+    /// writes at once.
     func enqueueCommit(_ writes: Result<[WriteOperation], FirestoreError>, completion: (((any Error)?) -> Void)?) {
         let callback = completion.map { UserCallback($0) }
+        let local = (try? writes.get()).map { showLocally($0) }
         writeQueue.enqueue { [self] in
             let outcome: (any Error)?
             do {
-                let writes = try writes.get()
-                _ = try writeQueue.untilReachable(Firestore.isUnreachable) { try commitNow(writes) }
+                try commitQueued(try writes.get(), local: local)
                 outcome = nil
             } catch {
                 outcome = error
@@ -20,10 +24,95 @@ extension Firestore {
 
     /// Queues `writes` and waits until the server committed them.
     func commit(_ writes: [WriteOperation]) async throws {
-        _ = try await writeQueue.run { try self.writeQueue.untilReachable(Firestore.isUnreachable) { try self.commitNow(writes) } }
+        let local = showLocally(writes)
+        _ = try await writeQueue.run { try self.commitQueued(writes, local: local) }
     }
 
-    static func isUnreachable(_ error: any Error) -> Bool { (error as? FirestoreError)?.isUnreachable == true }
+    /// Records the writes in the local write table (listeners show them); returns the batch id.
+    private func showLocally(_ writes: [WriteOperation]) -> Int {
+        let prefix = documentsName + "/"
+        return localWrites.add(writes.compactMap { LocalMutation(write: $0.json, documentsPrefix: prefix) })
+    }
+
+    /// On the write queue: commits until the server answers (retrying while it is unreachable),
+    /// then acknowledges or rejects the local batch.
+    ///
+    /// A retry after an unreachable server may follow a commit that was applied but whose answer
+    /// was lost. The REST commit has no request id, so the retry is made safe per write: sets,
+    /// updates, deletes and array/min/max transforms give the same document when applied twice;
+    /// a create (`addDocument`) carries `exists: false`, so a second application fails
+    /// ALREADY_EXISTS, which a retry takes as its own earlier success; an increment is sent with
+    /// an `updateTime` precondition read just before the first attempt, so a second application
+    /// fails FAILED_PRECONDITION instead of adding twice (a retry then reads the document again and
+    /// reports success only if the first attempt is what changed it — see ``commitWithPreconditions``).
+    private func commitQueued(_ writes: [WriteOperation], local: Int?) throws(FirestoreError) {
+        do {
+            let response: JSONValue
+            if writes.contains(where: \.isIncrement) {
+                response = try commitWithPreconditions(writes)
+            } else {
+                var retried = false
+                response = try writeQueue.untilReachable(Firestore.isUnreachable) { () throws(FirestoreError) -> JSONValue in
+                    defer { retried = true }
+                    do throws(FirestoreError) {
+                        return try commitNow(writes)
+                    } catch where retried && error.code == .alreadyExists && writes.contains(where: \.isCreate) {
+                        return .object([])  // the first attempt created it; its answer was lost
+                    }
+                }
+            }
+            if let local { localWrites.acknowledge(local, commitTime: Firestore.micros(response[member: "commitTime"])) }
+        } catch {
+            if let local { localWrites.reject(local) }
+            throw error
+        }
+    }
+
+    /// Commits writes holding an increment with `updateTime` (or `exists: false`) preconditions on
+    /// their documents, read first. FAILED_PRECONDITION on a retry after a lost answer means the
+    /// first attempt was applied (or another client wrote meanwhile: then the writes are made again
+    /// from a fresh read, up to 5 times).
+    private func commitWithPreconditions(_ writes: [WriteOperation]) throws(FirestoreError) -> JSONValue {
+        for _ in 0..<5 {
+            var conditioned: [WriteOperation] = []
+            var seen: [String: String?] = [:]
+            for w in writes {
+                guard let name = w.documentName else {
+                    conditioned.append(w)
+                    continue
+                }
+                if seen[name] == nil {
+                    let path = String(name.dropFirst(documentsName.count + 1))
+                    let snapshot = try writeQueue.untilReachable(Firestore.isUnreachable) { () throws(FirestoreError) in
+                        try document(path).fetch(transaction: nil)
+                    }
+                    seen[name] = .some(snapshot.exists ? snapshot.updateTime : nil)
+                }
+                conditioned.append(w.withPrecondition(updateTime: seen[name] ?? nil))
+            }
+            var attempts = 0
+            var lostAnswer = false
+            do {
+                return try writeQueue.untilReachable(Firestore.isUnreachable) { () throws(FirestoreError) -> JSONValue in
+                    attempts += 1
+                    if attempts > 1 { lostAnswer = true }
+                    return try commitNow(conditioned)
+                }
+            } catch where error.code == .failedPrecondition || error.code == .alreadyExists || error.code == .notFound {
+                if lostAnswer { return .object([]) }
+                continue  // another client wrote between the read and the commit: read again
+            }
+        }
+        throw FirestoreError(.aborted, "The documents kept changing while the increment was retried")
+    }
+
+    static func isUnreachable(_ error: FirestoreError) -> Bool { error.isUnreachable }
+
+    /// A REST timestamp in microseconds.
+    static func micros(_ json: JSONValue?) -> Int64? {
+        guard case .string(let text)? = json, let t = try? EmulatorModelTimestamp(rfc3339: text) else { return nil }
+        return t.microseconds
+    }
 }
 
 extension DocumentReference {

@@ -21,6 +21,8 @@ public final class Firestore: Sendable, Hashable {
     let configurationError: FirestoreError?
     /// Runs writes one at a time in the order they were made; reads wait for the writes made before them.
     let writeQueue = OrderedWork(label: "EmulatorClient.Firestore.writes")
+    /// Writes shown to this instance's listeners before the server confirms them.
+    let localWrites = LocalWriteTable()
     /// Runs completion blocks and listener callbacks one at a time, like the Apple SDK's callback queue.
     let callbackQueue = CallbackQueue(label: "EmulatorClient.Firestore.callbacks")
 

@@ -72,9 +72,11 @@ extension Query {
         addSnapshotListener(includeMetadataChanges: false, listener: listener)
     }
 
-    /// As ``addSnapshotListener(_:)``. Snapshots come from the server's `Listen` stream (only
-    /// `limit(toLast:)` queries poll `runQuery`, about every 100 ms); there is no local cache, so
-    /// there are no metadata-only changes to include.
+    /// As ``addSnapshotListener(_:)``. Snapshots come from the server's `Listen` stream with this
+    /// instance's unacknowledged writes laid over them (`metadata.hasPendingWrites`; while the
+    /// stream is down, `metadata.isFromCache`); with `includeMetadataChanges`, a change of the
+    /// metadata alone (a write acknowledged, the stream lost or back) is delivered too. Only
+    /// `limit(toLast:)` queries poll `runQuery`, about every 100 ms, without local writes.
     @discardableResult
     public func addSnapshotListener(
         includeMetadataChanges: Bool, listener: @escaping (QuerySnapshot?, (any Error)?) -> Void
@@ -92,21 +94,19 @@ extension Query {
             }
         }
         if !description.limitToLast {
-            let last = Mutex<[DocumentSnapshot]?>(nil)
-            return StreamingListener(
-                firestore: firestore, target: .query(query), stopped: stopped,
-                deliver: { protos in
-                    let documents = query.sorted(protos.compactMap { proto in
-                        DocumentReference(name: proto.name, firestore: query.firestore).map { DocumentSnapshot(proto: proto, reference: $0) }
-                    })
-                    let previous: [DocumentSnapshot]? = last.withLock { old in
-                        defer { old = documents }
-                        return old
-                    }
-                    if let previous, !QuerySnapshot.differs(previous, documents) { return }
-                    send(.success(QuerySnapshot(query: query, documents: documents, previous: previous ?? [])))
+            let view = ListenView(
+                firestore: firestore, includeMetadataChanges: includeMetadataChanges,
+                matches: { query.matchesLocally($0) },
+                order: { documents in
+                    let sorted = query.sorted(documents)
+                    if let limit = query.description.limit, sorted.count > limit { return Array(sorted.prefix(limit)) }
+                    return sorted
                 },
-                fail: { error in send(.failure(error)) })
+                emit: { shown, previous in
+                    send(.success(QuerySnapshot(
+                        query: query, documents: shown.documents, previous: previous?.documents ?? [], metadata: shown.metadata)))
+                })
+            return StreamingListener(firestore: firestore, target: .query(query), stopped: stopped, view: view, fail: { send(.failure($0)) })
         }
         return PollingListener(
             firestore: firestore, stopped: stopped,
@@ -132,7 +132,7 @@ extension Query {
 }
 
 extension DocumentReference {
-    /// Calls `listener` with the document now, then whenever it changes (polling, see above).
+    /// Calls `listener` with the document now, then whenever it changes.
     @discardableResult
     public func addSnapshotListener(
         _ listener: @escaping (DocumentSnapshot?, (any Error)?) -> Void
@@ -140,8 +140,8 @@ extension DocumentReference {
         addSnapshotListener(includeMetadataChanges: false, listener: listener)
     }
 
-    /// As ``addSnapshotListener(_:)`` (over the `Listen` stream; no metadata-only changes:
-    /// snapshots come from the server).
+    /// As ``addSnapshotListener(_:)``, over the `Listen` stream with local writes shown at once
+    /// (see the query form for the metadata).
     @discardableResult
     public func addSnapshotListener(
         includeMetadataChanges: Bool, listener: @escaping (DocumentSnapshot?, (any Error)?) -> Void
@@ -149,21 +149,20 @@ extension DocumentReference {
         let ref = self
         let callback = UserCallback(listener)
         let stopped = StopFlag()
-        let last = Mutex<DocumentSnapshot?>(nil)
-        return StreamingListener(
-            firestore: firestore, target: .document(ref), stopped: stopped,
-            deliver: { protos in
-                let snapshot = protos.first { $0.name == ref.name }.map { DocumentSnapshot(proto: $0, reference: ref) }
-                    ?? DocumentSnapshot(reference: ref, fields: nil)
-                let changed = last.withLock { old in
-                    defer { old = snapshot }
-                    return old == nil || old?.fields != snapshot.fields || old?.updateTime != snapshot.updateTime
-                }
-                guard changed else { return }
+        let view = ListenView(
+            firestore: firestore, includeMetadataChanges: includeMetadataChanges,
+            matches: { $0.reference.path == ref.path },
+            order: { $0 },
+            emit: { shown, _ in
+                var snapshot = shown.documents.first ?? DocumentSnapshot(reference: ref, fields: nil)
+                snapshot.isFromCache = shown.metadata.isFromCache
+                let delivered = snapshot
                 ref.firestore.callbackQueue.deliver {
-                    if !stopped.isSet { callback.call(snapshot, nil) }
+                    if !stopped.isSet { callback.call(delivered, nil) }
                 }
-            },
+            })
+        return StreamingListener(
+            firestore: firestore, target: .document(ref), stopped: stopped, view: view,
             fail: { error in
                 ref.firestore.callbackQueue.deliver {
                     if !stopped.isSet { callback.call(nil, error) }

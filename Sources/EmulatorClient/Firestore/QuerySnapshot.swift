@@ -4,10 +4,13 @@ public struct QuerySnapshot: Sendable {
     public let documents: [QueryDocumentSnapshot]
     public let documentChanges: [DocumentChange]
 
-    init(query: Query, documents: [DocumentSnapshot], previous: [DocumentSnapshot]?) {
+    public let metadata: SnapshotMetadata
+
+    init(query: Query, documents: [DocumentSnapshot], previous: [DocumentSnapshot]?, metadata: SnapshotMetadata = SnapshotMetadata()) {
         self.query = query
         self.documents = documents
         self.documentChanges = DocumentChange.diff(old: previous ?? [], new: documents)
+        self.metadata = metadata
     }
 
     public var isEmpty: Bool { documents.isEmpty }
@@ -17,7 +20,6 @@ public struct QuerySnapshot: Sendable {
     static func differs(_ old: [DocumentSnapshot], _ new: [DocumentSnapshot]) -> Bool {
         !DocumentChange.diff(old: old, new: new).isEmpty || old.map(\.reference.path) != new.map(\.reference.path)
     }
-    public var metadata: SnapshotMetadata { SnapshotMetadata() }
     public var count: Int { documents.count }
 }
 
@@ -43,7 +45,8 @@ public struct DocumentChange: Sendable {
         }
         for (i, d) in new.enumerated() {
             if let o = oldIndex[d.reference.path] {
-                if old[o].updateTime != d.updateTime || old[o].fields != d.fields {
+                let retimed = old[o].updateTime != nil && d.updateTime != nil && old[o].updateTime != d.updateTime
+                if retimed || old[o].fields != d.fields {
                     changes.append(DocumentChange(type: .modified, document: d, oldIndex: o, newIndex: i))
                 }
             } else {

@@ -14,6 +14,32 @@ extension FieldData {
 struct WriteOperation: Sendable {
     let json: JSONValue
 
+    /// The document it writes.
+    var documentName: String? {
+        if case .string(let n)? = json[member: "delete"] { return n }
+        if case .string(let n)? = json[member: "update"]?[member: "name"] { return n }
+        return nil
+    }
+
+    /// A create: `currentDocument.exists` is false.
+    var isCreate: Bool { json[member: "currentDocument"]?[member: "exists"] == .bool(false) }
+
+    /// Holds an increment transform, which adds again when applied twice.
+    var isIncrement: Bool {
+        guard case .array(let transforms)? = json[member: "updateTransforms"] else { return false }
+        return transforms.contains { $0[member: "increment"] != nil }
+    }
+
+    /// The write with its precondition replaced: the document's update time as read (nil: it
+    /// must not exist). An update's `exists: true` is implied by an update time.
+    func withPrecondition(updateTime: String?) -> WriteOperation {
+        guard case .object(var members) = json else { return self }
+        members.removeAll { $0.name == "currentDocument" }
+        let condition: JSONMember = updateTime.map { JSONMember("updateTime", .string($0)) } ?? JSONMember("exists", .bool(false))
+        members.append(JSONMember("currentDocument", .object([condition])))
+        return WriteOperation(json: .object(members))
+    }
+
     static func set(_ ref: DocumentReference, _ data: [String: FieldData], merge: Bool) throws(FirestoreError) -> WriteOperation {
         let parts = try WriteFields(set: data, merge: merge)
         return build(ref, parts, mask: merge ? parts.mask : nil, exists: nil)

@@ -41,7 +41,7 @@ final class OrderedWork: Sendable {
 
     /// Runs `body` (on the queue) until it succeeds or fails for a reason other than an
     /// unreachable emulator.
-    func untilReachable<T>(_ unreachable: (any Error) -> Bool, _ body: () throws -> T) throws -> T {
+    func untilReachable<T, E: Error>(_ unreachable: (E) -> Bool, _ body: () throws(E) -> T) throws(E) -> T {
         var delay = 0.1
         while true {
             do {

@@ -6,14 +6,17 @@ enum ListenTargetSpec: Sendable {
     case document(DocumentReference)
     case query(Query)
 
-    /// `ListenRequest { database, add_target { query | documents, target_id } }`.
-    func addRequest(targetID: Int32) -> [UInt8] {
+    /// `ListenRequest { database, add_target { query | documents, resume_token, target_id } }`:
+    /// with a resume token the server knows what the client saw (the emulator answers with RESET
+    /// and the current result, which the listener compares with what it delivered).
+    func addRequest(targetID: Int32, resumeToken: [UInt8]? = nil) -> [UInt8] {
         var w = ProtoWriter()
         switch self {
         case .document(let ref):
             w.string(1, ref.firestore.databaseName)
             w.message(2) { t in
                 t.message(3) { $0.string(2, ref.name) }
+                if let resumeToken { t.bytes(4, resumeToken) }
                 t.int32(5, targetID)
             }
         case .query(let query):
@@ -23,6 +26,7 @@ enum ListenTargetSpec: Sendable {
                     q.string(1, query.parentName)
                     q.message(2) { query.writeStructuredQuery(to: &$0) }
                 }
+                if let resumeToken { t.bytes(4, resumeToken) }
                 t.int32(5, targetID)
             }
         }

@@ -5,7 +5,10 @@ import EmulatorProtobuf
 enum ListenEvent: Equatable {
     /// `TargetChange`: type (NO_CHANGE 0, ADD 1, REMOVE 2, CURRENT 3, RESET 4), target ids (empty:
     /// every target), and the cause of a REMOVE (a google.rpc.Status code and message).
-    case targetChange(type: Int32, targetIDs: [Int32], causeCode: Int32?, causeMessage: String)
+    /// `resumeToken` and `readTime` (microseconds) when the server sent them.
+    case targetChange(
+        type: Int32, targetIDs: [Int32], causeCode: Int32?, causeMessage: String, resumeToken: [UInt8]? = nil,
+        readTime: Int64? = nil)
     /// `DocumentChange`: the document now matches `targetIDs` and no longer matches `removedTargetIDs`.
     case documentChange(ProtoDocument, targetIDs: [Int32], removedTargetIDs: [Int32])
     /// `DocumentDelete` / `DocumentRemove`: the document left these targets (empty: all).
@@ -25,9 +28,25 @@ enum ListenEvent: Equatable {
                 var ids: [Int32] = []
                 var code: Int32?
                 var message = ""
+                var token: [UInt8]?
+                var readTime: Int64?
                 while let (tf, tw) = try t.next() {
                     switch tf {
                     case 1: try t.expect(tw, .varint, tf); type = try t.int32()
+                    case 4: try t.expect(tw, .lengthDelimited, tf); token = try t.bytes()
+                    case 6:
+                        try t.expect(tw, .lengthDelimited, tf)
+                        var ts = try t.message()
+                        var seconds: Int64 = 0
+                        var nanos: Int64 = 0
+                        while let (sf, sw) = try ts.next() {
+                            switch sf {
+                            case 1: try ts.expect(sw, .varint, sf); seconds = try ts.int64()
+                            case 2: try ts.expect(sw, .varint, sf); nanos = Int64(try ts.int32())
+                            default: try ts.skip(sw)
+                            }
+                        }
+                        readTime = seconds &* 1_000_000 &+ nanos / 1000
                     case 2: try t.repeatedInt32(tw, into: &ids)
                     case 3:
                         try t.expect(tw, .lengthDelimited, tf)
@@ -43,7 +62,8 @@ enum ListenEvent: Equatable {
                     default: try t.skip(tw)
                     }
                 }
-                event = .targetChange(type: type, targetIDs: ids, causeCode: code, causeMessage: message)
+                event = .targetChange(
+                    type: type, targetIDs: ids, causeCode: code, causeMessage: message, resumeToken: token, readTime: readTime)
             case 3:
                 try r.expect(w, .lengthDelimited, f)
                 var c = try r.message()
@@ -83,11 +103,13 @@ enum ListenEvent: Equatable {
 }
 
 /// The documents of one listened target, kept from the stream's changes; a snapshot is due when
-/// the target is CURRENT and the server marks a consistent point (a global NO_CHANGE).
+/// the target is CURRENT and the server marks a consistent point (a global NO_CHANGE). It keeps
+/// the latest resume token, which a reconnecting listener sends back (`Target.resume_token`).
 struct ListenTargetState {
     enum Action: Equatable {
-        /// Every document of the target now, in no particular order.
-        case snapshot([ProtoDocument])
+        /// Every document of the target now, in no particular order, and the read time
+        /// (microseconds) they are consistent at.
+        case snapshot([ProtoDocument], readTime: Int64?)
         /// The server removed the target: the google.rpc code and message.
         case failed(code: Int32, message: String)
     }
@@ -95,16 +117,22 @@ struct ListenTargetState {
     let targetID: Int32
     private(set) var documents: [String: ProtoDocument] = [:]
     private(set) var isCurrent = false
+    /// The last resume token the server sent for this target (or globally).
+    private(set) var resumeToken: [UInt8]?
+
+    /// The stream broke: the next one starts by adding the target again (with the resume token).
+    mutating func disconnected() { isCurrent = false }
 
     init(targetID: Int32) { self.targetID = targetID }
 
     mutating func apply(_ event: ListenEvent) -> Action? {
         switch event {
-        case .targetChange(let type, let ids, let code, let message):
+        case .targetChange(let type, let ids, let code, let message, let token, let readTime):
             let mine = ids.isEmpty || ids.contains(targetID)
+            if mine, let token, type != 2 { resumeToken = token }
             switch type {
             case 0 where ids.isEmpty && isCurrent:
-                return .snapshot(documents.values.sorted { $0.name < $1.name })
+                return .snapshot(documents.values.sorted { $0.name < $1.name }, readTime: readTime)
             case 2 where mine:
                 return .failed(code: code ?? 1, message: message.isEmpty ? "The listen target was removed" : message)
             case 3 where mine: isCurrent = true

@@ -4,23 +4,30 @@ import Foundation
 import Synchronization
 
 /// A snapshot listener over the Firestore `Listen` stream (gRPC on the emulator's port): one
-/// HTTP/2 connection and one reading thread per listener. A dropped connection is reopened with
-/// backoff (0.1 s doubling to 5 s) and the target added again; the server then sends the whole
-/// result, so the next snapshot carries exactly the changes made meanwhile. A target the server
-/// removes (rules refusing the read, an invalid query) ends the listener with that error.
+/// HTTP/2 connection and one reading thread per listener, feeding a ``ListenView``. A dropped
+/// connection marks the view as from the cache and is reopened with backoff (0.1 s doubling to
+/// 5 s); the target is added again with the last resume token (the emulator answers RESET and the
+/// current result), and the view compares it with what it showed, so the next snapshot carries
+/// exactly the changes made meanwhile. A target the server removes (rules refusing the read, an
+/// invalid query) ends the listener with that error.
 final class StreamingListener: ListenerRegistration {
     private let stopped: StopFlag
     private let interrupter = Mutex<Interrupter?>(nil)
 
+    private let view: ListenView
+
     init(
-        firestore: Firestore, target: ListenTargetSpec, stopped: StopFlag,
-        deliver: @escaping @Sendable ([ProtoDocument]) -> Void, fail: @escaping @Sendable (FirestoreError) -> Void
+        firestore: Firestore, target: ListenTargetSpec, stopped: StopFlag, view: ListenView,
+        fail: @escaping @Sendable (FirestoreError) -> Void
     ) {
         self.stopped = stopped
+        self.view = view
+        view.start()
         BackgroundThread.run(name: "SnapshotListener") { [self] in
             if let error = firestore.configurationError { return fail(error) }
-            firestore.writeQueue.waitForEarlierWork()
             var delay = 0.1
+            var state = ListenTargetState(targetID: 1)
+            defer { view.stop() }
             while !stopped.isSet {
                 do {
                     let address = firestore.address
@@ -32,8 +39,7 @@ final class StreamingListener: ListenerRegistration {
                         ])
                     interrupter.withLock { $0 = call.interrupter }
                     if stopped.isSet { return }
-                    try call.send(target.addRequest(targetID: 1))
-                    var state = ListenTargetState(targetID: 1)
+                    try call.send(target.addRequest(targetID: 1, resumeToken: state.resumeToken))
                     reading: while !stopped.isSet {
                         switch try call.next() {
                         case .message(let bytes):
@@ -42,9 +48,9 @@ final class StreamingListener: ListenerRegistration {
                                 return fail(FirestoreError(.internal, "Unreadable ListenResponse: \(error.message)"))
                             }
                             switch state.apply(event) {
-                            case .snapshot(let documents)?:
+                            case .snapshot(let documents, let readTime)?:
                                 delay = 0.1
-                                deliver(documents)
+                                view.serverSnapshot(documents, readTime: readTime)
                             case .failed(let code, let message)?:
                                 return fail(FirestoreError(FirestoreErrorCode(rawValue: Int(code)), message))
                             case nil: break
@@ -59,6 +65,8 @@ final class StreamingListener: ListenerRegistration {
                     // The connection failed or broke: reopen it below.
                 }
                 if stopped.isSet { return }
+                state.disconnected()
+                view.disconnected()
                 usleep(useconds_t(delay * 1_000_000))
                 delay = min(delay * 2, 5)
             }
