@@ -11,24 +11,10 @@ import FirestoreEmulator
 func runRulesThroughputBenchmark(quick: Bool) {
     let singles = quick ? 5_000 : 50_000
     let batches = quick ? 10 : 100
-    let firestoreRules = """
-        rules_version = '2';
-        service cloud.firestore {
-          match /databases/{database}/documents {
-            match /users/{userId} {
-              allow read: if request.auth != null;
-              allow create, update: if request.auth != null && request.auth.uid == userId
-                && request.resource.data.keys().hasOnly(['name', 'age', 'email']);
-              match /notes/{noteId} {
-                allow write: if request.auth != null && request.auth.uid == userId;
-              }
-            }
-          }
-        }
-        """
+    let firestoreRules = TypicalFirestoreWrites.rules
     let token = unsignedToken(uid: "bench")
-    let body = Array(#"{"fields":{"name":{"stringValue":"Ada"},"age":{"integerValue":"36"},"email":{"stringValue":"a@example.com"}}}"#.utf8)
-    let root = "projects/bench/databases/(default)/documents"
+    let body = TypicalFirestoreWrites.body
+    let root = TypicalFirestoreWrites.root
 
     func firestore(_ rules: Bool) -> Router {
         let gate = rules ? FirestoreRulesEngine.compile(firestoreRules).gate ?? .denyAll : .allowAll
@@ -48,15 +34,7 @@ func runRulesThroughputBenchmark(quick: Bool) {
     func firestoreBatches(_ rules: Bool) -> Double {
         let router = firestore(rules)
         let headers = rules ? HTTPHeaders([("Authorization", "Bearer \(token)")]) : HTTPHeaders([])
-        // The caller's own document and 499 notes below it.
-        var s = #"{"writes":["#
-        for i in 0..<500 {
-            if i > 0 { s += "," }
-            let path = i == 0 ? "users/bench" : "users/bench/notes/n\(i)"
-            s += #"{"update":{"name":"\#(root)/\#(path)","fields":{"name":{"stringValue":"n\#(i)"}}}}"#
-        }
-        s += "]}"
-        let batch = Array(s.utf8)
+        let batch = TypicalFirestoreWrites.commit
         let t0 = MonotonicClock.nanoseconds()
         for _ in 0..<batches {
             let r = router.respond(to: HTTPRequest(method: .post, target: "/v1/\(root):commit", headers: headers, body: batch))
@@ -106,8 +84,41 @@ func runRulesThroughputBenchmark(quick: Bool) {
 }
 
 /// An `alg: none` ID token for `uid`, as the SDKs' mockUserToken makes it.
-private func unsignedToken(uid: String) -> String {
+func unsignedToken(uid: String) -> String {
     let header = Base64.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8), alphabet: .urlSafe, padding: false)
     let payload = Base64.encode(Array(#"{"user_id":"\#(uid)","sub":"\#(uid)"}"#.utf8), alphabet: .urlSafe, padding: false)
     return "\(header).\(payload)."
+}
+
+/// The Firestore workload of `rules-throughput` and `rules-trace`: the typical rule ("owner writes,
+/// known keys only" under `users/{uid}`), one user's document written by PATCH, and a commit of
+/// the user's own document and 499 notes below it.
+enum TypicalFirestoreWrites {
+    static let rules = """
+        rules_version = '2';
+        service cloud.firestore {
+          match /databases/{database}/documents {
+            match /users/{userId} {
+              allow read: if request.auth != null;
+              allow create, update: if request.auth != null && request.auth.uid == userId
+                && request.resource.data.keys().hasOnly(['name', 'age', 'email']);
+              match /notes/{noteId} {
+                allow write: if request.auth != null && request.auth.uid == userId;
+              }
+            }
+          }
+        }
+        """
+    static let root = "projects/bench/databases/(default)/documents"
+    static let body = Array(#"{"fields":{"name":{"stringValue":"Ada"},"age":{"integerValue":"36"},"email":{"stringValue":"a@example.com"}}}"#.utf8)
+    static let commit: [UInt8] = {
+        var s = #"{"writes":["#
+        for i in 0..<500 {
+            if i > 0 { s += "," }
+            let path = i == 0 ? "users/bench" : "users/bench/notes/n\(i)"
+            s += #"{"update":{"name":"\#(root)/\#(path)","fields":{"name":{"stringValue":"n\#(i)"}}}}"#
+        }
+        s += "]}"
+        return Array(s.utf8)
+    }()
 }

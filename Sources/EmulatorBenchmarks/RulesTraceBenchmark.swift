@@ -13,34 +13,11 @@ import SecurityRules
 func runRulesTraceBenchmark(quick: Bool) {
     let singles = quick ? 5_000 : 50_000
     let batches = quick ? 10 : 100
-    let rules = """
-        rules_version = '2';
-        service cloud.firestore {
-          match /databases/{database}/documents {
-            match /users/{userId} {
-              allow read: if request.auth != null;
-              allow create, update: if request.auth != null && request.auth.uid == userId
-                && request.resource.data.keys().hasOnly(['name', 'age', 'email']);
-              match /notes/{noteId} {
-                allow write: if request.auth != null && request.auth.uid == userId;
-              }
-            }
-          }
-        }
-        """
-    let header = Base64.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8), alphabet: .urlSafe, padding: false)
-    let payload = Base64.encode(Array(#"{"user_id":"bench","sub":"bench"}"#.utf8), alphabet: .urlSafe, padding: false)
-    let headers = HTTPHeaders([("Authorization", "Bearer \(header).\(payload).")])
-    let body = Array(#"{"fields":{"name":{"stringValue":"Ada"},"age":{"integerValue":"36"},"email":{"stringValue":"a@example.com"}}}"#.utf8)
-    let root = "projects/bench/databases/(default)/documents"
-    var s = #"{"writes":["#
-    for i in 0..<500 {
-        if i > 0 { s += "," }
-        let path = i == 0 ? "users/bench" : "users/bench/notes/n\(i)"
-        s += #"{"update":{"name":"\#(root)/\#(path)","fields":{"name":{"stringValue":"n\#(i)"}}}}"#
-    }
-    s += "]}"
-    let batch = Array(s.utf8)
+    let rules = TypicalFirestoreWrites.rules
+    let headers = HTTPHeaders([("Authorization", "Bearer \(unsignedToken(uid: "bench"))")])
+    let body = TypicalFirestoreWrites.body
+    let root = TypicalFirestoreWrites.root
+    let batch = TypicalFirestoreWrites.commit
 
     enum Mode: CaseIterable { case plain, coverage, logUnwatched, logWatched }
     func router(_ mode: Mode) -> Router {
