@@ -304,9 +304,9 @@ final class ListenStream: Sendable {
     var reevaluations: Int { state.withLock { $0.reevaluations } }
 
     /// The event for one change of `target`: a document (projected), a document that left it
-    /// (DocumentChange with the target removed), or its removal — DocumentDelete when the document was deleted or the target names documents (the SDKs then
-    /// record it as missing), DocumentRemove when it only left a query's result (the SDKs learn
-    /// its new state from another target or ask for it).
+    /// (DocumentChange with the target removed), or its removal — DocumentDelete when the
+    /// document was deleted (the SDKs then record it as missing), DocumentRemove when it only left
+    /// a query's result (the SDKs learn its new state from another target or ask for it).
     private func send(_ change: ListenTarget.Change, target: ListenTarget, database: DatabaseID, readTime: Int64) {
         switch change {
         case .put(let d):
@@ -315,9 +315,8 @@ final class ListenStream: Sendable {
             sink.send(.documentChange(d, database: database, targets: [], removed: [target.id]))
         case .remove(let path, let deleted):
             let name = database.documentName(path)
-            var isDocumentsTarget = false
-            if case .documents = target.kind { isDocumentsTarget = true }
-            if deleted || isDocumentsTarget {
+            // A documents target loses a document only when it is deleted.
+            if deleted {
                 sink.send(.documentDelete(name, removed: [target.id], readTime: readTime))
             } else {
                 sink.send(.documentRemove(name, removed: [target.id], readTime: readTime))
