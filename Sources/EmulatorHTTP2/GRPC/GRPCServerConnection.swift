@@ -54,6 +54,13 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         /// Unary and server-streaming calls whose requests are complete, waiting to run (in
         /// arrival order) until the responses already queued fit the peer's windows.
         var waiting: [@Sendable () -> Void] = []
+
+        /// Whether the responses queued behind the peer's windows leave room for more: at most
+        /// ``GRPCServerConnection/maxQueuedBytesBeforeNextCall``, bidirectional calls' backlogs
+        /// aside (they have their own bound).
+        var responsesFit: Bool {
+            connection.queuedBytes { calls[$0]?.isBidirectional != true } <= GRPCServerConnection.maxQueuedBytesBeforeNextCall
+        }
         /// Streams with a producer that stopped for want of window room.
         var paced: Set<UInt32> = []
     }
@@ -114,8 +121,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     /// Whether `stream`'s paced call may produce more now: its queued bytes and the connection's
     /// (bidirectional calls' backlogs aside, as for the call gate) are under their bounds (lock held).
     private func hasRoom(_ stream: UInt32, _ s: State) -> Bool {
-        s.connection.queuedBytes(stream: stream) < Self.maxQueuedBytesPerPacedCall
-            && s.connection.queuedBytes(where: { s.calls[$0]?.isBidirectional != true }) <= Self.maxQueuedBytesBeforeNextCall
+        s.connection.queuedBytes(stream: stream) < Self.maxQueuedBytesPerPacedCall && s.responsesFit
     }
 
     /// Installs `producer` on `stream` and runs it while there is room.
@@ -162,9 +168,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     private func runWaitingCalls() {
         while true {
             let next = state.withLock { s -> (@Sendable () -> Void)? in
-                guard !s.closed, !s.waiting.isEmpty,
-                    s.connection.queuedBytes(where: { s.calls[$0]?.isBidirectional != true }) <= Self.maxQueuedBytesBeforeNextCall
-                else { return nil }
+                guard !s.closed, !s.waiting.isEmpty, s.responsesFit else { return nil }
                 return s.waiting.removeFirst()
             }
             guard let next else { return }
