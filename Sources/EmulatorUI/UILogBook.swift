@@ -30,55 +30,38 @@ package final class UILogBook: Sendable {
         package var skipped: Bool
     }
 
-    private struct State {
-        var ring: [Line] = []
-        /// Index of the oldest line once the ring is full.
-        var head = 0
-        var last = 0
-    }
-
     package let capacity: Int
     /// Longer texts are cut: one runaway line must not hold the memory of many.
     package static let maximumTextLength = 4_096
-    private let state = Mutex(State())
+    private let state: Mutex<NumberedRing<Line>>
     private let clock: @Sendable () -> Int64
 
     package init(capacity: Int = 2_000, clock: @escaping @Sendable () -> Int64 = UILogBook.wallClockMilliseconds) {
         self.capacity = max(1, capacity)
+        self.state = Mutex(NumberedRing(capacity: capacity))
         self.clock = clock
     }
 
     package func append(level: String, scope: String, text: String) {
         let cut = text.utf8.count > Self.maximumTextLength ? String(text.prefix(Self.maximumTextLength)) + "…" : text
         let time = clock()
-        state.withLock { state in
-            state.last += 1
-            let line = Line(sequence: state.last, time: time, level: level, scope: scope, text: cut)
-            if state.ring.count < capacity {
-                state.ring.append(line)
-            } else {
-                state.ring[state.head] = line
-                state.head = (state.head + 1) % capacity
-            }
+        state.withLock { ring in
+            ring.append { Line(sequence: $0, time: time, level: level, scope: scope, text: cut) }
         }
     }
 
     /// The kept lines with a sequence number above `after`, oldest first, at most `limit`.
     package func lines(after: Int, limit: Int = 1_000) -> Page {
-        state.withLock { state in
-            let ordered = Array(state.ring[state.head...] + state.ring[..<state.head])
-            let newer = ordered.filter { $0.sequence > after }
-            let skipped = (newer.first?.sequence ?? state.last + 1) > after + 1 && after < state.last
-            return Page(lines: Array(newer.prefix(max(0, limit))), last: state.last, skipped: skipped)
+        state.withLock { ring in
+            let newer = ring.newer(than: after).map(\.element)
+            let skipped = (newer.first?.sequence ?? ring.last + 1) > after + 1 && after < ring.last
+            return Page(lines: Array(newer.prefix(max(0, limit))), last: ring.last, skipped: skipped)
         }
     }
 
     /// Forgets every line (numbering goes on).
     package func clear() {
-        state.withLock { state in
-            state.ring.removeAll(keepingCapacity: true)
-            state.head = 0
-        }
+        state.withLock { $0.removeAll() }
     }
 
     /// The page as served: `{"last": n, "skipped": bool, "lines": [{"seq", "time", "level", "scope", "text"}]}`.

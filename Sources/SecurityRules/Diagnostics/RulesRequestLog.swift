@@ -118,21 +118,16 @@ package final class RulesRequestLog: Sendable {
         package var skipped: Bool
     }
 
-    private struct State {
-        var ring: [RulesRequestRecord] = []
-        var head = 0
-        var last = 0
-    }
-
     package let capacity: Int
     /// How long after a page's last read the log still counts as watched (ms).
     package static let watchWindow: Int64 = 30_000
-    private let state = Mutex(State())
+    private let state: Mutex<NumberedRing<RulesRequestRecord>>
     private let lastRead = Atomic<Int64>(Int64.min / 2)
     private let clock: @Sendable () -> Int64
 
     package init(capacity: Int = 2_000, clock: @escaping @Sendable () -> Int64 = { WallClock.nowMilliseconds() }) {
         self.capacity = max(1, capacity)
+        self.state = Mutex(NumberedRing(capacity: capacity))
         self.clock = clock
     }
 
@@ -144,15 +139,11 @@ package final class RulesRequestLog: Sendable {
     }
 
     package func record(_ record: RulesRequestRecord) {
-        var record = record
-        state.withLock { state in
-            state.last += 1
-            record.sequence = state.last
-            if state.ring.count < capacity {
-                state.ring.append(record)
-            } else {
-                state.ring[state.head] = record
-                state.head = (state.head + 1) % capacity
+        state.withLock { ring in
+            ring.append { number in
+                var record = record
+                record.sequence = number
+                return record
             }
         }
     }
@@ -161,30 +152,22 @@ package final class RulesRequestLog: Sendable {
     /// when more are waiting). Marks the log as watched.
     package func records(after: Int, limit: Int = 1_000) -> Page {
         lastRead.store(clock(), ordering: .relaxed)
-        return state.withLock { state in
-            var newer: [RulesRequestRecord] = []
-            let count = state.ring.count
-            for k in 0..<count {
-                let record = state.ring[(state.head + k) % count]
-                if record.sequence > after { newer.append(record) }
-            }
+        return state.withLock { ring in
+            var newer = ring.newer(than: after).map(\.element)
             let dropped = newer.count > limit ? newer.count - max(0, limit) : 0
             if dropped > 0 { newer.removeFirst(dropped) }
-            let first = newer.first?.sequence ?? state.last + 1
-            return Page(records: newer, last: state.last, skipped: first > after + 1 && after < state.last)
+            let first = newer.first?.sequence ?? ring.last + 1
+            return Page(records: newer, last: ring.last, skipped: first > after + 1 && after < ring.last)
         }
     }
 
     /// The record numbered `sequence`, while it is kept.
     package func record(_ sequence: Int) -> RulesRequestRecord? {
-        state.withLock { state in state.ring.first { $0.sequence == sequence } }
+        state.withLock { $0.element(sequence) }
     }
 
     /// Forgets every record (numbering goes on).
     package func clear() {
-        state.withLock { state in
-            state.ring.removeAll(keepingCapacity: true)
-            state.head = 0
-        }
+        state.withLock { $0.removeAll() }
     }
 }
