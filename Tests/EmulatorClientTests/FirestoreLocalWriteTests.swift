@@ -80,6 +80,37 @@ struct Reported: Sendable, Equatable {
         }
     }
 
+    @Test func aLimitToLastListenerStreamsTheLastDocumentsInQueryOrder() async throws {
+        try await withEmulators(services: .firestore) { env in
+            let db = env.firestore()
+            for (id, score) in [("a", 10), ("b", 20), ("c", 30), ("d", 40)] {
+                try await db.document("scores/\(id)").setData(["score": score])
+            }
+            let seen = Seen<Reported>()
+            let registration = db.collection("scores").order(by: "score").limit(toLast: 2)
+                .addSnapshotListener { snapshot, _ in
+                    guard let snapshot else { return }
+                    seen.add(Reported(
+                        ids: snapshot.documents.map(\.documentID), changes: snapshot.documentChanges.map(\.type),
+                        pending: snapshot.metadata.hasPendingWrites, fromCache: snapshot.metadata.isFromCache))
+                }
+            defer { registration.remove() }
+            try await waitUntil { seen.last?.ids == ["c", "d"] }
+            // Another client's write enters at the end and pushes "c" out.
+            try await env.firestore().document("scores/e").setData(["score": 50])
+            try await waitUntil { seen.last?.ids == ["d", "e"] }
+            #expect(Set(seen.last?.changes ?? []) == [.added, .removed])
+            // This instance's own write shows at once, in order, before the server confirms it.
+            db.document("scores/f").setData(["score": 45], merge: false, completion: nil)
+            try await waitUntil { seen.all.contains { $0.ids == ["f", "e"] && $0.pending } }
+            // A document below the window changes nothing; one above it enters.
+            try await env.firestore().document("scores/a").setData(["score": 11])
+            try await env.firestore().document("scores/g").setData(["score": 60])
+            try await waitUntil { seen.last?.ids == ["e", "g"] }
+            #expect(!seen.all.contains { $0.ids.contains("a") })
+        }
+    }
+
     @Test func incrementsAreCommittedWithAPreconditionAndApplyOnce() async throws {
         try await withEmulators(services: .firestore) { env in
             let db = env.firestore()

@@ -8,47 +8,6 @@ public protocol ListenerRegistration: Sendable {
     func remove()
 }
 
-/// Polls a read every `interval` on its own thread and reports when the result changes: the
-/// listeners of `limit(toLast:)` queries, which the `Listen` stream cannot express (the SDKs
-/// reverse such queries and re-sort on the client).
-final class PollingListener: ListenerRegistration {
-    private let stopped: StopFlag
-
-    init<State: Sendable>(
-        interval: Duration = .milliseconds(100),
-        firestore: Firestore,
-        stopped: StopFlag,
-        read: @escaping @Sendable () throws -> State,
-        changed: @escaping @Sendable (State?, State) -> Bool,
-        deliver: @escaping @Sendable (State?, Result<State, any Error>) -> Void
-    ) {
-        self.stopped = stopped
-        BackgroundThread.run(name: "SnapshotListener") {
-            firestore.writeQueue.waitForEarlierWork()
-            var last: State?
-            var lastFailed = false
-            while !stopped.isSet {
-                do {
-                    let state = try read()
-                    lastFailed = false
-                    if last == nil || changed(last, state) {
-                        if stopped.isSet { return }
-                        deliver(last, .success(state))
-                        last = state
-                    }
-                } catch {
-                    if !lastFailed && !stopped.isSet { deliver(last, .failure(error)) }
-                    lastFailed = true
-                }
-                let ms = interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
-                usleep(useconds_t(max(1, ms) * 1000))
-            }
-        }
-    }
-
-    func remove() { stopped.set() }
-}
-
 /// Set once a registration is removed; queued callbacks check it before calling user code.
 final class StopFlag: Sendable {
     private let value = Atomic<Bool>(false)
@@ -75,8 +34,8 @@ extension Query {
     /// As ``addSnapshotListener(_:)``. Snapshots come from the server's `Listen` stream with this
     /// instance's unacknowledged writes laid over them (`metadata.hasPendingWrites`; while the
     /// stream is down, `metadata.isFromCache`); with `includeMetadataChanges`, a change of the
-    /// metadata alone (a write acknowledged, the stream lost or back) is delivered too. Only
-    /// `limit(toLast:)` queries poll `runQuery`, about every 100 ms, without local writes.
+    /// metadata alone (a write acknowledged, the stream lost or back) is delivered too. A
+    /// `limit(toLast:)` query listens as its reverse and is shown in its own order.
     @discardableResult
     public func addSnapshotListener(
         includeMetadataChanges: Bool, listener: @escaping (QuerySnapshot?, (any Error)?) -> Void
@@ -93,31 +52,19 @@ extension Query {
                 }
             }
         }
-        if !description.limitToLast {
-            let view = ListenView(
-                firestore: firestore, includeMetadataChanges: includeMetadataChanges,
-                matches: { query.matchesLocally($0) },
-                order: { documents in
-                    let sorted = query.sorted(documents)
-                    if let limit = query.description.limit, sorted.count > limit { return Array(sorted.prefix(limit)) }
-                    return sorted
-                },
-                emit: { shown, previous in
-                    send(.success(QuerySnapshot(
-                        query: query, documents: shown.documents, previous: previous?.documents ?? [], metadata: shown.metadata)))
-                })
-            return StreamingListener(firestore: firestore, target: .query(query), stopped: stopped, view: view, fail: { send(.failure($0)) })
-        }
-        return PollingListener(
-            firestore: firestore, stopped: stopped,
-            read: { try query.run() },
-            changed: { old, new in
-                guard let old else { return true }
-                return QuerySnapshot.differs(old, new)
+        let view = ListenView(
+            firestore: firestore, includeMetadataChanges: includeMetadataChanges,
+            matches: { query.matchesLocally($0) },
+            order: { documents in
+                let sorted = query.sorted(documents)
+                guard let limit = query.description.limit, sorted.count > limit else { return sorted }
+                return query.description.limitToLast ? Array(sorted.suffix(limit)) : Array(sorted.prefix(limit))
             },
-            deliver: { previous, result in
-                send(result.map { QuerySnapshot(query: query, documents: $0, previous: previous ?? []) })
+            emit: { shown, previous in
+                send(.success(QuerySnapshot(
+                    query: query, documents: shown.documents, previous: previous?.documents ?? [], metadata: shown.metadata)))
             })
+        return StreamingListener(firestore: firestore, target: .query(query), stopped: stopped, view: view, fail: { send(.failure($0)) })
     }
 
     /// Query snapshots as an async sequence (the first element is the current result).

@@ -127,6 +127,19 @@ public class Query: @unchecked Sendable {
         description.parentPath.isEmpty ? description.collectionID : description.parentPath + "/" + description.collectionID
     }
 
+    /// The orders and cursors sent to the server. Cursors and `limitToLast` need the implicit
+    /// orders (inequality field, `__name__`) spelled out; a `limitToLast` query goes as its
+    /// reverse (orders flipped, cursors swapped), the SDKs' way, and is put back in order locally.
+    var wireShape: (orders: [(path: ModelFieldPath, descending: Bool)], start: (values: [Value], before: Bool)?, end: (values: [Value], before: Bool)?) {
+        let d = description
+        let orders = d.limitToLast || d.startAt != nil || d.endAt != nil ? effectiveOrders : d.orders
+        guard d.limitToLast else { return (orders, d.startAt, d.endAt) }
+        return (
+            orders.map { ($0.path, !$0.descending) }, d.endAt.map { ($0.values, !$0.before) },
+            d.startAt.map { ($0.values, !$0.before) }
+        )
+    }
+
     /// The `structuredQuery` JSON (with `limitToLast` turned into a reversed query).
     var structuredQuery: JSONValue {
         let d = description
@@ -141,15 +154,7 @@ public class Query: @unchecked Sendable {
             let node = d.filters.count == 1 ? d.filters[0] : .composite("AND", d.filters)
             members.append(JSONMember("where", node.json(documentsName: firestore.documentsName, collectionPath: collectionPath)))
         }
-        // Cursors and limitToLast need the implicit orders (inequality field, `__name__`) spelled out.
-        var orders = d.limitToLast || d.startAt != nil || d.endAt != nil ? effectiveOrders : d.orders
-        var start = d.startAt
-        var end = d.endAt
-        if d.limitToLast {
-            orders = orders.map { ($0.path, !$0.descending) }
-            start = d.endAt.map { ($0.values, !$0.before) }
-            end = d.startAt.map { ($0.values, !$0.before) }
-        }
+        let (orders, start, end) = wireShape
         if !orders.isEmpty {
             members.append(
                 JSONMember(

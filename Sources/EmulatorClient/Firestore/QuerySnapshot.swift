@@ -15,11 +15,6 @@ public struct QuerySnapshot: Sendable {
 
     public var isEmpty: Bool { documents.isEmpty }
 
-    /// Whether two results differ in a way a listener reports: a document added, removed or
-    /// changed, or the order.
-    static func differs(_ old: [DocumentSnapshot], _ new: [DocumentSnapshot]) -> Bool {
-        !DocumentChange.diff(old: old, new: new).isEmpty || old.map(\.reference.path) != new.map(\.reference.path)
-    }
     public var count: Int { documents.count }
 }
 

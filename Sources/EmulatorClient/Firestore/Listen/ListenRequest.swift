@@ -7,8 +7,8 @@ enum ListenTargetSpec: Sendable {
     case query(Query)
 
     /// `ListenRequest { database, add_target { query | documents, resume_token, target_id } }`:
-    /// with a resume token the server knows what the client saw (the emulator answers with RESET
-    /// and the current result, which the listener compares with what it delivered).
+    /// with a resume token the server knows what the client saw and sends what changed since
+    /// (or RESET and the current result, which the listener compares with what it delivered).
     func addRequest(targetID: Int32, resumeToken: [UInt8]? = nil) -> [UInt8] {
         var w = ProtoWriter()
         switch self {
@@ -40,8 +40,8 @@ extension Query {
         description.parentPath.isEmpty ? firestore.documentsName : firestore.documentsName + "/" + description.parentPath
     }
 
-    /// The `StructuredQuery` message, as ``structuredQuery`` spells it in JSON (without
-    /// `limitToLast`, which listeners run by polling).
+    /// The `StructuredQuery` message, as ``structuredQuery`` spells it in JSON (a `limitToLast`
+    /// query reversed, see ``wireShape``).
     func writeStructuredQuery(to w: inout ProtoWriter) {
         let d = description
         w.message(2) { from in
@@ -52,7 +52,7 @@ extension Query {
             let node = d.filters.count == 1 ? d.filters[0] : .composite("AND", d.filters)
             w.message(3) { node.writeProto(to: &$0, documentsName: firestore.documentsName, collectionPath: collectionPath) }
         }
-        let orders = d.startAt != nil || d.endAt != nil ? effectiveOrders : d.orders
+        let (orders, start, end) = wireShape
         for order in orders {
             w.message(4) { o in
                 o.message(1) { $0.string(2, order.path.canonicalString) }
@@ -65,8 +65,8 @@ extension Query {
                 if c.before { m.bool(2, true) }
             }
         }
-        if let start = d.startAt { cursor(7, start) }
-        if let end = d.endAt { cursor(8, end) }
+        if let start { cursor(7, start) }
+        if let end { cursor(8, end) }
         if let limit = d.limit { w.message(5) { $0.int32(1, Int32(clamping: limit)) } }
     }
 }
