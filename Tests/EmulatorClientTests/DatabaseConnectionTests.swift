@@ -157,6 +157,35 @@ final class Seen<T: Sendable>: Sendable {
         }
     }
 
+    @Test func transactionsRaiseLocalEventsUnlessAskedNotTo() async throws {
+        try await withDatabase { db in
+            let ref = db.reference(withPath: "likes")
+            try await ref.setValue(1)
+            let seen = Seen<Int?>()
+            ref.observe(.value) { seen.add($0.value as? Int) }
+            try await waitUntil { seen.all == [1] }
+            db.goOffline()
+            let outcomes = Seen<Bool>()
+            func add(_ n: Int) -> (MutableData) -> TransactionResult {
+                { current in
+                    current.value = (current.value as? Int ?? 0) + n
+                    return .success(withValue: current)
+                }
+            }
+            ref.runTransactionBlock(add(1)) { error, committed, _ in outcomes.add(error == nil && committed) }
+            // Shown at once, while the server cannot have answered.
+            try await waitUntil { seen.all == [1, 2] }
+            ref.runTransactionBlock(add(10), andCompletionBlock: { error, committed, _ in outcomes.add(error == nil && committed) },
+                withLocalEvents: false)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(seen.all == [1, 2])
+            db.goOnline()
+            // The second was proposed against the server's 1, so it retries against 2.
+            try await waitUntil { outcomes.all == [true, true] && seen.last == 12 }
+            #expect(try await otherClient(of: db).reference(withPath: "likes").getData().value as? Int == 12)
+        }
+    }
+
     @Test func localServerValuesAreEstimatedUntilTheServerAnswers() async throws {
         try await withDatabase { db in
             let ref = db.reference(withPath: "stats")

@@ -143,9 +143,12 @@ final class DatabaseConnection: Sendable {
     }
 
     /// A write (`p` set, `m` merge) at `path`: observers see it at once; `complete` runs when the
-    /// server applied or refused it (a refused write is taken back out of the views).
+    /// server applied or refused it (a refused write is taken back out of the views). A `hash`
+    /// makes it a transaction's compare-and-set (`h`), refused with `datastale` when the server's
+    /// value differs.
     func write(
-        _ action: String, path: [String], data: JSONValue, complete: @escaping @Sendable (Result<JSONValue, any Error>) -> Void
+        _ action: String, path: [String], data: JSONValue, hash: String? = nil,
+        complete: @escaping @Sendable (Result<JSONValue, any Error>) -> Void
     ) {
         let spawn = state.withLock { s -> Bool in
             let sets: [(path: [String], value: JSONValue)]
@@ -158,8 +161,9 @@ final class DatabaseConnection: Sendable {
             s.nextWrite += 1
             s.writes.append(DatabaseLocalWrite(id: id, sets: sets))
             Self.refresh(&s, touching: path)
-            let body = JSONValue.object([JSONMember("p", .string("/" + path.joined(separator: "/"))), JSONMember("d", data)])
-            Self.enqueue(&s, action, body, localWrite: id, complete: complete)
+            var members = [JSONMember("p", .string("/" + path.joined(separator: "/"))), JSONMember("d", data)]
+            if let hash { members.append(JSONMember("h", .string(hash))) }
+            Self.enqueue(&s, action, .object(members), localWrite: id, complete: complete)
             return Self.claimThread(&s)
         }
         if spawn { startThread() }

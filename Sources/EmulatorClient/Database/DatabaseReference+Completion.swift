@@ -69,8 +69,8 @@ extension DatabaseReference {
         runTransactionBlock(block, andCompletionBlock: completion, withLocalEvents: true)
     }
 
-    /// As ``runTransactionBlock(_:andCompletionBlock:)``. This client raises no local events for
-    /// a transaction before the server applied it, so `withLocalEvents` changes nothing.
+    /// As ``runTransactionBlock(_:andCompletionBlock:)``; with `withLocalEvents` false, observers
+    /// see the transaction's value only once the server applied it.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult,
         andCompletionBlock completion: @escaping ((any Error)?, Bool, DataSnapshot?) -> Void,
@@ -78,7 +78,7 @@ extension DatabaseReference {
     ) {
         let ref = self
         let callback = UserCallback(completion)
-        transact(UserCallback(block), attempt: 0) { result in
+        transact(UserCallback(block), attempt: 0, localEvents: withLocalEvents) { result in
             ref.database.callbackQueue.deliver {
                 switch result {
                 case .success(let (committed, snapshot)): callback.call(nil, committed, snapshot)

@@ -145,21 +145,23 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     /// meanwhile (the wire protocol's compare-and-set: the write carries the hash of the value the
     /// block saw, and the server refuses it with `datastale` if the value differs); on a conflict
     /// the block runs again with the newer value, up to 25 times. Returns whether it committed
-    /// and the final data. The read goes out after the writes made before the call.
+    /// and the final data. The read goes out after the writes made before the call. Observers
+    /// see each attempt's value at once (local events), taken back if the server refuses it.
     public func runTransactionBlock(
         _ block: @escaping (MutableData) -> TransactionResult
     ) async throws -> (Bool, DataSnapshot) {
         let callback = UserCallback(block)
         return try await withCheckedThrowingContinuation { continuation in
-            transact(callback, attempt: 0) { continuation.resume(with: $0) }
+            transact(callback, attempt: 0, localEvents: true) { continuation.resume(with: $0) }
         }
     }
 
     /// One attempt: read the server's value (`g`; the first attempt uses the cached server value
     /// when a listen holds it, running the block at once), run the block on the transaction
-    /// queue, send `p` with the read value's hash; `datastale` starts the next attempt.
+    /// queue, send `p` with the read value's hash; `datastale` starts the next attempt. With
+    /// `localEvents`, the proposed value is a local write while its `p` is unanswered.
     func transact(
-        _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int,
+        _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int, localEvents: Bool,
         _ done: @escaping @Sendable (Result<(Bool, DataSnapshot), DatabaseError>) -> Void
     ) {
         if let error = database.configurationError { return done(.failure(error)) }
@@ -168,7 +170,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
         // The first attempt keeps the transaction's place among the writes: with the server's
         // value cached (a complete listen), its `p` goes out now, before any later write.
         if attempt == 0, let cached = database.connection.cachedServerValue(path: path) {
-            return attemptWith(cached, block, attempt: 0, done)
+            return attemptWith(cached, block, attempt: 0, localEvents: localEvents, done)
         }
         database.connection.read(path: path, params: DatabaseQueryParams(), serverOnly: true) { result in
             let current: DatabaseNode
@@ -176,30 +178,36 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
             case .failure(let error): return done(.failure(error))
             case .success(let node): current = node
             }
-            ref.database.transactionQueue.async { ref.attemptWith(current, block, attempt: attempt, done) }
+            ref.database.transactionQueue.async {
+                ref.attemptWith(current, block, attempt: attempt, localEvents: localEvents, done)
+            }
         }
     }
 
     /// Runs the block on `current` and sends its result with `current`'s hash.
     private func attemptWith(
-        _ current: DatabaseNode, _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int,
+        _ current: DatabaseNode, _ block: UserCallback<(MutableData) -> TransactionResult>, attempt: Int, localEvents: Bool,
         _ done: @escaping @Sendable (Result<(Bool, DataSnapshot), DatabaseError>) -> Void
     ) {
         let ref = self
-        let data = MutableData(storage: MutableData.Storage(current), path: [])
-        guard let proposed = block.call(data).data?.storage.node else {
+        let mutable = MutableData(storage: MutableData.Storage(current), path: [])
+        guard let proposed = block.call(mutable).data?.storage.node else {
             return done(.success((false, DataSnapshot(ref: ref, node: current))))
         }
-        let body = JSONValue.object([
-            JSONMember("p", ref.wirePath), JSONMember("d", proposed.json(export: true)), JSONMember("h", .string(current.hash)),
-        ])
-        ref.database.connection.request("p", body) { reply in
+        let data = proposed.json(export: true)
+        let reply: @Sendable (Result<JSONValue, any Error>) -> Void = { reply in
             switch reply {
             case .success: done(.success((true, DataSnapshot(ref: ref, node: proposed))))
             case .failure(let error as DatabaseError) where error.wireStatus == "datastale":
-                ref.transact(block, attempt: attempt + 1, done)
+                ref.transact(block, attempt: attempt + 1, localEvents: localEvents, done)
             case .failure(let error): done(.failure((error as? DatabaseError) ?? DatabaseError("\(error)")))
             }
+        }
+        if localEvents {
+            ref.database.connection.write("p", path: ref.path, data: data, hash: current.hash, complete: reply)
+        } else {
+            let body = JSONValue.object([JSONMember("p", ref.wirePath), JSONMember("d", data), JSONMember("h", .string(current.hash))])
+            ref.database.connection.request("p", body, complete: reply)
         }
     }
 
