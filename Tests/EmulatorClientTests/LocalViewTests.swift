@@ -26,6 +26,35 @@ import Testing
         #expect(d.apply(to: afterUpdate) == nil)
     }
 
+    @Test func transformsAreEstimatedLocally() throws {
+        let prefix = db.documentsName + "/"
+        let write = try WriteOperation.update(
+            db.document("a/b"),
+            [
+                "n": FieldValue.increment(Int64(2)), "f": FieldValue.increment(0.5), "top": FieldValue.maximum(Int64(7)),
+                "tags": FieldValue.arrayUnion(["x", "y"]), "gone": FieldValue.arrayRemove([1]),
+                "at": FieldValue.serverTimestamp(), "plain": "v",
+            ])
+        let m = try #require(LocalMutation(write: write.json, documentsPrefix: prefix))
+        var before = ValueMap()
+        before.setValue(.integer(40), at: ModelFieldPath(["n"]))
+        before.setValue(.string("not a number"), at: ModelFieldPath(["f"]))
+        before.setValue(.integer(3), at: ModelFieldPath(["top"]))
+        before.setValue(.array([.string("x")]), at: ModelFieldPath(["tags"]))
+        before.setValue(.array([.integer(1), .integer(2), .integer(1)]), at: ModelFieldPath(["gone"]))
+        before.setValue(.timestamp(Timestamp(microseconds: 5)), at: ModelFieldPath(["at"]))
+        let after = try #require(m.apply(to: before))
+        func field(_ name: String) -> Value? { after.value(at: ModelFieldPath([name])) }
+        #expect(field("n") == .integer(42))
+        #expect(field("f") == .double(0.5))  // not a number: the operand
+        #expect(field("top") == .integer(7))
+        #expect(field("tags") == .array([.string("x"), .string("y")]))
+        #expect(field("gone") == .array([.integer(2)]))
+        #expect(field("at") == .null)  // a pending server timestamp reads as null, as in the Apple SDK
+        #expect(field("plain") == .string("v"))
+        #expect(m.apply(to: nil) == nil)  // an update of a missing document stays missing
+    }
+
     @Test func acknowledgedWritesStayUntilTheStreamPassesTheirCommit() {
         let table = LocalWriteTable()
         let id = table.add([.set(path: "a/b", fields: ValueMap([("n", .integer(1))]))])

@@ -47,23 +47,3 @@ package struct WriteResult: Sendable, Equatable {
         self.transformResults = transformResults
     }
 }
-
-/// One `FieldTransform`.
-package struct FieldTransform: Sendable, Equatable {
-    package enum Kind: Sendable, Equatable {
-        case serverTimestamp
-        case increment(Value)
-        case maximum(Value)
-        case minimum(Value)
-        case appendMissingElements([Value])
-        case removeAllFromArray([Value])
-    }
-
-    package var field: FieldPath
-    package var kind: Kind
-
-    package init(_ field: FieldPath, _ kind: Kind) {
-        self.field = field
-        self.kind = kind
-    }
-}

@@ -10,10 +10,13 @@ enum LocalMutation: Sendable {
     /// Change the fields at these paths (nil removes); with `mustExist`, a missing document stays missing.
     case patch(path: String, fields: [(ModelFieldPath, Value?)], mustExist: Bool)
     case delete(path: String)
+    /// The change, then transforms the server computes (estimated here; see ``estimate(_:on:)``).
+    indirect case transformed(LocalMutation, [FieldTransform])
 
     var path: String {
         switch self {
         case .set(let p, _), .patch(let p, _, _), .delete(let p): return p
+        case .transformed(let inner, _): return inner.path
         }
     }
 
@@ -29,12 +32,51 @@ enum LocalMutation: Sendable {
                 if let value { out.setValue(value, at: path) } else { _ = out.removeValue(at: path) }
             }
             return out
+        case .transformed(let inner, let transforms):
+            guard var out = inner.apply(to: fields) else { return nil }
+            for t in transforms { out.setValue(Self.estimate(t, on: out.value(at: t.field)), at: t.field) }
+            return out
         }
     }
 
-    /// The mutation a REST `Write` makes (transforms are left to the server: the fields they
-    /// touch keep their value until it answers). Nil for JSON it does not recognise.
+    /// A transform's value before the server computed it, as the Apple SDK shows it by default:
+    /// increments, minimum/maximum and array unions/removals applied to the local value, a server
+    /// timestamp as null until the server's time arrives.
+    static func estimate(_ transform: FieldTransform, on current: Value?) -> Value {
+        if case .serverTimestamp = transform.kind { return .null }
+        return transform.apply(to: current, commitTime: 0)
+    }
+
+    /// The mutation a REST `Write` makes, with its `updateTransforms` estimated locally until the
+    /// server answers. Nil for JSON it does not recognise.
     init?(write json: JSONValue, documentsPrefix: String) {
+        guard let base = LocalMutation(change: json, documentsPrefix: documentsPrefix) else { return nil }
+        guard case .array(let items)? = json[member: "updateTransforms"], !items.isEmpty else {
+            self = base
+            return
+        }
+        self = .transformed(base, items.compactMap(Self.transform))
+    }
+
+    /// One `FieldTransform` in REST JSON; nil for one it does not recognise.
+    private static func transform(_ json: JSONValue) -> FieldTransform? {
+        guard case .string(let text)? = json[member: "fieldPath"], let field = try? ModelFieldPath(parsing: text) else { return nil }
+        func value(_ name: String) -> Value? { json[member: name].flatMap { try? Value(firestoreJSON: $0) } }
+        func values(_ name: String) -> [Value]? {
+            guard case .array(let items)? = json[member: name]?[member: "values"] else { return json[member: name] == nil ? nil : [] }
+            return items.compactMap { try? Value(firestoreJSON: $0) }
+        }
+        if json[member: "setToServerValue"] != nil { return FieldTransform(field, .serverTimestamp) }
+        if let v = value("increment") { return FieldTransform(field, .increment(v)) }
+        if let v = value("maximum") { return FieldTransform(field, .maximum(v)) }
+        if let v = value("minimum") { return FieldTransform(field, .minimum(v)) }
+        if let v = values("appendMissingElements") { return FieldTransform(field, .appendMissingElements(v)) }
+        if let v = values("removeAllFromArray") { return FieldTransform(field, .removeAllFromArray(v)) }
+        return nil
+    }
+
+    /// The document change of a REST `Write`, without its transforms.
+    private init?(change json: JSONValue, documentsPrefix: String) {
         func path(_ name: JSONValue?) -> String? {
             guard case .string(let n)? = name, n.hasPrefix(documentsPrefix) else { return nil }
             return String(n.dropFirst(documentsPrefix.count))

@@ -1,9 +1,29 @@
-import EmulatorModel
+/// One `FieldTransform` of a `Write`: a change the server computes from the field's current
+/// value at commit time.
+package struct FieldTransform: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        case serverTimestamp
+        case increment(Value)
+        case maximum(Value)
+        case minimum(Value)
+        case appendMissingElements([Value])
+        case removeAllFromArray([Value])
+    }
+
+    package var field: FieldPath
+    package var kind: Kind
+
+    package init(_ field: FieldPath, _ kind: Kind) {
+        self.field = field
+        self.kind = kind
+    }
+}
 
 extension FieldTransform {
-    /// The new value of the field given its current value, as production computes it.
-    /// `commitTime` is the server timestamp (µs).
-    func apply(to current: Value?, commitTime: Int64) -> Value {
+    /// The new value of the field given its current value, as production computes it (the
+    /// server at commit, and the Swift client for its local view). `commitTime` is the server
+    /// timestamp (µs).
+    package func apply(to current: Value?, commitTime: Int64) -> Value {
         switch kind {
         case .serverTimestamp:
             return .timestamp(Timestamp(microseconds: commitTime))
@@ -34,7 +54,7 @@ extension FieldTransform {
     }
 
     /// The value reported in `transformResults`: the new value, or null for array transforms.
-    func result(_ newValue: Value) -> Value {
+    package func result(_ newValue: Value) -> Value {
         switch kind {
         case .appendMissingElements, .removeAllFromArray: .null
         default: newValue
@@ -42,7 +62,7 @@ extension FieldTransform {
     }
 
     /// Checks operands: numeric transforms need a number; the field must not be `__name__`.
-    func validate() throws(EmulatorError) {
+    package func validate() throws(EmulatorError) {
         if field.isDocumentID || field.segments.contains(where: ResourcePath.isReservedName) {
             throw .invalidArgument("Cannot transform the reserved field \(field.canonicalString).")
         }
