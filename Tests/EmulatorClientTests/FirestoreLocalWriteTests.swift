@@ -128,6 +128,44 @@ struct Reported: Sendable, Equatable {
     }
 }
 
+/// Commits whose answer is lost after the server applied them, retried: each write takes effect once.
+@Suite(.serialized) struct FirestoreLostAnswerTests {
+    @Test func aCreateWhoseAnswerWasLostSucceedsOnce() async throws {
+        try await withEmulators(services: .firestore) { env in
+            let db = env.firestore()
+            db.loseAnswers(ofNextCommits: 1)
+            let ref = try await db.collection("books").addDocument(data: ["title": "Dune"])
+            let books = try await env.firestore().collection("books").getDocuments()
+            #expect(books.documents.map(\.documentID) == [ref.documentID])
+            #expect(books.documents.first?.get("title") as? String == "Dune")
+        }
+    }
+
+    @Test func anIncrementWhoseAnswerWasLostAddsOnce() async throws {
+        try await withEmulators(services: .firestore) { env in
+            let db = env.firestore()
+            try await db.document("counters/c").setData(["n": 1])
+            db.loseAnswers(ofNextCommits: 1)
+            try await db.document("counters/c").updateData(["n": FieldValue.increment(Int64(2))])
+            #expect(try await env.firestore().document("counters/c").getDocument().get("n") as? Int == 3)
+            // A new document, created by its increment.
+            db.loseAnswers(ofNextCommits: 1)
+            try await db.document("counters/new").setData(["n": FieldValue.increment(Int64(5))], merge: true)
+            #expect(try await env.firestore().document("counters/new").getDocument().get("n") as? Int == 5)
+        }
+    }
+
+    @Test func aSetWhoseAnswerWasLostIsAppliedAndAcknowledged() async throws {
+        try await withEmulators(services: .firestore) { env in
+            let db = env.firestore()
+            db.loseAnswers(ofNextCommits: 2)
+            try await db.document("notes/n").setData(["text": "hi"])
+            #expect(try await env.firestore().document("notes/n").getDocument().get("text") as? String == "hi")
+            #expect(db.localWrites.pendingCount == 0)
+        }
+    }
+}
+
 let readableLockedRules = """
     rules_version = '2';
     service cloud.firestore {

@@ -25,6 +25,8 @@ public final class Firestore: Sendable, Hashable {
     let localWrites = LocalWriteTable()
     /// Runs completion blocks and listener callbacks one at a time, like the Apple SDK's callback queue.
     let callbackQueue = CallbackQueue(label: "EmulatorClient.Firestore.callbacks")
+    /// Commits whose answer is to be lost after the server applied them (``loseAnswers(ofNextCommits:)``).
+    private let answersToLose = Atomic<Int>(0)
 
     /// A database; the emulator address comes from `FIRESTORE_EMULATOR_HOST` (`host:port`) when set,
     /// else `127.0.0.1:8080`, until ``useEmulator(withHost:port:)`` changes it.
@@ -174,6 +176,13 @@ public final class Firestore: Sendable, Hashable {
             failure.isUnreachable = true
             throw failure
         }
+        if target.hasSuffix(":commit"), answersToLose.load(ordering: .relaxed) > 0,
+            answersToLose.subtract(1, ordering: .relaxed).newValue >= 0
+        {
+            var failure = FirestoreError(.unavailable, "The answer of the commit was lost (simulated)")
+            failure.isUnreachable = true
+            throw failure
+        }
         let json: JSONValue
         do {
             json = response.body.isEmpty ? .object([]) : try JSONReader.parse(response.body)
@@ -190,5 +199,11 @@ public final class Firestore: Sendable, Hashable {
             throw FirestoreError(code, message)
         }
         return json
+    }
+
+    /// Makes the next `count` commits lose their answer after the server applied them, as a
+    /// connection dropped at that moment would: the retries after a lost answer. For tests.
+    package func loseAnswers(ofNextCommits count: Int) {
+        answersToLose.store(count, ordering: .relaxed)
     }
 }
