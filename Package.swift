@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "SecurityRules", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP"], swiftSettings: settings),
-        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorModel"], swiftSettings: settings),
+        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         // L3
         .target(name: "EmulatorPosix", dependencies: ["EmulatorHTTP", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
         .target(

@@ -83,6 +83,50 @@ struct WireTests {
         #expect(name == "x")
     }
 
+    @Test func groupsReadWithTheirEndTag() throws {
+        // field 5 group { field 6 fixed64 = 1.0, field 9 varint 3 (left unread) }, then field 1 = "x".
+        var w = ProtoWriter()
+        w.group(5) {
+            $0.double(6, 1.0)
+            $0.uint64(9, 3)
+        }
+        w.string(1, "x")
+        var r = ProtoReader(w.bytes)
+        let (field, wire) = try #require(try r.next())
+        #expect(field == 5 && wire == .startGroup)
+        let latitude = try r.group(5) { (g: inout ProtoReader) throws(EmulatorError) -> Double in
+            guard let (f, gw) = try g.next() else { throw .internal("no field") }
+            try g.expect(gw, .fixed64, f)
+            return try g.double()
+        }
+        #expect(latitude == 1.0)
+        #expect(try r.next()! == (1, .lengthDelimited))
+        #expect(try r.string() == "x")
+        #expect(try r.next() == nil)
+    }
+
+    @Test func recordReaderFailuresKeepTheOffset() throws {
+        // A good field, then a string whose length runs past the end: the length starts at byte 3.
+        var r = ProtoRecordReader([0x08, 0x01, 0x12, 0x05, 0x61])
+        #expect(try r.next()! == (1, .varint))
+        #expect(try r.varint() == 1)
+        #expect(try r.next()! == (2, .lengthDelimited))
+        #expect(throws: ProtoFailure(offset: 3, message: "length 5 beyond the end of the message")) { try r.string() }
+        // A range read earlier can be read as a message later, sharing the bytes.
+        var outer = ProtoRecordReader([0x0A, 0x02, 0x08, 0x07])
+        _ = try outer.next()
+        let range = try outer.lengthDelimited()
+        var inner = try outer.message(at: range)
+        #expect(inner.depth == 1)
+        #expect(try inner.next()! == (1, .varint))
+        #expect(try inner.varint() == 7)
+        #expect(try inner.next() == nil)
+        #expect(throws: ProtoFailure(offset: 0, message: "unexpected end-group 1")) {
+            var bad = ProtoRecordReader([0x0C])
+            _ = try bad.next()
+        }
+    }
+
     @Test(arguments: [
         [UInt8]([0x80]),  // truncated varint
         [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02],  // overflows 64 bits
@@ -92,6 +136,7 @@ struct WireTests {
         [0x00],  // field number 0
         [0x0B, 0x08, 0x01],  // unterminated group
         [0x0C],  // end-group without start
+        [0x0B, 0x14],  // group 1 closed by the end tag of group 2
         [0x09, 0x01, 0x02],  // truncated fixed64
         [0x0A, 0x02, 0xC3, 0x28],  // invalid UTF-8 in a string
     ])

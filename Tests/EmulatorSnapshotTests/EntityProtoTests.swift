@@ -15,10 +15,9 @@ import EmulatorModel
     }
 
     @Test func protobufReaderRejectsTruncationWithOffset() {
-        #expect(throws: EmulatorSnapshot.ProtoReader.Failure.self) {
-            try EmulatorSnapshot.ProtoReader.reading([0x12, 0x05, 0x61]) { (r: inout EmulatorSnapshot.ProtoReader) throws(EmulatorSnapshot.ProtoReader.Failure) in
-                while let (f, t) = try r.nextTag() { try r.skip(t, field: f) }
-            }
+        #expect(throws: ProtoFailure(offset: 1, message: "length 5 beyond the end of the message")) {
+            var r = ProtoRecordReader([0x12, 0x05, 0x61])
+            while let (_, w) = try r.next() { try r.skip(w) }
         }
         // A length that needs a two-byte varint is written in place.
         var w = ProtoWriter()
@@ -128,17 +127,6 @@ import EmulatorModel
         #expect(stored.encodedFields == ValueCodec.encode(decoded.fields))
     }
 
-    @Test(arguments: [
-        Array("plain ascii text, long enough for words".utf8), Array("héllo wörld ünïcödé".utf8),
-        Array("12345678é".utf8), [0x61, 0xFF, 0x62], Array("abcdefgh".utf8) + [0xC3], [0xE2, 0x82, 0xAC], [],
-    ])
-    func utf8CheckAgreesWithTheStandardLibrary(bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { buffer in
-            #expect(EmulatorSnapshot.ProtoReader.isUTF8(buffer) == (String(validating: buffer, as: UTF8.self) != nil))
-            #expect(EmulatorSnapshot.ProtoReader.string(buffer) == String(validating: buffer, as: UTF8.self))
-        }
-    }
-
     @Test func valueMeaningsOnTheWire() {
         func property(_ value: Value) -> [UInt8] {
             EntityProto.encode(FirestoreExportDocument(projectID: "p", path: ResourcePath(segments: ["c", "d"]), fields: ["f": value]))
@@ -159,7 +147,8 @@ import EmulatorModel
     @Test func damagedEntityIsRejected() {
         var bytes = EntityProto.encode(FirestoreExportDocument(projectID: "p", path: ResourcePath(segments: ["c", "d"]), fields: ["a": "b"]))
         bytes.removeLast(3)
-        #expect(throws: EmulatorSnapshot.ProtoReader.Failure.self) { _ = try EntityProto.decode(bytes) }
-        #expect(throws: EmulatorSnapshot.ProtoReader.Failure.self) { _ = try EntityProto.decode([0x7A, 0x00]) }  // no key
+        #expect(throws: ProtoFailure.self) { _ = try EntityProto.decode(bytes) }
+        #expect(throws: ProtoFailure.self) { _ = try EntityProto.decode([0x7A, 0x00]) }  // no key
+        #expect(throws: ProtoFailure(offset: 0, message: "entity has no key path")) { _ = try EntityProto.transcode([]) }
     }
 }

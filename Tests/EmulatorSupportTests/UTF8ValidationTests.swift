@@ -26,6 +26,10 @@ import Testing
     func findsFirstInvalidByte(bytes: [UInt8], expected: Int?) {
         #expect(bytes.withUnsafeBufferPointer { UTF8Validation.firstInvalidOffset($0) } == expected)
         #expect(UTF8Validation.isValid(bytes) == (expected == nil))
+        bytes.withUnsafeBufferPointer { buffer in
+            #expect(UTF8Validation.isValid(buffer) == (String(validating: buffer, as: UTF8.self) != nil))
+            #expect(UTF8Validation.string(buffer) == String(validating: buffer, as: UTF8.self))
+        }
     }
 
     static let comparisons: [(String, String, Int)] = [

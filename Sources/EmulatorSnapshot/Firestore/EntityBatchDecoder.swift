@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 import EmulatorSupport
 import Glibc
 
@@ -9,11 +10,11 @@ struct EntityBatchDecoder<Prepared> {
     var records: [[UInt8]] = []
     var offsets: [Int] = []
     let batchSize = 16_384
-    let transform: @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared
+    let transform: @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared
 
     /// `transform` turns one record into what the caller keeps (a decoded document, or the
     /// storage encoding directly); it runs on the decoding threads.
-    init(transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared) {
+    init(transform: @escaping @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared) {
         self.transform = transform
     }
 
@@ -51,10 +52,10 @@ struct EntityBatchDecoder<Prepared> {
 /// and the owner reads them only after joining the helper thread.
 private final class Job<Prepared>: @unchecked Sendable {
     let records: [[UInt8]]
-    let transform: @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared
-    var results: [Result<Prepared, ProtoReader.Failure>?]
+    let transform: @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared
+    var results: [Result<Prepared, ProtoFailure>?]
 
-    init(records: [[UInt8]], transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared) {
+    init(records: [[UInt8]], transform: @escaping @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared) {
         self.records = records
         self.transform = transform
         self.results = Array(repeating: nil, count: records.count)
@@ -63,7 +64,7 @@ private final class Job<Prepared>: @unchecked Sendable {
     private func run(_ range: Range<Int>) {
         results.withUnsafeMutableBufferPointer { out in
             for i in range {
-                do throws(ProtoReader.Failure) {
+                do throws(ProtoFailure) {
                     out[i] = .success(try transform(records[i]))
                 } catch {
                     out[i] = .failure(error)
@@ -75,8 +76,8 @@ private final class Job<Prepared>: @unchecked Sendable {
     func runSecondHalf() { run(records.count / 2..<records.count) }
 
     /// Moves the results out (after `runOnTwoThreads`), so they are not copied and released twice.
-    func takeResults() -> [Result<Prepared, ProtoReader.Failure>?] {
-        var taken: [Result<Prepared, ProtoReader.Failure>?] = []
+    func takeResults() -> [Result<Prepared, ProtoFailure>?] {
+        var taken: [Result<Prepared, ProtoFailure>?] = []
         swap(&taken, &results)
         return taken
     }

@@ -1,58 +1,73 @@
 import EmulatorModel
+import EmulatorProtobuf
+import EmulatorSupport
 
 extension EntityProto {
-    typealias Failure = ProtoReader.Failure
+    typealias Failure = ProtoFailure
 
     /// Decodes one entity record into a document. Offsets in errors are relative to `bytes`.
     static func decode(_ bytes: [UInt8]) throws(Failure) -> FirestoreExportDocument {
-        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(Failure) in try decode(&r) }
+        var r = ProtoRecordReader(bytes)
+        var properties = PropertyCollector()
+        let key = try readEntity(&r) { (p: inout ProtoRecordReader) throws(Failure) in try properties.add(&p) }
+        return FirestoreExportDocument(projectID: key.project, databaseID: key.database, path: key.path, fields: properties.finish())
     }
 
-    private static func decode(_ r: inout ProtoReader) throws(Failure) -> FirestoreExportDocument {
+    /// Reads an entity record: returns its key and hands each property (fields 14 and 15) to
+    /// `property`, in record order. Shared by `decode` and `transcode`.
+    static func readEntity(
+        _ r: inout ProtoRecordReader, _ property: (inout ProtoRecordReader) throws(Failure) -> Void
+    ) throws(Failure) -> (project: String, database: String, path: ResourcePath) {
         var project = ""
         var database = defaultDatabase
         var segments: [String] = []
         var sawKey = false
-        var properties = PropertyCollector()
-        while let (field, type) = try r.nextTag() {
+        while let (field, wire) = try r.next() {
             switch field {
             case 13:
                 sawKey = true
-                var key = try r.readMessage(type)
+                try r.expect(wire, .lengthDelimited, field)
+                var key = try r.message()
                 try readKey(&key, project: &project, database: &database, segments: &segments)
             case 14, 15:
-                var p = try r.readMessage(type)
-                try properties.add(&p)
+                try r.expect(wire, .lengthDelimited, field)
+                var p = try r.message()
+                try property(&p)
             default:
-                try r.skip(type, field: field)
+                try r.skip(wire)
             }
         }
         guard sawKey, !segments.isEmpty else { throw Failure(offset: 0, message: "entity has no key path") }
         if database.isEmpty { database = defaultDatabase }
-        return FirestoreExportDocument(
-            projectID: project, databaseID: database, path: ResourcePath(segments: segments), fields: properties.finish())
+        return (project, database, ResourcePath(segments: segments))
     }
 
     /// Reads an entity key (field 13): the app id (project), the path elements (collection and
-    /// document ids, appended to `segments`) and the database id. Shared by `decode` and `transcode`.
+    /// document ids, appended to `segments`) and the database id.
     static func readKey(
-        _ key: inout ProtoReader, project: inout String, database: inout String, segments: inout [String]
+        _ key: inout ProtoRecordReader, project: inout String, database: inout String, segments: inout [String]
     ) throws(Failure) {
-        while let (kf, kt) = try key.nextTag() {
+        while let (kf, kw) = try key.next() {
             switch kf {
-            case 13: project = stripAppPrefix(try key.readString(kt))
+            case 13:
+                try key.expect(kw, .lengthDelimited, kf)
+                project = stripAppPrefix(try key.string())
             case 14:
-                var path = try key.readMessage(kt)
-                while let (pf, pt) = try path.nextTag() {
-                    guard pf == 1 else { try path.skip(pt, field: pf); continue }
-                    try path.readGroup(field: 1, pt) { (e: inout ProtoReader) throws(Failure) in
+                try key.expect(kw, .lengthDelimited, kf)
+                var path = try key.message()
+                while let (pf, pw) = try path.next() {
+                    guard pf == 1 else { try path.skip(pw); continue }
+                    try path.expect(pw, .startGroup, pf)
+                    try path.group(1) { (e: inout ProtoRecordReader) throws(Failure) in
                         let (kind, id) = try readPathElement(&e, typeField: 2, idField: 3, nameField: 4)
                         segments.append(kind)
                         segments.append(id)
                     }
                 }
-            case 23: database = try key.readString(kt)
-            default: try key.skip(kt, field: kf)
+            case 23:
+                try key.expect(kw, .lengthDelimited, kf)
+                database = try key.string()
+            default: try key.skip(kw)
             }
         }
     }
@@ -65,17 +80,23 @@ extension EntityProto {
     }
 
     private static func readPathElement(
-        _ e: inout ProtoReader, typeField: Int, idField: Int, nameField: Int
+        _ e: inout ProtoRecordReader, typeField: Int, idField: Int, nameField: Int
     ) throws(Failure) -> (String, String) {
         var kind: String?
         var id: String?
         let start = e.position
-        while let (f, t) = try e.nextTag() {
+        while let (f, w) = try e.next() {
             switch f {
-            case typeField: kind = try e.readString(t)
-            case idField: id = "__id\(Int64(bitPattern: try e.readVarint(t)))__"
-            case nameField: id = try e.readString(t)
-            default: try e.skip(t, field: f)
+            case typeField:
+                try e.expect(w, .lengthDelimited, f)
+                kind = try e.string()
+            case idField:
+                try e.expect(w, .varint, f)
+                id = "__id\(try e.int64())__"
+            case nameField:
+                try e.expect(w, .lengthDelimited, f)
+                id = try e.string()
+            default: try e.skip(w)
             }
         }
         guard let kind, let id, !kind.isEmpty, !id.isEmpty else {
@@ -89,19 +110,27 @@ extension EntityProto {
     struct PropertyCollector {
         var fields: [ValueMap.Field] = []
 
-        mutating func add(_ p: inout ProtoReader) throws(Failure) {
+        mutating func add(_ p: inout ProtoRecordReader) throws(Failure) {
             var meaning: UInt64 = 0
             var name: String?
             var multiple = false
             var valueRange: Range<Int>?
             let start = p.position
-            while let (f, t) = try p.nextTag() {
+            while let (f, w) = try p.next() {
                 switch f {
-                case 1: meaning = try p.readVarint(t)
-                case 3: name = try p.readString(t)
-                case 4: multiple = try p.readVarint(t) != 0
-                case 5: valueRange = try p.readLengthDelimited(t)
-                default: try p.skip(t, field: f)
+                case 1:
+                    try p.expect(w, .varint, f)
+                    meaning = try p.varint()
+                case 3:
+                    try p.expect(w, .lengthDelimited, f)
+                    name = try p.string()
+                case 4:
+                    try p.expect(w, .varint, f)
+                    multiple = try p.bool()
+                case 5:
+                    try p.expect(w, .lengthDelimited, f)
+                    valueRange = try p.lengthDelimited()
+                default: try p.skip(w)
                 }
             }
             guard let name else { throw Failure(offset: start, message: "property without a name") }
@@ -111,7 +140,7 @@ extension EntityProto {
             }
             var value = Value.null
             if let valueRange {
-                var v = ProtoReader(p.bytes, valueRange)
+                var v = try p.message(at: valueRange)
                 value = try EntityProto.decodeValue(&v, meaning: meaning)
             }
             guard multiple else {
@@ -136,56 +165,82 @@ extension EntityProto {
         func finish() -> ValueMap { ValueMap(unsortedFields: fields) }
     }
 
-    static func decodeValue(_ v: inout ProtoReader, meaning: UInt64) throws(Failure) -> Value {
+    static func decodeValue(_ v: inout ProtoRecordReader, meaning: UInt64) throws(Failure) -> Value {
         var result: Value = .null
-        while let (f, t) = try v.nextTag() {
+        while let (f, w) = try v.next() {
             switch f {
             case 1:
-                let raw = Int64(bitPattern: try v.readVarint(t))
+                try v.expect(w, .varint, f)
+                let raw = try v.int64()
                 result = meaning == Meaning.timestamp ? .timestamp(Timestamp(microseconds: raw)) : .integer(raw)
             case 2:
-                result = .boolean(try v.readVarint(t) != 0)
+                try v.expect(w, .varint, f)
+                result = .boolean(try v.bool())
             case 3:
-                let range = try v.readLengthDelimited(t)
-                result = try decodeStringValue(v.bytes, range, meaning: meaning)
+                try v.expect(w, .lengthDelimited, f)
+                let range = try v.lengthDelimited()
+                result = try decodeStringValue(v, range, meaning: meaning)
             case 4:
-                result = .double(Double(bitPattern: try v.readFixed64(t)))
+                try v.expect(w, .fixed64, f)
+                result = .double(try v.double())
             case 5:
-                var lat = 0.0, lng = 0.0
-                try v.readGroup(field: 5, t) { (g: inout ProtoReader) throws(Failure) in
-                    while let (gf, gt) = try g.nextTag() {
-                        switch gf {
-                        case 6: lat = Double(bitPattern: try g.readFixed64(gt))
-                        case 7: lng = Double(bitPattern: try g.readFixed64(gt))
-                        default: try g.skip(gt, field: gf)
-                        }
-                    }
-                }
-                result = .geoPoint(latitude: lat, longitude: lng)
+                try v.expect(w, .startGroup, f)
+                let (lat, lng) = try readPoint(&v)
+                result = .geoPoint(latitude: Double(bitPattern: lat), longitude: Double(bitPattern: lng))
             case 12:
-                result = try decodeReference(&v, t)
+                try v.expect(w, .startGroup, f)
+                result = try decodeReference(&v)
             default:
-                try v.skip(t, field: f)
+                try v.skip(w)
             }
         }
         return result
     }
 
-    private static func decodeStringValue(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, meaning: UInt64) throws(Failure) -> Value {
-        switch meaning {
-        case Meaning.blob, Meaning.byteString:
-            return .bytes(Array(UnsafeBufferPointer(rebasing: bytes[range])))
-        case Meaning.entity:
-            var nested = ProtoReader(bytes, range)
-            var properties = PropertyCollector()
-            while let (f, t) = try nested.nextTag() {
-                if f == 14 || f == 15 {
-                    var p = try nested.readMessage(t)
-                    try properties.add(&p)
-                } else {
-                    try nested.skip(t, field: f)
+    /// Reads the point group (field 5) the reader is positioned in (its start tag was read): the
+    /// latitude and longitude bits.
+    static func readPoint(_ v: inout ProtoRecordReader) throws(Failure) -> (UInt64, UInt64) {
+        try v.group(5) { (g: inout ProtoRecordReader) throws(Failure) in
+            var lat: UInt64 = 0, lng: UInt64 = 0
+            while let (gf, gw) = try g.next() {
+                switch gf {
+                case 6:
+                    try g.expect(gw, .fixed64, gf)
+                    lat = try g.fixed64()
+                case 7:
+                    try g.expect(gw, .fixed64, gf)
+                    lng = try g.fixed64()
+                default: try g.skip(gw)
                 }
             }
+            return (lat, lng)
+        }
+    }
+
+    /// The properties of an entity value (meaning 19) at `range`, read with `read(_:_:)`
+    /// (`PropertyCollector.add` or `EncodedFields.add`).
+    static func readEntityValue(
+        _ v: ProtoRecordReader, _ range: Range<Int>, _ read: (inout ProtoRecordReader) throws(Failure) -> Void
+    ) throws(Failure) {
+        var nested = try v.message(at: range)
+        while let (f, w) = try nested.next() {
+            if f == 14 || f == 15 {
+                try nested.expect(w, .lengthDelimited, f)
+                var p = try nested.message()
+                try read(&p)
+            } else {
+                try nested.skip(w)
+            }
+        }
+    }
+
+    private static func decodeStringValue(_ v: ProtoRecordReader, _ range: Range<Int>, meaning: UInt64) throws(Failure) -> Value {
+        switch meaning {
+        case Meaning.blob, Meaning.byteString:
+            return .bytes(Array(v.buffer[range]))
+        case Meaning.entity:
+            var properties = PropertyCollector()
+            try readEntityValue(v, range) { (p: inout ProtoRecordReader) throws(Failure) in try properties.add(&p) }
             if properties.fields.count == 1, properties.fields[0].name == vectorPropertyName,
                case .array(let elements) = properties.fields[0].value {
                 return .map(["__type__": .string("__vector__"), "value": .array(elements)])
@@ -193,29 +248,34 @@ extension EntityProto {
             return .map(properties.finish())
         default:
             // Datastore byte strings without a meaning are not UTF-8; keep them as bytes.
-            let slice = UnsafeBufferPointer(rebasing: bytes[range])
-            guard let text = ProtoReader.string(slice) else { return .bytes(Array(slice)) }
+            let text = v.buffer.withUnsafeBufferPointer { UTF8Validation.string(UnsafeBufferPointer(rebasing: $0[range])) }
+            guard let text else { return .bytes(Array(v.buffer[range])) }
             return .string(text)
         }
     }
 
-    /// Decodes the reference group (field 12) the reader is positioned after (its start tag was read).
-    static func decodeReference(_ v: inout ProtoReader, _ type: ProtoReader.WireType) throws(Failure) -> Value {
+    /// Decodes the reference group (field 12) the reader is positioned in (its start tag was read).
+    static func decodeReference(_ v: inout ProtoRecordReader) throws(Failure) -> Value {
         var project = ""
         var database = defaultDatabase
         var segments: [String] = []
-        try v.readGroup(field: 12, type) { (g: inout ProtoReader) throws(Failure) in
-            while let (f, t) = try g.nextTag() {
+        try v.group(12) { (g: inout ProtoRecordReader) throws(Failure) in
+            while let (f, w) = try g.next() {
                 switch f {
-                case 13: project = stripAppPrefix(try g.readString(t))
+                case 13:
+                    try g.expect(w, .lengthDelimited, f)
+                    project = stripAppPrefix(try g.string())
                 case 14:
-                    try g.readGroup(field: 14, t) { (e: inout ProtoReader) throws(Failure) in
+                    try g.expect(w, .startGroup, f)
+                    try g.group(14) { (e: inout ProtoRecordReader) throws(Failure) in
                         let (kind, id) = try readPathElement(&e, typeField: 15, idField: 16, nameField: 17)
                         segments.append(kind)
                         segments.append(id)
                     }
-                case 23: database = try g.readString(t)
-                default: try g.skip(t, field: f)
+                case 23:
+                    try g.expect(w, .lengthDelimited, f)
+                    database = try g.string()
+                default: try g.skip(w)
                 }
             }
         }

@@ -1,4 +1,6 @@
 package import EmulatorModel
+import EmulatorProtobuf
+import EmulatorSupport
 
 /// A document read from an export straight into the storage encoding: its fields as
 /// `ValueCodec` bytes (what `ValueCodec.encode(fields)` gives), without building value trees.
@@ -31,38 +33,25 @@ extension EntityProto {
     /// Decodes one entity record directly into `ValueCodec` bytes. Equal, by construction and by
     /// test, to `ValueCodec.encode(decode(record).fields)`.
     static func transcode(_ bytes: [UInt8]) throws(Failure) -> FirestoreStoredDocument {
-        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(Failure) in try transcode(&r) }
+        // The reader reads `bytes`; the names and values copied out are sliced from the same
+        // storage through `record`.
+        try bytes.withUnsafeBufferPointer { (record) throws(Failure) in
+            var r = ProtoRecordReader(bytes)
+            return try transcode(&r, record: record)
+        }
     }
 
-    private static func transcode(_ r: inout ProtoReader) throws(Failure) -> FirestoreStoredDocument {
-        var project = ""
-        var database = defaultDatabase
-        var segments: [String] = []
-        var sawKey = false
-        var fields = EncodedFields(record: r.bytes)
-        while let (field, type) = try r.nextTag() {
-            switch field {
-            case 13:
-                sawKey = true
-                var key = try r.readMessage(type)
-                try readKey(&key, project: &project, database: &database, segments: &segments)
-            case 14, 15:
-                var p = try r.readMessage(type)
-                try fields.add(&p)
-            default:
-                try r.skip(type, field: field)
-            }
-        }
-        guard sawKey, !segments.isEmpty else { throw Failure(offset: 0, message: "entity has no key path") }
-        if database.isEmpty { database = defaultDatabase }
-        return FirestoreStoredDocument(
-            projectID: project, databaseID: database, path: ResourcePath(segments: segments), encodedFields: fields.encoded())
+    private static func transcode(_ r: inout ProtoRecordReader, record: UnsafeBufferPointer<UInt8>) throws(Failure) -> FirestoreStoredDocument {
+        var fields = EncodedFields(record: record)
+        let key = try readEntity(&r) { (p: inout ProtoRecordReader) throws(Failure) in try fields.add(&p) }
+        return FirestoreStoredDocument(projectID: key.project, databaseID: key.database, path: key.path, encodedFields: fields.encoded())
     }
 
     /// Properties gathered as encoded values, with the decoder's rules for repeated names. Names
     /// stay ranges of the record and values are appended to one buffer, so a property costs no
     /// allocation of its own.
     struct EncodedFields {
+        /// The bytes of the record being read (the readers' `buffer`), valid while it is read.
         let record: UnsafeBufferPointer<UInt8>
         /// Name of each field, as a range of `record`.
         var names: [Range<Int>] = []
@@ -93,24 +82,31 @@ extension EntityProto {
             return nil
         }
 
-        mutating func add(_ p: inout ProtoReader) throws(Failure) {
+        mutating func add(_ p: inout ProtoRecordReader) throws(Failure) {
             var meaning: UInt64 = 0
             var nameRange: Range<Int>?
             var multiple = false
             var valueRange: Range<Int>?
             let start = p.position
-            while let (f, t) = try p.nextTag() {
+            while let (f, w) = try p.next() {
                 switch f {
-                case 1: meaning = try p.readVarint(t)
+                case 1:
+                    try p.expect(w, .varint, f)
+                    meaning = try p.varint()
                 case 3:
-                    let range = try p.readLengthDelimited(t)
-                    guard ProtoReader.isUTF8(UnsafeBufferPointer(rebasing: p.bytes[range])) else {
-                        throw Failure(offset: range.lowerBound, message: "string is not valid UTF-8")
+                    try p.expect(w, .lengthDelimited, f)
+                    let range = try p.lengthDelimited()
+                    guard UTF8Validation.isValid(UnsafeBufferPointer(rebasing: record[range])) else {
+                        throw Failure(offset: range.lowerBound, message: "string field is not valid UTF-8")
                     }
                     nameRange = range
-                case 4: multiple = try p.readVarint(t) != 0
-                case 5: valueRange = try p.readLengthDelimited(t)
-                default: try p.skip(t, field: f)
+                case 4:
+                    try p.expect(w, .varint, f)
+                    multiple = try p.bool()
+                case 5:
+                    try p.expect(w, .lengthDelimited, f)
+                    valueRange = try p.lengthDelimited()
+                default: try p.skip(w)
                 }
             }
             guard let nameRange else { throw Failure(offset: start, message: "property without a name") }
@@ -125,8 +121,8 @@ extension EntityProto {
             }
             let valueStart = values.count
             if let valueRange {
-                var v = ProtoReader(p.bytes, valueRange)
-                try EntityProto.encodeValue(&v, meaning: meaning, into: &values)
+                var v = try p.message(at: valueRange)
+                try EntityProto.encodeValue(&v, meaning: meaning, record: record, into: &values)
             } else {
                 values.append(ValueTag.null)
             }
@@ -230,13 +226,17 @@ extension EntityProto {
 
     /// Appends one PropertyValue as ValueCodec bytes (the same choices as `decodeValue`; the
     /// last of repeated value fields wins).
-    static func encodeValue(_ v: inout ProtoReader, meaning: UInt64, into out: inout [UInt8]) throws(Failure) {
+    /// `record` is the bytes `v` reads (its `buffer`).
+    static func encodeValue(
+        _ v: inout ProtoRecordReader, meaning: UInt64, record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]
+    ) throws(Failure) {
         let start = out.count
         out.append(ValueTag.null)
-        while let (f, t) = try v.nextTag() {
+        while let (f, w) = try v.next() {
             switch f {
             case 1:
-                let raw = Int64(bitPattern: try v.readVarint(t))
+                try v.expect(w, .varint, f)
+                let raw = try v.int64()
                 out.removeSubrange(start...)
                 if meaning == Meaning.timestamp {
                     let time = Timestamp(microseconds: raw)
@@ -248,66 +248,54 @@ extension EntityProto {
                     appendZigzag(raw, &out)
                 }
             case 2:
-                let flag = try v.readVarint(t) != 0
+                try v.expect(w, .varint, f)
+                let flag = try v.bool()
                 out.removeSubrange(start...)
                 out.append(flag ? ValueTag.trueValue : ValueTag.falseValue)
             case 3:
-                let range = try v.readLengthDelimited(t)
+                try v.expect(w, .lengthDelimited, f)
+                let range = try v.lengthDelimited()
                 out.removeSubrange(start...)
-                try encodeStringValue(v.bytes, range, meaning: meaning, into: &out)
+                try encodeStringValue(v, range, meaning: meaning, record: record, into: &out)
             case 4:
-                let bits = try v.readFixed64(t)
+                try v.expect(w, .fixed64, f)
+                let bits = try v.fixed64()
                 out.removeSubrange(start...)
                 out.append(ValueTag.double)
                 appendFixed(bits, &out)
             case 5:
-                var lat: UInt64 = 0, lng: UInt64 = 0
-                try v.readGroup(field: 5, t) { (g: inout ProtoReader) throws(Failure) in
-                    while let (gf, gt) = try g.nextTag() {
-                        switch gf {
-                        case 6: lat = try g.readFixed64(gt)
-                        case 7: lng = try g.readFixed64(gt)
-                        default: try g.skip(gt, field: gf)
-                        }
-                    }
-                }
+                try v.expect(w, .startGroup, f)
+                let (lat, lng) = try readPoint(&v)
                 out.removeSubrange(start...)
                 out.append(ValueTag.geoPoint)
                 appendFixed(lat, &out)
                 appendFixed(lng, &out)
             case 12:
                 // References are rare: reuse the decoder, then encode the name.
-                guard case .reference(let name) = try decodeReference(&v, t) else { continue }
+                try v.expect(w, .startGroup, f)
+                guard case .reference(let name) = try decodeReference(&v) else { continue }
                 out.removeSubrange(start...)
                 out.append(ValueTag.reference)
                 appendVarint(UInt64(name.utf8.count), &out)
                 out.append(contentsOf: name.utf8)
             default:
-                try v.skip(t, field: f)
+                try v.skip(w)
             }
         }
     }
 
     private static func encodeStringValue(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, meaning: UInt64, into out: inout [UInt8]
+        _ v: ProtoRecordReader, _ range: Range<Int>, meaning: UInt64, record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]
     ) throws(Failure) {
-        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        let slice = UnsafeBufferPointer(rebasing: record[range])
         switch meaning {
         case Meaning.blob, Meaning.byteString:
             out.append(ValueTag.bytes)
             appendVarint(UInt64(slice.count), &out)
             out.append(contentsOf: slice)
         case Meaning.entity:
-            var nested = ProtoReader(bytes, range)
-            var fields = EncodedFields(record: bytes)
-            while let (f, t) = try nested.nextTag() {
-                if f == 14 || f == 15 {
-                    var p = try nested.readMessage(t)
-                    try fields.add(&p)
-                } else {
-                    try nested.skip(t, field: f)
-                }
-            }
+            var fields = EncodedFields(record: record)
+            try readEntityValue(v, range) { (p: inout ProtoRecordReader) throws(Failure) in try fields.add(&p) }
             out.append(ValueTag.map)
             if fields.onlyVectorElements {
                 // {__type__: "__vector__", value: [...]}, fields in byte order.
@@ -324,7 +312,7 @@ extension EntityProto {
             }
             fields.encode(into: &out)
         default:
-            out.append(ProtoReader.isUTF8(slice) ? ValueTag.string : ValueTag.bytes)
+            out.append(UTF8Validation.isValid(slice) ? ValueTag.string : ValueTag.bytes)
             appendVarint(UInt64(slice.count), &out)
             out.append(contentsOf: slice)
         }

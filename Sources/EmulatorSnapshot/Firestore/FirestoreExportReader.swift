@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 /// Reads a managed-export Firestore snapshot from its `*.overall_export_metadata` file, following
 /// the pointers inside (so production exports with one kind directory per collection and several
 /// `output-N` files read too). Every record is checked; nothing is returned unless all are good.
@@ -25,14 +26,14 @@ package struct FirestoreExportReader {
     package func read(
         metadataFile: String, _ body: (FirestoreExportDocument) -> Void
     ) throws(SnapshotError) {
-        try read(metadataFile: metadataFile, transform: { (record) throws(ProtoReader.Failure) in try EntityProto.decode(record) }, body)
+        try read(metadataFile: metadataFile, transform: { (record) throws(ProtoFailure) in try EntityProto.decode(record) }, body)
     }
 
     /// Like `read(metadataFile:_:)`, but each document arrives already in the storage encoding
     /// (fields as `ValueCodec` bytes, transcoded without building value trees).
     package func readStored(metadataFile: String, _ body: (FirestoreStoredDocument) -> Void) throws(SnapshotError) {
         try read(
-            metadataFile: metadataFile, transform: { (record) throws(ProtoReader.Failure) in try EntityProto.transcode(record) },
+            metadataFile: metadataFile, transform: { (record) throws(ProtoFailure) in try EntityProto.transcode(record) },
             stamp: { document, created, updated in
                 document.createTime = created
                 document.updateTime = updated
@@ -43,7 +44,7 @@ package struct FirestoreExportReader {
     /// result, in file order.
     /// `stamp` (if given) sets the create/update times from the `output-N` side file.
     func read<Prepared>(
-        metadataFile: String, transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        metadataFile: String, transform: @escaping @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared,
         stamp: ((inout Prepared, Int64, Int64) -> Void)? = nil,
         _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
@@ -60,7 +61,7 @@ package struct FirestoreExportReader {
             let recordOffset = log.position
             guard let record = try log.next() else { break }
             let kindPath: String
-            do throws(ProtoReader.Failure) {
+            do throws(ProtoFailure) {
                 kindPath = try Self.kindMetadataPath(record)
             } catch {
                 throw SnapshotError(.corrupted, "bad kind pointer: \(error.message)", file: metadataFile, offset: recordOffset)
@@ -70,15 +71,18 @@ package struct FirestoreExportReader {
         }
     }
 
-    private static func kindMetadataPath(_ record: [UInt8]) throws(ProtoReader.Failure) -> String {
-        let path = try ProtoReader.reading(record) { (r: inout ProtoReader) throws(ProtoReader.Failure) -> String? in
-            var path: String?
-            while let (f, t) = try r.nextTag() {
-                if f == 2 { path = try r.readString(t) } else { try r.skip(t, field: f) }
+    private static func kindMetadataPath(_ record: [UInt8]) throws(ProtoFailure) -> String {
+        var r = ProtoRecordReader(record)
+        var path: String?
+        while let (f, w) = try r.next() {
+            if f == 2 {
+                try r.expect(w, .lengthDelimited, f)
+                path = try r.string()
+            } else {
+                try r.skip(w)
             }
-            return path
         }
-        guard let path, !path.isEmpty else { throw ProtoReader.Failure(offset: 0, message: "no kind metadata path") }
+        guard let path, !path.isEmpty else { throw ProtoFailure(offset: 0, message: "no kind metadata path") }
         return path
     }
 
@@ -92,22 +96,22 @@ package struct FirestoreExportReader {
     }
 
     private func readKind<Prepared>(
-        _ kindFile: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        _ kindFile: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared,
         _ stamp: ((inout Prepared, Int64, Int64) -> Void)?, _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
         let bytes = try fileSystem.read(kindFile)
         var outputs: [String] = []
-        do throws(ProtoReader.Failure) {
-            outputs = try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(ProtoReader.Failure) in
-                var outputs: [String] = []
-                while let (f, t) = try r.nextTag() {
-                    guard f == 2 else { try r.skip(t, field: f); continue }
-                    var entry = try r.readMessage(t)
-                    while let (ef, et) = try entry.nextTag() {
-                        if ef == 2 { outputs.append(try entry.readString(et)) } else { try entry.skip(et, field: ef) }
-                    }
+        do throws(ProtoFailure) {
+            var r = ProtoRecordReader(bytes)
+            while let (f, w) = try r.next() {
+                guard f == 2 else { try r.skip(w); continue }
+                try r.expect(w, .lengthDelimited, f)
+                var entry = try r.message()
+                while let (ef, ew) = try entry.next() {
+                    guard ef == 2 else { try entry.skip(ew); continue }
+                    try entry.expect(ew, .lengthDelimited, ef)
+                    outputs.append(try entry.string())
                 }
-                return outputs
             }
         } catch {
             throw SnapshotError(.corrupted, "bad export metadata: \(error.message)", file: kindFile, offset: error.offset)
@@ -120,7 +124,7 @@ package struct FirestoreExportReader {
     }
 
     private func readEntities<Prepared>(
-        _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared,
         _ stamp: ((inout Prepared, Int64, Int64) -> Void)?, _ body: (Prepared) -> Void
     ) throws(SnapshotError) {
         if let stamp {
@@ -146,7 +150,7 @@ package struct FirestoreExportReader {
     }
 
     private func readEntities<Prepared>(
-        _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoReader.Failure) -> Prepared,
+        _ file: String, _ transform: @escaping @Sendable ([UInt8]) throws(ProtoFailure) -> Prepared,
         _ body: (consuming Prepared) -> Void
     ) throws(SnapshotError) {
         // Streamed in 4 MiB chunks (whole 32 KiB blocks): a 1 GB export never sits in memory at once.

@@ -1,3 +1,4 @@
+import EmulatorProtobuf
 import EmulatorStorage
 
 /// Reads and checks a data directory completely before anything is loaded.
@@ -117,32 +118,29 @@ struct DataDirectoryRecovery {
         }
         let hasTimes = magic == DataDirectory.checkpointMagic
         var firstJournal = 0
-        do throws(ProtoReader.Failure) {
-            firstJournal = try ProtoReader.reading(header, from: magic.count) {
-                (r: inout ProtoReader) throws(ProtoReader.Failure) in Int(truncatingIfNeeded: try r.readRawVarint())
-            }
+        do throws(ProtoFailure) {
+            var r = ProtoRecordReader(header, range: magic.count..<header.count)
+            firstJournal = Int(truncatingIfNeeded: try r.varint())
         } catch {
             throw SnapshotError(.corrupted, "bad checkpoint header: \(error.message)", file: file, offset: 0)
         }
         while true {
             let offset = log.position
             guard let record = try log.next() else { break }
-            do throws(ProtoReader.Failure) {
-                let entries = try ProtoReader.reading(record) { (r: inout ProtoReader) throws(ProtoReader.Failure) in
-                    var entries: [(NamespaceID, StoredEntry)] = []
-                    while r.position < record.count {
-                        let ns = try JournalRecord.namespace(&r)
-                        let key = try JournalRecord.storageKey(&r)
-                        let value = r.copy(try JournalRecord.lengthPrefixed(&r))
-                        // Checkpoints written before times were kept: 0 = "the time of the restore".
-                        var created: CommitTime = 0, updated: CommitTime = 0
-                        if hasTimes {
-                            created = CommitTime(bitPattern: try r.readRawVarint())
-                            updated = CommitTime(bitPattern: try r.readRawVarint())
-                        }
-                        entries.append((ns, StoredEntry(key: key, value: value, createTime: created, updateTime: updated)))
+            do throws(ProtoFailure) {
+                var r = ProtoRecordReader(record)
+                var entries: [(NamespaceID, StoredEntry)] = []
+                while !r.isAtEnd {
+                    let ns = try JournalRecord.namespace(&r)
+                    let key = try JournalRecord.storageKey(&r)
+                    let value = try r.bytes()
+                    // Checkpoints written before times were kept: 0 = "the time of the restore".
+                    var created: CommitTime = 0, updated: CommitTime = 0
+                    if hasTimes {
+                        created = CommitTime(bitPattern: try r.varint())
+                        updated = CommitTime(bitPattern: try r.varint())
                     }
-                    return entries
+                    entries.append((ns, StoredEntry(key: key, value: value, createTime: created, updateTime: updated)))
                 }
                 for (namespace, entry) in entries { state.replay.addCheckpointEntry(namespace, entry) }
                 state.checkpointEntries += entries.count
@@ -171,7 +169,7 @@ struct DataDirectoryRecovery {
                 if log.lastErrorWasTruncation { return (error, log.validEnd) }
                 throw error
             }
-            do throws(ProtoReader.Failure) {
+            do throws(ProtoFailure) {
                 state.replay.apply(try JournalRecord.decode(record))
                 state.commits += 1
             } catch {

@@ -99,52 +99,44 @@ package struct JournalRecord: Sendable, Equatable {
     }
 
     /// Decodes a record; offsets in failures are relative to the record.
-    static func decode(_ bytes: [UInt8]) throws(ProtoReader.Failure) -> JournalRecord {
-        try ProtoReader.reading(bytes) { (r: inout ProtoReader) throws(ProtoReader.Failure) in try decode(&r) }
-    }
-
-    private static func decode(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> JournalRecord {
-        let bytes = r.bytes
-        let time = CommitTime(bitPattern: try r.readRawVarint())
-        let count = try r.readRawVarint()
-        guard count <= UInt64(bytes.count) else { throw ProtoReader.Failure(offset: 0, message: "operation count too large") }
+    static func decode(_ bytes: [UInt8]) throws(ProtoFailure) -> JournalRecord {
+        var r = ProtoRecordReader(bytes)
+        let time = CommitTime(bitPattern: try r.varint())
+        let count = try r.varint()
+        guard count <= UInt64(bytes.count) else { throw ProtoFailure(offset: 0, message: "operation count too large") }
         var operations: [Operation] = []
         operations.reserveCapacity(Int(count))
         for _ in 0..<count {
             let at = r.position
-            let kind = try r.readRawVarint()
+            let kind = try r.varint()
             let ns = try namespace(&r)
             let key = try storageKey(&r)
             switch kind {
-            case 1: operations.append(.put(ns, key, r.copy(try lengthPrefixed(&r))))
+            case 1: operations.append(.put(ns, key, try r.bytes()))
             case 4:
-                let value = r.copy(try lengthPrefixed(&r))
-                let created = CommitTime(bitPattern: try r.readRawVarint())
-                let updated = CommitTime(bitPattern: try r.readRawVarint())
+                let value = try r.bytes()
+                let created = CommitTime(bitPattern: try r.varint())
+                let updated = CommitTime(bitPattern: try r.varint())
                 operations.append(.entry(ns, StoredEntry(key: key, value: value, createTime: created, updateTime: updated)))
             case 2: operations.append(.delete(ns, key))
             case 3: operations.append(.clear(ns, key))
-            default: throw ProtoReader.Failure(offset: at, message: "unknown operation \(kind)")
+            default: throw ProtoFailure(offset: at, message: "unknown operation \(kind)")
             }
         }
-        guard r.position == bytes.count else { throw ProtoReader.Failure(offset: r.position, message: "trailing bytes") }
+        guard r.isAtEnd else { throw ProtoFailure(offset: r.position, message: "trailing bytes") }
         return JournalRecord(commitTime: time, operations: operations)
     }
 
-    static func lengthPrefixed(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> Range<Int> {
-        try r.readLengthDelimited(.lengthDelimited)
+    static func namespace(_ r: inout ProtoRecordReader) throws(ProtoFailure) -> NamespaceID {
+        NamespaceID(try r.string())
     }
 
-    static func namespace(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> NamespaceID {
-        NamespaceID(try r.readString(.lengthDelimited))
-    }
-
-    static func storageKey(_ r: inout ProtoReader) throws(ProtoReader.Failure) -> StorageKey {
-        let range = try lengthPrefixed(&r)
+    static func storageKey(_ r: inout ProtoRecordReader) throws(ProtoFailure) -> StorageKey {
+        let range = try r.lengthDelimited()
         do throws(StorageError) {
-            return try StorageKey(validatingEncoding: r.copy(range))
+            return try StorageKey(validatingEncoding: Array(r.buffer[range]))
         } catch {
-            throw ProtoReader.Failure(offset: range.lowerBound, message: "invalid key: \(error.message)")
+            throw ProtoFailure(offset: range.lowerBound, message: "invalid key: \(error.message)")
         }
     }
 }

@@ -67,6 +67,28 @@ package enum UTF8Validation {
         firstInvalidOffset(bytes) == nil
     }
 
+    /// The text of `bytes`, or nil when they are not valid UTF-8. ASCII (field names, ids, most
+    /// values) is copied without the general validator.
+    package static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let n = bytes.count
+        guard let base = bytes.baseAddress else { return "" }
+        var i = 0
+        while i + 8 <= n {
+            if UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return String(validating: bytes, as: UTF8.self)
+            }
+            i += 8
+        }
+        while i < n {
+            if bytes[i] >= 0x80 { return String(validating: bytes, as: UTF8.self) }
+            i += 1
+        }
+        return String(unsafeUninitializedCapacity: n) { target in
+            _ = target.initialize(from: bytes)
+            return n
+        }
+    }
+
     /// Appends the UTF-8 encoding of `scalar` to `buffer`.
     @inline(__always)
     package static func appendUTF8(of scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
