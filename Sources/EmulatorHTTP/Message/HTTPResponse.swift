@@ -49,7 +49,13 @@ package struct HTTPResponse: Sendable {
 
     /// This response with a deferred body waited for (in-process callers, never an event loop);
     /// a cancelled exchange gives `503 Service Unavailable`.
+    /// A paced body (``HTTPStreamBody/init(paced:)``) is taken whole, as `.bytes`.
     package func resolved() -> HTTPResponse {
+        if case .stream(let stream) = body, let next = stream.paced {
+            var whole = self
+            whole.body = .bytes(HTTPStreamBody.collect(next))
+            return whole
+        }
         guard case .deferred(let deferred) = body else { return self }
         return (deferred.wait() ?? HTTPResponse(status: .serviceUnavailable)).resolved()
     }
@@ -68,7 +74,8 @@ package struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: headers, body: Array(text.utf8))
     }
 
-    /// The body bytes when the body is complete; empty for streams.
+    /// The body bytes when the body is complete; empty for streams (`resolved()` completes a
+    /// paced one).
     package var bodyBytes: [UInt8] {
         if case .bytes(let bytes) = body { return bytes }
         return []
@@ -79,9 +86,12 @@ package struct HTTPResponse: Sendable {
 package struct HTTPStreamBody: Sendable {
     /// Receives the writer once the response head has been sent.
     package var start: @Sendable (any HTTPStreamWriter) -> Void
+    /// The producer of a paced body (``init(paced:)``), nil for other streams.
+    package var paced: (@Sendable () -> HTTPBodyStep)?
 
     package init(start: @escaping @Sendable (any HTTPStreamWriter) -> Void) {
         self.start = start
+        self.paced = nil
     }
 }
 
@@ -101,8 +111,14 @@ package protocol HTTPStreamWriter: AnyObject, Sendable {
     /// threads send while the calling thread sends its own share. Writers without a thread of their
     /// own answer true (the default).
     var sendsOnCallingThread: Bool { get }
+    /// For a paced body (``HTTPStreamBody/init(paced:)``): false when the bytes written so far
+    /// leave room for more now; true when they do not, and then `resume` runs once (on any thread)
+    /// when they do, or never if the stream closes first. Writers that queue nothing always have
+    /// room (the default).
+    func deferUntilRoom(_ resume: @escaping @Sendable () -> Void) -> Bool
 }
 
 extension HTTPStreamWriter {
     package var sendsOnCallingThread: Bool { true }
+    package func deferUntilRoom(_ resume: @escaping @Sendable () -> Void) -> Bool { false }
 }

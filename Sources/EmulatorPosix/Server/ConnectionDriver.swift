@@ -34,6 +34,8 @@ final class ConnectionDriver: @unchecked Sendable {
     private var pausedForOutput = false
     /// When the kernel last accepted bytes of this connection (monotonic nanoseconds).
     private var lastSendProgress: Int64
+    /// A paced stream body waiting for room (``deferUntilRoom(pending:_:)``).
+    private var roomWaiter: (@Sendable () -> Void)?
 
     private static let lingerNanos: Int64 = 500_000_000
     private static let maxBufferedWhileStreaming = 1 << 20
@@ -44,6 +46,9 @@ final class ConnectionDriver: @unchecked Sendable {
     /// How long a connection past its stream backlog limit may go without the kernel taking any
     /// of its bytes before it counts as not reading.
     static let stalledNanos: Int64 = 1_000_000_000
+    /// Unsent bytes (queued here and in the stream's writer) under which a paced body
+    /// (``HTTPStreamBody/init(paced:)``) makes its next piece.
+    static let pacedRoomBytes = 64 * 1024
 
     /// Response bytes queued on this connection and not yet accepted by the kernel.
     private var unsentCount: Int { outbound.count - outboundOffset }
@@ -263,6 +268,23 @@ final class ConnectionDriver: @unchecked Sendable {
         }
     }
 
+    /// Whether the paced body writing through this connection's stream must wait for room: then
+    /// `resume` runs on the loop once a send brings the unsent bytes down (loop thread).
+    func deferUntilRoom(pending: Int, _ resume: @escaping @Sendable () -> Void) -> Bool {
+        guard !closed else { return true }
+        if unsentCount + pending <= Self.pacedRoomBytes { return false }
+        roomWaiter = resume
+        return true
+    }
+
+    /// Resumes a paced body waiting for room once there is (after a send; through the loop's
+    /// inbox, so it never runs inside `flush`).
+    private func resumePacedBodyIfRoom() {
+        guard let resume = roomWaiter, unsentCount + (streamWriter?.pendingCount ?? 0) <= Self.pacedRoomBytes else { return }
+        roomWaiter = nil
+        loop.execute { _ in resume() }
+    }
+
     // MARK: - Writing
 
     /// Sends stream bytes at once when nothing is queued ahead of them (loop thread, called by this
@@ -304,6 +326,7 @@ final class ConnectionDriver: @unchecked Sendable {
                         waitingForWritable = true
                         updateInterest()
                     }
+                    resumePacedBodyIfRoom()
                     return
                 }
                 close()
@@ -320,6 +343,7 @@ final class ConnectionDriver: @unchecked Sendable {
             waitingForWritable = false
             updateInterest()
         }
+        resumePacedBodyIfRoom()
         if pausedForOutput {
             // Everything went out: serve the requests pipelined behind (their responses are sent
             // by the flush below, or wait for room again).
@@ -408,6 +432,7 @@ final class ConnectionDriver: @unchecked Sendable {
         let handler = takeover
         let deferred = pendingDeferred
         pendingDeferred = nil
+        roomWaiter = nil
         streamWriter = nil
         takeoverWriter = nil
         takeover = nil

@@ -103,6 +103,27 @@ final class ConnectionWriter: HTTPStreamWriter, UpgradedConnectionWriter {
     /// that loop (``HTTPStreamFanOut`` queues those first, so both loops send in parallel).
     var sendsOnCallingThread: Bool { loop.isCurrentThread }
 
+    /// A paced body has room while what it wrote and the connection has not sent stays under
+    /// ``ConnectionDriver/pacedRoomBytes``; the driver resumes it after a send (loop thread).
+    func deferUntilRoom(_ resume: @escaping @Sendable () -> Void) -> Bool {
+        guard loop.isCurrentThread else {
+            loop.execute { [self] _ in
+                if !deferOnLoop(resume) { resume() }
+            }
+            return true
+        }
+        return deferOnLoop(resume)
+    }
+
+    private func deferOnLoop(_ resume: @escaping @Sendable () -> Void) -> Bool {
+        // A closed stream never resumes.
+        guard let pending = state.withLock({ $0.closed || $0.finished ? nil : $0.pending.count }) else { return true }
+        return driver.deferUntilRoom(pending: pending, resume)
+    }
+
+    /// Bytes written and not yet taken by the loop.
+    var pendingCount: Int { state.withLock { $0.pending.count } }
+
     func onClose(_ handler: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             guard !state.closed else { return true }

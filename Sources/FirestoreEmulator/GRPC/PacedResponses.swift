@@ -3,7 +3,8 @@ import EmulatorModel
 import EmulatorProtobuf
 import Synchronization
 
-/// The responses of a server-streaming call made a batch at a time (see ``GRPCPacedWriter``):
+/// The responses of a server-streaming call made a batch at a time (see ``GRPCPacedWriter``; the
+/// REST routes use it for the elements of their JSON arrays, ``FirestoreREST/pacedArray``):
 /// `prefix` first, then one message per item, encoded only when the connection asks for more.
 /// Each item is dropped once encoded, so a large result's memory goes down as it goes out, and
 /// a client that reads nothing holds at most a few batches of encoded bytes.
@@ -21,6 +22,12 @@ final class PacedResponses<Item: Sendable>: Sendable {
 
     /// The next batch: `.end` with the last one.
     func step() -> GRPCProducerStep {
+        let (messages, isLast) = next()
+        return isLast ? .end(messages, .ok) : .more(messages)
+    }
+
+    /// The next batch of messages (about `batchBytes`), and whether it is the last.
+    func next() -> (messages: [[UInt8]], isLast: Bool) {
         state.withLock { s in
             var out = s.prefix
             s.prefix = []
@@ -34,7 +41,7 @@ final class PacedResponses<Item: Sendable>: Sendable {
                 out.append(message)
                 s.next += 1
             }
-            return s.next >= count ? .end(out, .ok) : .more(out)
+            return (out, s.next >= count)
         }
     }
 }

@@ -12,31 +12,60 @@ extension FirestoreREST {
         let (transaction, items, readTime) = try service.batchGet(
             path.database, names: names, mask: try RESTDecoding.mask(body.object("mask", .documentMask)),
             consistency: try RESTDecoding.consistency(body), caller: caller)
-        var w = JSONWriter()
-        w.beginArray()
-        if let transaction {
-            w.beginObject()
-            w.appendKey("transaction")
-            w.appendString(Base64.encode(transaction))
-            w.endObject()
-        }
         let time = RESTEncoding.timestamp(readTime)
-        for item in items {
+        let database = path.database
+        return Self.pacedArray(head: transaction.map { [Self.transactionElement($0)] } ?? [], items: items) { item, _, _, w in
             w.beginObject()
             switch item {
             case .found(let d):
                 w.appendKey("found")
-                RESTEncoding.writeDocument(d, database: path.database, to: &w)
+                RESTEncoding.writeDocument(d, database: database, to: &w)
             case .missing(let p):
                 w.appendKey("missing")
-                w.appendString(path.database.documentName(p))
+                w.appendString(database.documentName(p))
             }
             w.appendKey("readTime")
             w.appendString(time)
             w.endObject()
         }
-        w.endArray()
-        return Self.ok(w.bytes)
+    }
+
+    /// `{"transaction":"<base64>"}`, the first element of a batchGet or runQuery answer that began one.
+    static func transactionElement(_ transaction: [UInt8]) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.appendKey("transaction")
+        w.appendString(Base64.encode(transaction))
+        w.endObject()
+        return w.bytes
+    }
+
+    /// A JSON array answer made as the client reads it, as gRPC paces the same results
+    /// (``PacedResponses``): `head`'s elements, then one element per item, encoded about 64 KiB at
+    /// a time only when the connection has room (``HTTPStreamBody/init(paced:)``, sent chunked),
+    /// each item dropped once encoded. The bytes are those of the whole array written at once.
+    static func pacedArray<Item: Sendable>(
+        head: [[UInt8]], items: [Item], element: @escaping @Sendable (Item, _ index: Int, _ count: Int, inout JSONWriter) -> Void
+    ) -> HTTPResponse {
+        let opening = [UInt8(ascii: "[")] + Array(head.joined(separator: [UInt8(ascii: ",")]))
+        let separated = !head.isEmpty
+        let responses = PacedResponses(prefix: [opening], items: items) { item, index, count in
+            var w = JSONWriter()
+            if index > 0 || separated { w.bytes.append(UInt8(ascii: ",")) }
+            element(item, index, count, &w)
+            return w.bytes
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json; charset=utf-8")
+        return HTTPResponse(headers: headers, stream: HTTPStreamBody(paced: {
+            let (messages, isLast) = responses.next()
+            var piece: [UInt8] = []
+            piece.reserveCapacity(messages.reduce(1) { $0 + $1.count })
+            for message in messages { piece += message }
+            guard isLast else { return .more(piece) }
+            piece.append(UInt8(ascii: "]"))
+            return .end(piece)
+        }))
     }
 
     func beginTransaction(_ path: RESTPath, _ body: JSONObject) throws(EmulatorError) -> HTTPResponse {
@@ -119,48 +148,29 @@ extension FirestoreREST {
         let result = try service.runQuery(
             path.database, parent: path.path, query: query, consistency: try RESTDecoding.consistency(body), caller: caller,
             explain: explain)
-        var w = JSONWriter()
-        w.bytes.reserveCapacity(128 * result.documents.count + 64)
-        w.beginArray()
-        if let t = result.transaction {
-            w.beginObject()
-            w.appendKey("transaction")
-            w.appendString(Base64.encode(t))
-            w.endObject()
-        }
         let time = RESTEncoding.timestamp(result.readTime)
-        if result.documents.isEmpty {
+        let database = path.database
+        let (skipped, metrics) = (result.skipped, result.explainMetrics)
+        // An empty result still answers once, with the read time (nil stands for "no document").
+        let items: [StoredDocument?] = result.documents.isEmpty ? [nil] : result.documents.map { Optional($0) }
+        return Self.pacedArray(head: result.transaction.map { [Self.transactionElement($0)] } ?? [], items: items) { d, i, count, w in
             w.beginObject()
+            if let d {
+                w.appendKey("document")
+                RESTEncoding.writeDocument(d, database: database, to: &w)
+            }
             w.appendKey("readTime")
             w.appendString(time)
-            if result.skipped > 0 {
+            if i == 0 && skipped > 0 {
                 w.appendKey("skippedResults")
-                w.appendInt(result.skipped)
+                w.appendInt(skipped)
             }
-            if let m = result.explainMetrics {
+            if i == count - 1, let metrics {
                 w.appendKey("explainMetrics")
-                RESTEncoding.writeExplainMetrics(m, to: &w)
+                RESTEncoding.writeExplainMetrics(metrics, to: &w)
             }
             w.endObject()
         }
-        for (i, d) in result.documents.enumerated() {
-            w.beginObject()
-            w.appendKey("document")
-            RESTEncoding.writeDocument(d, database: path.database, to: &w)
-            w.appendKey("readTime")
-            w.appendString(time)
-            if i == 0 && result.skipped > 0 {
-                w.appendKey("skippedResults")
-                w.appendInt(result.skipped)
-            }
-            if i == result.documents.count - 1, let m = result.explainMetrics {
-                w.appendKey("explainMetrics")
-                RESTEncoding.writeExplainMetrics(m, to: &w)
-            }
-            w.endObject()
-        }
-        w.endArray()
-        return Self.ok(w.bytes)
     }
 
     func runAggregationQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
