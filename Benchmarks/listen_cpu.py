@@ -20,6 +20,7 @@ many: 10, 100 and 1,000 listeners (half single-document targets, half queries on
 import argparse, asyncio, json, os, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from client_batch_python import write_books  # noqa: E402
 from harness.common import free_ports  # noqa: E402
 
 
@@ -145,13 +146,7 @@ def bulk_run(server, binary_args, docs, with_listener, index, pin):
     # Build the batches' data first; the client still encodes them inside the clock.
     c0 = server.cpu_ms()
     start = time.time()
-    written = 0
-    while written < docs:
-        batch = db.batch()
-        for _ in range(min(500, docs - written)):
-            batch.set(collection.document(), {"title": f"Book {written}", "numberOfPages": written, "author": "Bench"})
-            written += 1
-        batch.commit()
+    write_books(db, collection, docs)
     written_at = time.time()
     end = written_at
     if listener:

@@ -2,6 +2,7 @@ import DatabaseEmulator
 import EmulatorHTTP
 import EmulatorModel
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 
 /// ETags, conditional writes and the REST transaction loop.
@@ -90,23 +91,9 @@ import Testing
     }
 }
 
-/// Node hash vectors: the hash the SDKs compute (`hash()` in the JS SDK's
-/// packages/database/src/core/snap/LeafNode.ts and ChildrenNode.ts); the values are those of
-/// urish/firebase-server's `test/firebase-hash.spec.ts`.
+/// Node hash vectors (EmulatorTestSupport's `nodeHashVectors`) through the emulator's write path.
 @Suite struct NodeHashTests {
-    @Test(arguments: [
-        ("true", "E5z61QM0lN/U2WsOnusszCTkR8M="),
-        ("false", "aSSNoqcS4oQwJ2xxH20rvpp3zP0="),
-        ("500", "Ajg9bohDwTVmqR14o1bVJnneryM="),
-        (#""Hello World""#, "B8HWXc7zXMjrsnJxPRj7wrNGqt4="),
-        (#"{"foo":"bar"}"#, "XnLeTeWQmzTHImTbSMDLg/qMrKY="),
-        (#"{"z":1,"a":"2","b":"true","c":false}"#, "8qk5vmuZGXWJx+77SGwjYRM0yPA="),
-        (#"{".priority":200,".value":"primitive"}"#, "R9u8hs9fhRzuQ2M/3BQ0uhxz5ys="),
-        (#"{".priority":"high",".value":42}"#, "d/2FMFWchvDsa06RLXZhzvM9aQc="),
-        (#"{".priority":128.256,"someKey":"value"}"#, "WYR8kBGna+a7E5x75zvhPhzACOQ="),
-        (#"{".priority":"high","someKey":"value"}"#, "/KquMIGoCuKO/ipoLoQzqnU0BcI="),
-        ("null", ""),
-    ])
+    @Test(arguments: nodeHashVectors)
     func hashMatchesTheSDKs(value: String, expected: String) throws {
         let node = DatabaseNode.build(try JSONReader.parse(value), existing: .empty, now: 0)
         #expect(node.hash == expected)

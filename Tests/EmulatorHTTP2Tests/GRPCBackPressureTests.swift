@@ -24,11 +24,8 @@ import Testing
 
     @Test func unaryCallsWaitForWindowAndRunWhenItOpens() throws {
         let calls = Counter()
-        let out = CapturingWriter()
-        let connection = GRPCServerConnection(router: Self.router(calls), output: out)
-        connection.received(TestPeer.preface)
-        var peer = TestPeer()
-        _ = try peer.read(out.take())
+        let (connection, out, connected) = try TestPeer.connect(Self.router(calls))
+        var peer = connected
         var requests: [UInt8] = []
         for i in 0..<40 {
             let stream = UInt32(2 * i + 1)
@@ -85,11 +82,8 @@ import Testing
         let ended = Counter()
         var router = Self.router(calls)
         router.register("test.Flood", "Watch", .bidirectional { _, writer in Flood(writer: writer, ended: ended) })
-        let out = CapturingWriter()
-        let connection = GRPCServerConnection(router: router, output: out)
-        connection.received(TestPeer.preface)
-        var peer = TestPeer()
-        _ = try peer.read(out.take())
+        let (connection, out, connected) = try TestPeer.connect(router)
+        var peer = connected
         // The connection window is open; the watch stream's stays at its initial 64 KiB.
         connection.received(HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: 1 << 30)))
         connection.received(peer.request(stream: 1, path: "/test.Flood/Watch") + TestPeer.message(stream: 1, [8], endStream: false))

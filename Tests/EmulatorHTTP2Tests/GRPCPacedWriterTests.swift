@@ -41,11 +41,8 @@ import Testing
 
     @Test func aPeerThatDoesNotReadHoldsBoundedBytesAndAReaderGetsAllInOrder() throws {
         let produced = Produced()
-        let out = CapturingWriter()
-        let connection = GRPCServerConnection(router: Self.router(produced), output: out)
-        connection.received(TestPeer.preface)
-        var peer = TestPeer()
-        _ = try peer.read(out.take())
+        let (connection, out, connected) = try TestPeer.connect(Self.router(produced))
+        var peer = connected
         connection.received(peer.request(stream: 1, path: "/test.Big/Stream") + TestPeer.message(stream: 1, [1]))
 
         // The default windows (64 KiB) let almost nothing out; the producer stops at its bound.
@@ -81,11 +78,8 @@ import Testing
 
     @Test func aResetCallStopsProducing() throws {
         let produced = Produced()
-        let out = CapturingWriter()
-        let connection = GRPCServerConnection(router: Self.router(produced), output: out)
-        connection.received(TestPeer.preface)
-        var peer = TestPeer()
-        _ = try peer.read(out.take())
+        let (connection, _, connected) = try TestPeer.connect(Self.router(produced))
+        var peer = connected
         connection.received(peer.request(stream: 1, path: "/test.Big/Stream") + TestPeer.message(stream: 1, [1]))
         let before = produced.batches.load(ordering: .relaxed)
         connection.received(HTTP2FrameEncoder.encode(.rstStream(stream: 1, code: .cancel)))

@@ -62,11 +62,7 @@ struct GRPCReplyGateTests {
             return .success(request + [0xEE])
         })
         router.register("test.Echo", "Bidi", .bidirectional { _, writer in HoldingEchoCall(writer: writer, gate: gate) })
-        let out = CapturingWriter()
-        let connection = GRPCServerConnection(router: router, output: out, gate: gate.gate)
-        connection.received(TestPeer.preface)
-        var peer = TestPeer()
-        _ = try peer.read(out.take())
+        let (connection, out, peer) = try TestPeer.connect(router, gate: gate.gate)
         return (connection, out, peer, gate)
     }
 

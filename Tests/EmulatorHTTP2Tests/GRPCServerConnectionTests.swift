@@ -38,12 +38,7 @@ struct GRPCServerConnectionTests {
     }
 
     static func start() throws -> (GRPCServerConnection, CapturingWriter, TestPeer) {
-        let out = CapturingWriter()
-        let connection = GRPCServerConnection(router: router, output: out)
-        connection.received(TestPeer.preface)
-        var peer = TestPeer()
-        _ = try peer.read(out.take())
-        return (connection, out, peer)
+        try TestPeer.connect(router)
     }
 
     /// Response messages and trailers of `stream` among `events`.

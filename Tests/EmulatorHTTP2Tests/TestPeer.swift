@@ -1,3 +1,5 @@
+import EmulatorHTTP
+
 @testable import EmulatorHTTP2
 
 /// Builds client bytes and reads server bytes for tests that drive a connection without sockets.
@@ -7,6 +9,19 @@ struct TestPeer {
     var parser = HTTP2FrameParser(maxFrameSize: 1 << 24)
 
     static let preface = HTTP2Connection.preface + HTTP2FrameEncoder.encode(.settings(ack: false, []))
+
+    /// A server connection on `router` past the preface and the settings exchange, what it
+    /// writes, and the peer that read the server's settings.
+    static func connect(
+        _ router: GRPCRouter, gate: ReplyGate? = nil
+    ) throws -> (connection: GRPCServerConnection, out: CapturingWriter, peer: TestPeer) {
+        let out = CapturingWriter()
+        let connection = GRPCServerConnection(router: router, output: out, gate: gate)
+        connection.received(preface)
+        var peer = TestPeer()
+        _ = try peer.read(out.take())
+        return (connection, out, peer)
+    }
 
     mutating func request(stream: UInt32, path: String, endStream: Bool = false, extra: [HeaderField] = []) -> [UInt8] {
         let block = encoder.encode([

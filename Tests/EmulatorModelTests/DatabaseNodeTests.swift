@@ -1,4 +1,5 @@
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorModel
@@ -82,21 +83,7 @@ struct DatabaseNodeTests {
 
 @Suite("Realtime Database node hash")
 struct DatabaseNodeHashTests {
-    static let hashVectors: [(String, String)] = [
-        ("null", ""),
-        ("true", "E5z61QM0lN/U2WsOnusszCTkR8M="),
-        ("false", "aSSNoqcS4oQwJ2xxH20rvpp3zP0="),
-        ("500", "Ajg9bohDwTVmqR14o1bVJnneryM="),
-        (#""Hello World""#, "B8HWXc7zXMjrsnJxPRj7wrNGqt4="),
-        (#"{"foo":"bar"}"#, "XnLeTeWQmzTHImTbSMDLg/qMrKY="),
-        (#"{"z":1,"a":"2","b":"true","c":false}"#, "8qk5vmuZGXWJx+77SGwjYRM0yPA="),
-        (#"{".priority":200,".value":"primitive"}"#, "R9u8hs9fhRzuQ2M/3BQ0uhxz5ys="),
-        (#"{".priority":"high",".value":42}"#, "d/2FMFWchvDsa06RLXZhzvM9aQc="),
-        (#"{".priority":128.256,"someKey":"value"}"#, "WYR8kBGna+a7E5x75zvhPhzACOQ="),
-        (#"{".priority":"high","someKey":"value"}"#, "/KquMIGoCuKO/ipoLoQzqnU0BcI="),
-    ]
-
-    @Test("matches the published test vectors", arguments: hashVectors)
+    @Test("matches the published test vectors", arguments: nodeHashVectors)
     func vectors(json: String, hash: String) throws {
         #expect(try DatabaseNode(json: JSONReader.parse(json)).hash == hash)
     }

@@ -5,6 +5,7 @@ through the page, watches rules decisions in the Requests view (filters, detail,
 coverage links), acts as a user in token mode, and checks that no JavaScript error reaches the
 console. Screenshots go to the test's temporary directory."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -138,11 +139,9 @@ def request(method: str, url: str, body=None):
         return json.loads(reply.read() or b"null")
 
 
-@pytest.fixture
-def ui_suite(suite, tmp_path):
-    firestore, database, hub, ui = free_ports(4)
-    config = {"firestore": {}, "database": {}, "emulators": {
-        "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}, "ui": {"port": ui}}}
+@contextlib.contextmanager
+def started_suite(suite, tmp_path, config):
+    """`emulators start` in tmp_path with `config` as firebase.json; yields the ready banner."""
     (tmp_path / "firebase.json").write_text(json.dumps(config))
     (tmp_path / "tmp").mkdir()
     log = tmp_path / "suite.log"
@@ -150,12 +149,20 @@ def ui_suite(suite, tmp_path):
                                env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")), stdout=log.open("w"),
                                stderr=subprocess.STDOUT)
     try:
-        banner = wait_for_line(log, "All emulators ready", process)
-        assert f"i  View Emulator UI at http://127.0.0.1:{ui}/" in banner
-        yield {"firestore": firestore, "database": database, "ui": ui}
+        yield wait_for_line(log, "All emulators ready", process)
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture
+def ui_suite(suite, tmp_path):
+    firestore, database, hub, ui = free_ports(4)
+    config = {"firestore": {}, "database": {}, "emulators": {
+        "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}, "ui": {"port": ui}}}
+    with started_suite(suite, tmp_path, config) as banner:
+        assert f"i  View Emulator UI at http://127.0.0.1:{ui}/" in banner
+        yield {"firestore": firestore, "database": database, "ui": ui}
 
 
 def test_overview_firestore_and_database_views_render_without_errors(ui_suite, tmp_path):
@@ -267,18 +274,8 @@ def ui_rules_suite(suite, tmp_path):
     (tmp_path / "database.rules.json").write_text(DATABASE_RULES)
     config = {"firestore": {"rules": "firestore.rules"}, "database": {"rules": "database.rules.json"}, "emulators": {
         "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}, "ui": {"port": ui}}}
-    (tmp_path / "firebase.json").write_text(json.dumps(config))
-    (tmp_path / "tmp").mkdir()
-    log = tmp_path / "suite.log"
-    process = subprocess.Popen([suite.binary, "start", "--project", PROJECT], cwd=tmp_path,
-                               env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")), stdout=log.open("w"),
-                               stderr=subprocess.STDOUT)
-    try:
-        wait_for_line(log, "All emulators ready", process)
+    with started_suite(suite, tmp_path, config):
         yield {"firestore": firestore, "database": database, "ui": ui}
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(ui_rules_suite, tmp_path):
