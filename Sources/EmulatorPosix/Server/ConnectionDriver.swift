@@ -36,6 +36,8 @@ final class ConnectionDriver: @unchecked Sendable {
     private var lastSendProgress: Int64
     /// A paced stream body waiting for room (``deferUntilRoom(pending:_:)``).
     private var roomWaiter: (@Sendable () -> Void)?
+    /// The stream in progress is a paced (finite) body: a graceful shutdown lets it finish.
+    private var streamIsPaced = false
 
     private static let lingerNanos: Int64 = 500_000_000
     private static let maxBufferedWhileStreaming = 1 << 20
@@ -238,6 +240,7 @@ final class ConnectionDriver: @unchecked Sendable {
         if writer === streamWriter {
             if taken.finished {
                 streamWriter = nil
+                streamIsPaced = false
                 writer.markClosed()
                 if taken.closeConnection {
                     beginClosing()
@@ -272,6 +275,7 @@ final class ConnectionDriver: @unchecked Sendable {
     /// `resume` runs on the loop once a send brings the unsent bytes down (loop thread).
     func deferUntilRoom(pending: Int, _ resume: @escaping @Sendable () -> Void) -> Bool {
         guard !closed else { return true }
+        streamIsPaced = true
         if unsentCount + pending <= Self.pacedRoomBytes { return false }
         roomWaiter = resume
         return true
@@ -404,12 +408,14 @@ final class ConnectionDriver: @unchecked Sendable {
     }
 
     /// Graceful shutdown: idle connections close now, a request in progress gets its response with
-    /// `Connection: close`, streams end (last chunk) and take-overs close.
+    /// `Connection: close`, streams end (last chunk; a paced body is finished first) and take-overs
+    /// close.
     func drain() {
         guard !closed else { return }
         connection.drain()
         if let streamWriter {
-            streamWriter.finish()
+            // A paced body is finite: cut short, its client would take a truncated answer as whole.
+            if !streamIsPaced { streamWriter.finish() }
         } else if let takeoverWriter {
             takeoverWriter.close()
         } else if connection.isIdle, outboundOffset >= outbound.count {
