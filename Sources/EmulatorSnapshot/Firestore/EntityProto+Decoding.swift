@@ -105,35 +105,49 @@ extension EntityProto {
         return (kind, id)
     }
 
+    /// Reads a property's fields: its meaning, the range of its name (checked to be UTF-8), whether
+    /// it is one element of an array (`multiple`) and the range of its value, if any. Shared by
+    /// `PropertyCollector` and `EncodedFields`.
+    static func readProperty(
+        _ p: inout ProtoRecordReader
+    ) throws(Failure) -> (meaning: UInt64, name: Range<Int>, multiple: Bool, value: Range<Int>?) {
+        var meaning: UInt64 = 0
+        var name: Range<Int>?
+        var multiple = false
+        var value: Range<Int>?
+        let start = p.position
+        while let (f, w) = try p.next() {
+            switch f {
+            case 1:
+                try p.expect(w, .varint, f)
+                meaning = try p.varint()
+            case 3:
+                try p.expect(w, .lengthDelimited, f)
+                let range = try p.lengthDelimited()
+                let valid = p.buffer.withUnsafeBufferPointer { UTF8Validation.isValid(UnsafeBufferPointer(rebasing: $0[range])) }
+                guard valid else { throw Failure(offset: range.lowerBound, message: "string field is not valid UTF-8") }
+                name = range
+            case 4:
+                try p.expect(w, .varint, f)
+                multiple = try p.bool()
+            case 5:
+                try p.expect(w, .lengthDelimited, f)
+                value = try p.lengthDelimited()
+            default: try p.skip(w)
+            }
+        }
+        guard let name else { throw Failure(offset: start, message: "property without a name") }
+        return (meaning, name, multiple, value)
+    }
+
     /// Gathers properties in record order; repeated names with `multiple` form arrays (the
     /// elements of one array are consecutive in practice, so the search starts at the end).
     struct PropertyCollector {
         var fields: [ValueMap.Field] = []
 
         mutating func add(_ p: inout ProtoRecordReader) throws(Failure) {
-            var meaning: UInt64 = 0
-            var name: String?
-            var multiple = false
-            var valueRange: Range<Int>?
-            let start = p.position
-            while let (f, w) = try p.next() {
-                switch f {
-                case 1:
-                    try p.expect(w, .varint, f)
-                    meaning = try p.varint()
-                case 3:
-                    try p.expect(w, .lengthDelimited, f)
-                    name = try p.string()
-                case 4:
-                    try p.expect(w, .varint, f)
-                    multiple = try p.bool()
-                case 5:
-                    try p.expect(w, .lengthDelimited, f)
-                    valueRange = try p.lengthDelimited()
-                default: try p.skip(w)
-                }
-            }
-            guard let name else { throw Failure(offset: start, message: "property without a name") }
+            let (meaning, nameRange, multiple, valueRange) = try EntityProto.readProperty(&p)
+            let name = p.buffer.withUnsafeBufferPointer { UTF8Validation.string(UnsafeBufferPointer(rebasing: $0[nameRange])) } ?? ""
             if meaning == Meaning.emptyList {
                 if index(of: name) == nil { fields.append(ValueMap.Field(name, .array([]))) }
                 return

@@ -83,33 +83,7 @@ extension EntityProto {
         }
 
         mutating func add(_ p: inout ProtoRecordReader) throws(Failure) {
-            var meaning: UInt64 = 0
-            var nameRange: Range<Int>?
-            var multiple = false
-            var valueRange: Range<Int>?
-            let start = p.position
-            while let (f, w) = try p.next() {
-                switch f {
-                case 1:
-                    try p.expect(w, .varint, f)
-                    meaning = try p.varint()
-                case 3:
-                    try p.expect(w, .lengthDelimited, f)
-                    let range = try p.lengthDelimited()
-                    guard UTF8Validation.isValid(UnsafeBufferPointer(rebasing: record[range])) else {
-                        throw Failure(offset: range.lowerBound, message: "string field is not valid UTF-8")
-                    }
-                    nameRange = range
-                case 4:
-                    try p.expect(w, .varint, f)
-                    multiple = try p.bool()
-                case 5:
-                    try p.expect(w, .lengthDelimited, f)
-                    valueRange = try p.lengthDelimited()
-                default: try p.skip(w)
-                }
-            }
-            guard let nameRange else { throw Failure(offset: start, message: "property without a name") }
+            let (meaning, nameRange, multiple, valueRange) = try EntityProto.readProperty(&p)
             let existing = index(of: nameRange)
             if meaning == Meaning.emptyList {
                 if existing == nil {
