@@ -27,6 +27,24 @@ struct FastWriteDecoder {
         }
     }
 
+    /// The fields of a createDocument or patch body that holds `fields` and nothing else
+    /// (`{"fields":{…}}`), or nil (see the type's documentation).
+    static func documentFields(_ body: [UInt8], names: RESTDecoding.NameParser) -> ValueMap? {
+        body.withUnsafeBufferPointer { buffer in
+            var decoder = FastWriteDecoder(bytes: buffer, names: names)
+            var fields: ValueMap?
+            let ok = decoder.object { (d: inout FastWriteDecoder, key: UnsafeBufferPointer<UInt8>) -> Bool in
+                guard fields == nil, Self.equal(key, "fields"), let f = d.fields(depth: 0) else { return false }
+                fields = f
+                return true
+            }
+            guard ok else { return nil }
+            decoder.skipSpace()
+            guard decoder.i == buffer.count else { return nil }
+            return fields
+        }
+    }
+
     private init(bytes: UnsafeBufferPointer<UInt8>, names: RESTDecoding.NameParser) {
         self.bytes = bytes
         self.names = names
