@@ -87,9 +87,14 @@ extension FirestoreREST {
 
     func createDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let params = Self.parameters(request)
-        let body = try Self.body(request, .document, context: "document")
-        if body.has("name") { throw .invalidArgument("A document to create must not have a name; use documentId.") }
-        let (_, fields) = try RESTDecoding.document(body)
+        let fields: ValueMap
+        if let fast = FastWriteDecoder.documentFields(request.body) {
+            fields = fast  // `{"fields":{…}}` in one pass, as for patch
+        } else {
+            let body = try Self.body(request, .document, context: "document")
+            if body.has("name") { throw .invalidArgument("A document to create must not have a name; use documentId.") }
+            fields = try RESTDecoding.document(body).fields
+        }
         guard let parent = path.path.parent, let collectionID = path.path.lastSegment else {
             throw .invalidArgument("A collection id is required to create a document.")
         }
@@ -103,7 +108,7 @@ extension FirestoreREST {
         let params = Self.parameters(request)
         let name: String?
         let fields: ValueMap
-        if let fast = FastWriteDecoder.documentFields(request.body, names: RESTDecoding.NameParser(path.database)) {
+        if let fast = FastWriteDecoder.documentFields(request.body) {
             // `{"fields":{…}}` in one pass; anything else (and every error) takes the general decoder.
             (name, fields) = (nil, fast)
         } else {
