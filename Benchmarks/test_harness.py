@@ -9,7 +9,7 @@ from harness.baselines import FLOOR_LINE
 from harness.common import Row
 from harness.rawhttp import Connection
 from harness.report import cells, format_ratio
-from harness.servers import run_wrk
+from harness.servers import parse_h2load, run_wrk
 
 WRK_OUTPUT = """Running 5s test @ http://127.0.0.1:8080/doc
   1 threads and 32 connections
@@ -24,6 +24,13 @@ WRK_OUTPUT = """Running 5s test @ http://127.0.0.1:8080/doc
   Non-2xx or 3xx responses: 12
 Requests/sec:  80000.50
 Transfer/sec:     18.00MB
+"""
+
+
+H2LOAD_OUTPUT = """finished in 1.06s, 3233.00 req/s, 3.37MB/s
+requests: 3233 total, 3265 started, 3233 done, 3233 succeeded, 0 failed, 0 errored, 0 timeout
+status codes: 3233 2xx, 0 3xx, 0 4xx, 0 5xx
+traffic: 3.37MB (3530479) total, 63.14KB (64660) headers (space savings 47.37%), 3.14MB (3287961) data
 """
 
 
@@ -54,6 +61,12 @@ class HarnessTests(unittest.TestCase):
         self.assertAlmostEqual(figures["p50_ms"], 0.38)
         self.assertAlmostEqual(figures["p99_ms"], 1.25)
         self.assertEqual(figures["errors"], 12)
+
+    def test_h2load_output_gives_rate_successes_and_data_bytes(self):
+        figures = parse_h2load(H2LOAD_OUTPUT)
+        self.assertEqual(figures, {"rps": 3233.0, "succeeded": 3233, "data_bytes": 3287961})
+        with self.assertRaises(RuntimeError):
+            parse_h2load(H2LOAD_OUTPUT.replace("3233 succeeded, 0 failed", "3230 succeeded, 3 failed"))
 
     def test_fan_out_floor_line_gives_p50_and_p99_of_write_and_read_all(self):
         line = ("fan-out floor: 1000 streams, 102 B event, 21 rounds: write all p50 6.75 ms p99 9.40 ms; "

@@ -78,6 +78,7 @@ class Bench:
         self.pin_load = ["taskset", "-c", "1"] if can_pin else []
         self.wrk_threads = 1 if can_pin else 2
         self.wrk = _which("wrk")
+        self.h2load = _which("h2load")
         self.nginx = _which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
         venv_python = os.path.join(repo, "Benchmarks", ".venv", "bin", "python")
         self.mock_python = venv_python if _has_mock_firestore(venv_python) else None

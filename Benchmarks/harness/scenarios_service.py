@@ -10,8 +10,8 @@ from .baselines import Missing
 from .common import RTDB_NAMESPACE, Row, median
 from .features import PENDING, export
 from .rawhttp import Connection, encode_request
-from .servers import STATIC_DOCUMENT, Nginx, RawServer, Suite, run_wrk, wrk_script
-from .workloads import (DOCUMENTS, bulk_load, cold_start, drop_page_cache, document_fields, firestore_commit_requests,
+from .servers import STATIC_DOCUMENT, Nginx, RawServer, Suite, grpc_unary_body, run_h2load, run_wrk, wrk_script
+from .workloads import (DOCUMENT_NAME, DOCUMENTS, bulk_load, cold_start, drop_page_cache, document_fields, firestore_commit_requests,
                         rtdb_patch_requests, serial_latency)
 
 
@@ -76,7 +76,8 @@ def transport(bench, features):
 
 def wrk_against_nginx(bench, targets):
     """Runs wrk on each (key, url, script) target and on nginx (1 worker, static file) in turn,
-    `runs` times, so the baseline sees the same moment of a shared machine.
+    `runs` times, so the baseline sees the same moment of a shared machine. A target whose `url`
+    is a function is run by calling it (another load generator); it returns req/s.
 
     Returns (samples by key, nginx median or None, label for the baseline column).
     """
@@ -88,7 +89,7 @@ def wrk_against_nginx(bench, targets):
         samples = {key: [] for key, _, _ in plan}
         for _ in range(bench.runs):
             for key, url, script in plan:
-                samples[key].append(run_wrk(bench, url, script=script)["rps"])
+                samples[key].append(url() if callable(url) else run_wrk(bench, url, script=script)["rps"])
     if "nginx" in samples:
         return samples, median(samples.pop("nginx")), "nginx 1 worker GET, interleaved"
     return samples, None, "nginx not installed (apt-get install -y nginx-light)"
@@ -286,11 +287,20 @@ def latency_scenario(bench, features):
                 patch_script = wrk_script(bench, "firestore-patch", "PATCH", f'"{DOCUMENTS}/lat/d" .. (counter % 100)',
                                           body(1).decode())
                 url = f"http://127.0.0.1:{port}/"
-                samples, nginx1, nginx_label = wrk_against_nginx(
-                    bench, [("GET", url, get_script), ("PATCH", url, patch_script)])
+                targets = [("GET", url, get_script), ("PATCH", url, patch_script)]
+                if bench.h2load:
+                    targets.append(("gRPC", grpc_get_runner(bench, port), None))
+                samples, nginx1, nginx_label = wrk_against_nginx(bench, targets)
                 for what in ("GET", "PATCH"):
                     bench.add(Row("3", f"Firestore {what} 1 KB doc, c32", "req/s", value=median(samples[what]),
                                   baseline=nginx1, baseline_label=nginx_label, target=30_000, samples=samples[what]))
+                name = "Firestore gRPC GetDocument 1 KB doc, 32 streams on 1 connection (h2load)"
+                if "gRPC" in samples:
+                    bench.add(Row("3", name, "req/s", value=median(samples["gRPC"]), baseline=median(samples["GET"]),
+                                  baseline_label="REST GET c32, interleaved", samples=samples["gRPC"]))
+                else:
+                    bench.add(Row("3", name, "req/s", status="skipped: h2load not installed "
+                                  "(apt-get install -y nghttp2-client)"))
 
     if not features.database:
         bench.add(Row("3", "RTDB GET 1 KB node, serial, p50", "µs", "lower", target=200, status=PENDING))
@@ -315,6 +325,21 @@ def latency_scenario(bench, features):
             for what in ("GET", "PUT"):
                 bench.add(Row("3", f"RTDB {what} 1 KB node, c32", "req/s", value=median(samples[what]), baseline=nginx1,
                               baseline_label=nginx_label, target=30_000, samples=samples[what]))
+
+
+def grpc_get_runner(bench, port):
+    """A function running h2load's unary `GetDocument` calls on `lat/d1` (one of the 1 KB
+    documents the REST rows read), checking each run's answers carried documents."""
+    name = f"{DOCUMENT_NAME}/lat/d1".encode()
+    body = grpc_unary_body(bench, "firestore-get", b"\x0a" + bytes([len(name)]) + name)  # GetDocumentRequest.name
+    url = f"http://127.0.0.1:{port}/google.firestore.v1.Firestore/GetDocument"
+
+    def run():
+        figures = run_h2load(bench, url, body)
+        if figures["data_bytes"] is not None and figures["data_bytes"] < 900 * figures["succeeded"]:
+            raise RuntimeError("h2load: the GetDocument answers carried no documents (a gRPC error?)")
+        return figures["rps"]
+    return run
 
 
 def serial_rows(bench, name, port, raw, count, base50, base99, label, p99=True):

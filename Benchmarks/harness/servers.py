@@ -265,3 +265,39 @@ def run_wrk(bench, url, connections=32, script=None, seconds=None):
     if "rps" not in figures:
         raise RuntimeError("could not parse wrk output:\n" + output)
     return figures
+
+
+# h2load (gRPC) ---------------------------------------------------------------------------
+
+def grpc_unary_body(bench, name, message):
+    """Writes one gRPC request body (the 5-byte prefix, then `message`, a serialized protobuf) to a
+    file for h2load's `-d`; returns its path."""
+    path = os.path.join(bench.tmp, f"{name}.grpc")
+    with open(path, "wb") as file:
+        file.write(b"\x00" + len(message).to_bytes(4, "big") + message)
+    return path
+
+
+def run_h2load(bench, url, body_file, streams=32, seconds=None):
+    """Runs h2load once: one connection, `streams` concurrent unary gRPC calls (POST of
+    `body_file`) for the run's duration. Returns {"rps", "succeeded", "data_bytes"}; h2load counts
+    a call as succeeded on HTTP status 200, so `data_bytes` (response DATA) tells answers from
+    trailers-only errors."""
+    argv = bench.pin_load + [bench.h2load, "-c1", f"-m{streams}", "-t1", f"-D{seconds or bench.wrk_seconds}",
+                             "-d", body_file, "-H", "content-type: application/grpc", "-H", "te: trailers",
+                             "-H", "authorization: Bearer owner", url]
+    output = bench.run(argv, timeout=120)
+    return parse_h2load(output)
+
+
+def parse_h2load(output):
+    """The figures of h2load's summary (see ``run_h2load``)."""
+    rate = re.search(r"finished in [\d.]+\w*, ([\d.]+) req/s", output)
+    done = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed", output)
+    data = re.search(r"traffic: .*, [\d.]+\w* \((\d+)\) data", output)
+    if not rate or not done:
+        raise RuntimeError("could not parse h2load output:\n" + output)
+    succeeded, failed = int(done.group(1)), int(done.group(2))
+    if failed:
+        raise RuntimeError(f"h2load: {failed} calls failed:\n" + output)
+    return {"rps": float(rate.group(1)), "succeeded": succeeded, "data_bytes": int(data.group(1)) if data else None}

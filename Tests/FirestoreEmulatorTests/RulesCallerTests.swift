@@ -36,6 +36,20 @@ import Testing
         #expect(c.send(.patch, Self.doc, Self.body, headers: headers).status == 200)
     }
 
+    /// `Authorization` values as the split-and-lowercase reading of them named them.
+    static let authorizations: [(String?, FirestoreCaller)] = [
+        (nil, .anonymous), ("", .anonymous), ("Bearer", .anonymous), ("Bearer ", .anonymous), ("Bearer   ", .anonymous),
+        ("Bearer owner", .owner), ("  bEaReR   OWNER  ", .owner), ("Bearer ownerx", .user(token: "ownerx")),
+        ("Bearer a b", .user(token: "a b")), ("Basic owner", .anonymous), ("Bearerowner", .anonymous),
+        ("Bearer\towner", .anonymous), ("Bearer \towner", .user(token: "\towner")), ("Bearer \u{D6}wner", .user(token: "\u{D6}wner")),
+        ("Beárer owner", .anonymous),
+    ]
+
+    @Test(arguments: authorizations)
+    func authorizationNamesTheCaller(_ value: String?, _ caller: FirestoreCaller) {
+        #expect(FirestoreCaller(authorization: value) == caller)
+    }
+
     @Test func accessTokenOwnerInTheQueryBypassesRules() {
         let c = FirestoreTestClient(rules: Self.gate(Self.rules))
         #expect(c.send(.patch, Self.doc, Self.body).status == 200)

@@ -31,6 +31,32 @@ package struct HTTP1RequestParser: Sendable {
         var headers: HTTPHeaders
         var minorVersion: Int
         var keepAlive: Bool
+        var framing: FramingFields
+    }
+
+    /// Which of the fields that decide a body's framing a head carries, counted while its lines
+    /// are read, so the common head (one `Content-Length` or none, nothing else) is framed
+    /// without searching the fields again.
+    struct FramingFields: Sendable {
+        /// Index in the head's fields of the first `Content-Length`.
+        var contentLengthIndex = -1
+        var contentLengthCount = 0
+        var transferEncodingCount = 0
+        var expectCount = 0
+        var connectionCount = 0
+
+        /// Counts the field called `name` (raw bytes of the head).
+        mutating func note(_ name: ArraySlice<UInt8>, index: Int) {
+            switch name.count {
+            case 6 where HTTPFieldName.matches(name, "expect"): expectCount += 1
+            case 10 where HTTPFieldName.matches(name, "connection"): connectionCount += 1
+            case 14 where HTTPFieldName.matches(name, "content-length"):
+                if contentLengthCount == 0 { contentLengthIndex = index }
+                contentLengthCount += 1
+            case 17 where HTTPFieldName.matches(name, "transfer-encoding"): transferEncodingCount += 1
+            default: break
+            }
+        }
     }
 
     private var state: State = .head
@@ -215,7 +241,8 @@ package struct HTTP1RequestParser: Sendable {
         guard major == UInt8(ascii: "1"), minor <= UInt8(ascii: "1") else { return .failure(.httpVersionNotSupported) }
         let minorVersion = Int(minor - UInt8(ascii: "0"))
 
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(minimumCapacity: 8)
+        var framing = FramingFields()
         var count = 0
         while let line = lines.next() {
             guard let first = line.first else { return .failure(.badRequest) }
@@ -229,29 +256,66 @@ package struct HTTP1RequestParser: Sendable {
             guard value.allSatisfy({ $0 == .tab || ($0 >= 0x20 && $0 != 0x7F) }) else { return .failure(.badRequest) }
             count += 1
             if count > limits.maxHeaderCount { return .failure(.headerFieldsTooLarge) }
+            framing.note(name, index: count - 1)
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
 
-        let connection = headers.values("Connection")
         var keepAlive = minorVersion == 1
-        for value in connection {
-            for token in value.split(separator: ",") {
-                let token = token.trimmingSpaces
-                if token.equalsIgnoringCase("close") { keepAlive = false }
-                if token.equalsIgnoringCase("keep-alive"), minorVersion == 0 { keepAlive = true }
+        if framing.connectionCount > 0 {
+            for value in headers.values("Connection") {
+                for token in value.split(separator: ",") {
+                    let token = token.trimmingSpaces
+                    if token.equalsIgnoringCase("close") { keepAlive = false }
+                    if token.equalsIgnoringCase("keep-alive"), minorVersion == 0 { keepAlive = true }
+                }
             }
         }
-        let method = HTTPMethod(String(decoding: methodBytes, as: UTF8.self))
+        let method = HTTPMethod(bytes: methodBytes)
         let target = String(decoding: targetBytes, as: UTF8.self)
         return .success(
             PendingHead(
-                method: method, target: target, headers: headers, minorVersion: minorVersion, keepAlive: keepAlive))
+                method: method, target: target, headers: headers, minorVersion: minorVersion, keepAlive: keepAlive,
+                framing: framing))
     }
 
     /// Decides the body framing of a parsed head.
     private mutating func begin(_ head: PendingHead) -> HTTP1ParserEvent? {
         pending = head
         body = []
+        let framing = head.framing
+        if framing.transferEncodingCount == 0, framing.expectCount == 0, framing.contentLengthCount <= 1 {
+            // The common head: at most one Content-Length of plain digits, no Expect.
+            var length = 0
+            if framing.contentLengthCount == 1 {
+                guard let n = Self.plainLength(head.headers.fields[framing.contentLengthIndex].value) else {
+                    return beginSlowly(head)
+                }
+                length = n
+                if length > limits.maxBodyBytes { return fail(.contentTooLarge) }
+            }
+            continuePending = false
+            state = .fixedBody(remaining: length)
+            return nil
+        }
+        return beginSlowly(head)
+    }
+
+    /// The value of a `Content-Length` that is 1 to 15 ASCII digits and nothing else (no spaces,
+    /// no list); `nil` for anything else, which ``beginSlowly(_:)`` judges.
+    static func plainLength(_ value: String) -> Int? {
+        var n = 0
+        var digits = 0
+        for byte in value.utf8 {
+            guard byte.isDigit, digits < 15 else { return nil }
+            n = n * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+        }
+        return digits > 0 ? n : nil
+    }
+
+    /// Decides the framing of any head: several `Content-Length` fields or lists of them,
+    /// `Transfer-Encoding`, `Expect`.
+    private mutating func beginSlowly(_ head: PendingHead) -> HTTP1ParserEvent? {
         let transferEncoding = head.headers.values("Transfer-Encoding")
         let contentLength = head.headers.values("Content-Length")
         var chunked = false
@@ -392,15 +456,18 @@ package struct HTTP1RequestParser: Sendable {
         }
     }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
+    /// Whether `byte` is a `tchar` of RFC 9110 §5.6.2: letters, digits and ``!#$%&'*+-.^_`|~``,
+    /// looked up in a 128-bit table (bit `b` set for each token byte `b`).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        if byte < 64 { return (tokenBitsLow >> UInt64(byte)) & 1 == 1 }
+        if byte < 128 { return (tokenBitsHigh >> UInt64(byte - 64)) & 1 == 1 }
+        return false
     }
+
+    /// Token bytes 0–63: `!#$%&'*+-.` and the digits.
+    private static let tokenBitsLow: UInt64 = 0x03FF_6CFA_0000_0000
+    /// Token bytes 64–127: the letters and `^_`|~`.
+    private static let tokenBitsHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
 }
 
 /// Splits a head into CRLF-terminated lines (the last line needs no terminator).

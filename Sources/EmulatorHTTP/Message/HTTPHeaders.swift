@@ -4,6 +4,11 @@ package struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     package init() {}
 
+    /// Empty, with room for `minimumCapacity` fields.
+    package init(minimumCapacity: Int) {
+        fields.reserveCapacity(minimumCapacity)
+    }
+
     package init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
@@ -50,8 +55,33 @@ package struct HTTPHeaders: Sendable, Hashable, Sequence {
     package static func namesMatch(_ a: String, _ b: String) -> Bool {
         let a = a.utf8, b = b.utf8
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+        let fast = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where !HTTPFieldName.sameIgnoringCase(x[i], y[i]) { return false }
+                return true
+            }
         }
+        if let fast, let fast { return fast }
+        return zip(a, b).allSatisfy { x, y in HTTPFieldName.sameIgnoringCase(x, y) }
+    }
+}
+
+/// Byte-level comparisons of field names, which HTTP compares ignoring ASCII case.
+package enum HTTPFieldName {
+    /// Whether two bytes are equal, or the same ASCII letter in different cases.
+    @inline(__always)
+    package static func sameIgnoringCase(_ x: UInt8, _ y: UInt8) -> Bool {
+        x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+    }
+
+    /// Whether `name` (raw bytes) is `lowercase` (ASCII, lower case) ignoring case.
+    package static func matches(_ name: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard name.count == lowercase.utf8CodeUnitCount else { return false }
+        var i = 0
+        for byte in name {
+            if !sameIgnoringCase(byte, lowercase.utf8Start[i]) { return false }
+            i += 1
+        }
+        return true
     }
 }

@@ -5,8 +5,12 @@ package struct HTTPRequest: Sendable {
     package var target: String
     package var headers: HTTPHeaders
     package var body: [UInt8]
+    /// The segments of the route pattern that matched this request (set by ``Router``).
+    package var routePattern: [Substring] = []
+
     /// Values captured by the route pattern (`:name` segments, `*` as `"*"`), percent-decoded.
-    package var parameters: [String: String] = [:]
+    /// Worked out when read: most handlers parse the path themselves.
+    package var parameters: [String: String] { Router.parameters(routePattern, rawPath) }
 
     package init(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method

@@ -4,6 +4,8 @@ import EmulatorSupport
 package enum PercentEncoding {
     /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8.
     package static func decode(_ text: Substring, plusIsSpace: Bool = false) -> String? {
+        // Most paths and query items have no escape: a Substring is valid UTF-8 already.
+        if !needsDecoding(text, plusIsSpace: plusIsSpace) { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -21,6 +23,14 @@ package enum PercentEncoding {
             }
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Whether `text` holds a `%` (or a `+` that means a space).
+    static func needsDecoding(_ text: Substring, plusIsSpace: Bool) -> Bool {
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.contains { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }
+        }
+        return found ?? text.utf8.contains { $0 == UInt8(ascii: "%") || ($0 == UInt8(ascii: "+") && plusIsSpace) }
     }
 
     package static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {

@@ -31,16 +31,16 @@ package struct Router: Sendable {
 
     /// Routes `request` and returns the handler's response.
     package func respond(to request: HTTPRequest) -> HTTPResponse {
-        let path = Self.segments(request.rawPath)
+        let path = request.rawPath
         var methodMismatch = false
         for route in routes {
-            guard let parameters = Self.match(route.segments, path) else { continue }
+            guard Self.matches(route.segments, path) else { continue }
             if let method = route.method, method != request.method {
                 methodMismatch = true
                 continue
             }
             var routed = request
-            routed.parameters = parameters
+            routed.routePattern = route.segments
             return route.handler(routed)
         }
         if methodMismatch {
@@ -53,17 +53,27 @@ package struct Router: Sendable {
     /// combining mark after `/` must not hide the separator, and byte scans are cheaper).
     static func segments(_ text: Substring) -> [Substring] {
         var result: [Substring] = []
-        var start = text.startIndex
-        while start < text.endIndex {
-            let end = text.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? text.endIndex
-            if start < end { result.append(text[start..<end]) }
-            start = end < text.endIndex ? text.utf8.index(after: end) : text.endIndex
-        }
+        var cursor = SegmentCursor(text)
+        while let segment = cursor.next() { result.append(segment) }
         return result
     }
 
-    private static func match(_ pattern: [Substring], _ path: [Substring]) -> [String: String]? {
+    /// Whether `path` matches `pattern`, compared segment by segment in place (nothing is built).
+    static func matches(_ pattern: [Substring], _ path: Substring) -> Bool {
+        var cursor = SegmentCursor(path)
+        for segment in pattern {
+            if segment.utf8.elementsEqual("*".utf8) { return true }
+            guard let next = cursor.next() else { return false }
+            if segment.utf8.first == UInt8(ascii: ":") { continue }
+            if !segment.utf8.elementsEqual(next.utf8) { return false }  // bytes, not canonical equivalence
+        }
+        return cursor.next() == nil
+    }
+
+    /// The values `pattern` captures from `path` (which it matches), percent-decoded.
+    static func parameters(_ pattern: [Substring], _ path: Substring) -> [String: String] {
         var parameters: [String: String] = [:]
+        let path = segments(path)
         var index = 0
         for segment in pattern {
             if segment.utf8.elementsEqual("*".utf8) {
@@ -71,15 +81,35 @@ package struct Router: Sendable {
                 parameters["*"] = PercentEncoding.decode(rest) ?? rest
                 return parameters
             }
-            guard index < path.count else { return nil }
+            guard index < path.count else { return parameters }
             if segment.utf8.first == UInt8(ascii: ":") {
                 let raw = path[index]
                 parameters[String(segment.dropFirst())] = PercentEncoding.decode(raw) ?? String(raw)
-            } else if !segment.utf8.elementsEqual(path[index].utf8) {  // bytes, not canonical equivalence
-                return nil
             }
             index += 1
         }
-        return index == path.count ? parameters : nil
+        return parameters
+    }
+}
+
+/// The non-empty `/`-separated segments of a path, one at a time, split on the byte.
+struct SegmentCursor {
+    private let text: Substring
+    private var position: Substring.Index
+
+    init(_ text: Substring) {
+        self.text = text
+        position = text.startIndex
+    }
+
+    mutating func next() -> Substring? {
+        let utf8 = text.utf8
+        while position < text.endIndex {
+            let end = utf8[position...].firstIndex(of: UInt8(ascii: "/")) ?? text.endIndex
+            let start = position
+            position = end < text.endIndex ? utf8.index(after: end) : text.endIndex
+            if start < end { return text[start..<end] }
+        }
+        return nil
     }
 }

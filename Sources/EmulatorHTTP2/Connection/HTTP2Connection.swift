@@ -276,6 +276,25 @@ package struct HTTP2Connection: Sendable {
         return actions
     }
 
+    /// Sends response headers already encoded as a header block, by an encoder that never adds to
+    /// the dynamic table (``HPACKEncoder``'s default, this connection's own), so the block means
+    /// the same on every stream and can be built once.
+    package mutating func sendHeaders(stream: UInt32, block: [UInt8], endStream: Bool = false) -> [Action] {
+        guard streams[stream] != nil, streams[stream]?.localClosed == false else { return [] }
+        var out: [UInt8] = []
+        HTTP2FrameEncoder.headerFrames(stream: stream, block: block, endStream: endStream, maxFrameSize: peerMaxFrameSize, into: &out)
+        var actions: [Action] = [.write(out)]
+        if endStream { actions += endLocally(stream) }
+        return actions
+    }
+
+    /// Queues trailers already encoded as a header block (as for ``sendHeaders(stream:block:endStream:)``).
+    package mutating func sendTrailers(stream: UInt32, block: [UInt8]) -> [Action] {
+        guard streams[stream] != nil, streams[stream]?.localClosed == false else { return [] }
+        streams[stream]?.pending.append(.encodedTrailers(block))
+        return flush(stream)
+    }
+
     /// Response bytes queued on open streams that the peer's flow-control windows do not yet let
     /// out (DATA payloads only).
     package var queuedBytes: Int { queuedBytes { _ in true } }
@@ -334,6 +353,11 @@ package struct HTTP2Connection: Sendable {
             case .trailers(let fields):
                 HTTP2FrameEncoder.headerFrames(stream: stream, block: encoder.encode(fields), endStream: true,
                                                maxFrameSize: peerMaxFrameSize, into: &out)
+                state.pending.removeFirst()
+                ended = true
+                break drain
+            case .encodedTrailers(let block):
+                HTTP2FrameEncoder.headerFrames(stream: stream, block: block, endStream: true, maxFrameSize: peerMaxFrameSize, into: &out)
                 state.pending.removeFirst()
                 ended = true
                 break drain

@@ -3,6 +3,8 @@ struct HTTP2StreamState: Sendable {
     enum Outbound: Sendable {
         case data([UInt8], endStream: Bool)
         case trailers([HeaderField])
+        /// Trailers already encoded as a header block (see ``HTTP2Connection/sendTrailers(stream:block:)``).
+        case encodedTrailers([UInt8])
     }
 
     /// The peer sent END_STREAM.

@@ -36,9 +36,20 @@ package struct GRPCMessageDeframer: Sendable {
 
     /// Frames `message` uncompressed.
     package static func frame(_ message: [UInt8]) -> [UInt8] {
-        let n = UInt32(truncatingIfNeeded: message.count)
-        var out: [UInt8] = [0, UInt8(n >> 24), UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
-        out.append(contentsOf: message)
+        var out: [UInt8] = []
+        out.reserveCapacity(5 + message.count)
+        appendFrame(message, to: &out)
         return out
+    }
+
+    /// Appends `message`, framed uncompressed, to `out`.
+    package static func appendFrame(_ message: [UInt8], to out: inout [UInt8]) {
+        let n = UInt32(truncatingIfNeeded: message.count)
+        out.append(0)
+        out.append(UInt8(n >> 24))
+        out.append(UInt8(truncatingIfNeeded: n >> 16))
+        out.append(UInt8(truncatingIfNeeded: n >> 8))
+        out.append(UInt8(truncatingIfNeeded: n))
+        out.append(contentsOf: message)
     }
 }

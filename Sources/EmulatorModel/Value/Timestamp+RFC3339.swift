@@ -77,19 +77,26 @@ extension Timestamp {
     package var rfc3339: String {
         var out: [UInt8] = []
         out.reserveCapacity(30)
+        appendRFC3339(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``rfc3339`` as UTF-8 (ASCII: nothing in it needs escaping in JSON) without
+    /// building a string.
+    package func appendRFC3339(to out: inout [UInt8]) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let date = CivilDate(daysSinceEpoch: days)
+        // Exactly `width` digits of |v|, most significant first (higher digits dropped).
         func put(_ v: Int64, _ width: Int) {
-            var digits = [UInt8](repeating: 0x30, count: width)
             var v = v < 0 ? -v : v
-            var k = width - 1
-            while k >= 0 {
-                digits[k] = UInt8(0x30 + v % 10)
-                v /= 10
-                k -= 1
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor &*= 10 }
+            v %= divisor &* 10
+            while divisor > 0 {
+                out.append(UInt8(0x30 + v / divisor % 10))
+                divisor /= 10
             }
-            out.append(contentsOf: digits)
         }
         if date.year < 0 { out.append(0x2D) }
         put(date.year, 4); out.append(0x2D); put(date.month, 2); out.append(0x2D); put(date.day, 2)
@@ -109,6 +116,5 @@ extension Timestamp {
             }
         }
         out.append(0x5A)
-        return String(decoding: out, as: UTF8.self)
     }
 }

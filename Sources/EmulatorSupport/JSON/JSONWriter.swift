@@ -149,6 +149,22 @@ package struct JSONWriter: Sendable {
         appendEscaped(value)
     }
 
+    /// Appends a string whose UTF-8 `body` appends to the buffer, quoted but not escaped: for
+    /// text known to need no escaping (timestamps, numbers).
+    package mutating func appendUnescapedString(_ body: (inout [UInt8]) -> Void) {
+        prepareValue()
+        bytes.append(UInt8(ascii: "\""))
+        body(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 text as a quoted, escaped JSON string (a name assembled from parts without
+    /// building a `String`).
+    package mutating func appendString(utf8 text: UnsafeBufferPointer<UInt8>) {
+        prepareValue()
+        Self.appendEscaped(text, to: &bytes)
+    }
+
     package mutating func appendInt(_ value: Int64) {
         prepareValue()
         Self.appendDecimal(value, to: &bytes)

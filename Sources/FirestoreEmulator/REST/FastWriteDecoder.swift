@@ -13,7 +13,8 @@ import EmulatorSupport
 /// produces.
 struct FastWriteDecoder {
     private let bytes: UnsafeBufferPointer<UInt8>
-    private let names: RESTDecoding.NameParser
+    /// Reads document names; nil where the body holds none (a document's own fields).
+    private let names: RESTDecoding.NameParser?
     private var i = 0
 
     /// Nesting of map and array values handled here (deeper documents take the general path).
@@ -27,7 +28,25 @@ struct FastWriteDecoder {
         }
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, names: RESTDecoding.NameParser) {
+    /// The fields of a createDocument or patch body that holds `fields` and nothing else
+    /// (`{"fields":{…}}`), or nil (see the type's documentation).
+    static func documentFields(_ body: [UInt8]) -> ValueMap? {
+        body.withUnsafeBufferPointer { buffer in
+            var decoder = FastWriteDecoder(bytes: buffer, names: nil)
+            var fields: ValueMap?
+            let ok = decoder.object { (d: inout FastWriteDecoder, key: UnsafeBufferPointer<UInt8>) -> Bool in
+                guard fields == nil, Self.equal(key, "fields"), let f = d.fields(depth: 0) else { return false }
+                fields = f
+                return true
+            }
+            guard ok else { return nil }
+            decoder.skipSpace()
+            guard decoder.i == buffer.count else { return nil }
+            return fields
+        }
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, names: RESTDecoding.NameParser?) {
         self.bytes = bytes
         self.names = names
     }
@@ -130,6 +149,7 @@ struct FastWriteDecoder {
         guard let range = stringBytes() else { return nil }
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
         guard slice.count <= DocumentName.maxNameBytes else { return nil }
+        guard let names else { return nil }
         return names.root.withUnsafeBufferPointer { root in
             RESTDecoding.fastDocumentName(slice, root: root, database: names.database)
         }

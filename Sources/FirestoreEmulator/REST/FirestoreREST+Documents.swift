@@ -21,6 +21,7 @@ extension FirestoreREST {
     }
 
     static func consistency(_ params: [(name: String, value: String)]) throws(EmulatorError) -> ReadConsistency {
+        if params.isEmpty { return .latest }
         var members: [JSONMember] = []
         if let t = param(params, "transaction") {
             // A `+` of base64 sent unescaped in a query string arrives as a space.
@@ -86,9 +87,14 @@ extension FirestoreREST {
 
     func createDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let params = Self.parameters(request)
-        let body = try Self.body(request, .document, context: "document")
-        if body.has("name") { throw .invalidArgument("A document to create must not have a name; use documentId.") }
-        let (_, fields) = try RESTDecoding.document(body)
+        let fields: ValueMap
+        if let fast = FastWriteDecoder.documentFields(request.body) {
+            fields = fast  // `{"fields":{…}}` in one pass, as for patch
+        } else {
+            let body = try Self.body(request, .document, context: "document")
+            if body.has("name") { throw .invalidArgument("A document to create must not have a name; use documentId.") }
+            fields = try RESTDecoding.document(body).fields
+        }
         guard let parent = path.path.parent, let collectionID = path.path.lastSegment else {
             throw .invalidArgument("A collection id is required to create a document.")
         }
@@ -100,8 +106,14 @@ extension FirestoreREST {
 
     func patchDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let params = Self.parameters(request)
-        let body = try Self.body(request, .document, context: "document")
-        let (name, fields) = try RESTDecoding.document(body)
+        let name: String?
+        let fields: ValueMap
+        if let fast = FastWriteDecoder.documentFields(request.body) {
+            // `{"fields":{…}}` in one pass; anything else (and every error) takes the general decoder.
+            (name, fields) = (nil, fast)
+        } else {
+            (name, fields) = try RESTDecoding.document(try Self.body(request, .document, context: "document"))
+        }
         if let name, !name.utf8.elementsEqual(path.name.name.utf8) {
             guard let n = try? DocumentName(parsing: name), n == path.name else {
                 throw .invalidArgument("The document name in the body \"\(name)\" does not match the request path.")

@@ -120,12 +120,13 @@ package struct FirestoreREST: Sendable {
     }
 
     private func route(_ request: HTTPRequest) throws(EmulatorError) -> HTTPResponse {
-        var segments = request.rawPath.split(separator: "/", omittingEmptySubsequences: false)
-        // ["", "v1", ...]
-        guard segments.count >= 3, segments[0].isEmpty, segments[1] == "v1" else {
+        // "/v1/" then the segments, split on the byte (a Character split would run grapheme
+        // breaking over the path).
+        let rawPath = request.rawPath
+        guard rawPath.utf8.starts(with: "/v1/".utf8) else {
             throw .notFound("Unknown path \(request.rawPath).")
         }
-        segments.removeFirst(2)
+        var segments = RESTPath.split(rawPath[rawPath.utf8.index(rawPath.startIndex, offsetBy: 4)...])
         if segments.last?.isEmpty == true && segments.count > 1 { segments.removeLast() }
         let allowMethod = request.method == .post
         let path = try RESTPath(segments: segments, allowMethod: allowMethod)

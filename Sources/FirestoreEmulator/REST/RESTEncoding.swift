@@ -9,22 +9,47 @@ enum RESTEncoding {
     static func writeDocument(_ d: StoredDocument, database: DatabaseID, to w: inout JSONWriter, missing: Bool = false) {
         w.beginObject()
         w.appendKey("name")
-        w.appendString(database.documentName(d.path))
+        writeName(d.path, database: database, to: &w)
         if !missing {
             if !d.fields.isEmpty {
                 w.appendKey("fields")
                 d.fields.appendFirestoreFieldsJSON(to: &w)
             }
             w.appendKey("createTime")
-            w.appendString(timestamp(d.createTime))
+            writeTimestamp(d.createTime, to: &w)
             w.appendKey("updateTime")
-            w.appendString(timestamp(d.updateTime))
+            writeTimestamp(d.updateTime, to: &w)
         }
         w.endObject()
     }
 
+    /// A timestamp string, written straight into the JSON (RFC 3339 needs no escaping).
+    static func writeTimestamp(_ micros: Int64, to w: inout JSONWriter) {
+        w.appendUnescapedString { Timestamp(microseconds: micros).appendRFC3339(to: &$0) }
+    }
+
+    /// `database.documentName(path)` as a JSON string, assembled as bytes in one buffer.
+    static func writeName(_ path: ResourcePath, database: DatabaseID, to w: inout JSONWriter) {
+        var name: [UInt8] = []
+        var count = 40 + database.project.utf8.count + database.database.utf8.count
+        for segment in path.segments { count += segment.utf8.count + 1 }
+        name.reserveCapacity(count)
+        name.append(contentsOf: "projects/".utf8)
+        name.append(contentsOf: database.project.utf8)
+        name.append(contentsOf: "/databases/".utf8)
+        name.append(contentsOf: database.database.utf8)
+        name.append(contentsOf: "/documents".utf8)
+        for segment in path.segments {
+            name.append(0x2F)
+            name.append(contentsOf: segment.utf8)
+        }
+        name.withUnsafeBufferPointer { w.appendString(utf8: $0) }
+    }
+
     static func document(_ d: StoredDocument, database: DatabaseID) -> [UInt8] {
         var w = JSONWriter()
+        // One allocation for a typical document instead of a doubling series.
+        w.bytes.reserveCapacity(1024)
         writeDocument(d, database: database, to: &w)
         return w.bytes
     }
@@ -33,7 +58,7 @@ enum RESTEncoding {
         w.beginObject()
         if let t = r.updateTime {
             w.appendKey("updateTime")
-            w.appendString(timestamp(t))
+            writeTimestamp(t, to: &w)
         }
         if !r.transformResults.isEmpty {
             w.appendKey("transformResults")

@@ -18,6 +18,7 @@ struct RESTPath {
     /// where a `:` belongs to the document id.
     init(segments raw: [Substring], allowMethod: Bool) throws(EmulatorError) {
         var segments: [String] = []
+        segments.reserveCapacity(raw.count)
         for s in raw {
             guard let d = PercentEncoding.decode(s) else { throw .invalidArgument("Invalid percent-encoding in the request path.") }
             segments.append(d)
@@ -30,24 +31,45 @@ struct RESTPath {
                 segments[segments.count - 1] = last
             }
         }
-        let full = segments.joined(separator: "/")
-        guard segments.count >= 5, segments[0] == "projects", segments[2] == "databases", segments[4] == "documents",
+        // The joined name is built only for an error message.
+        func full() -> String { segments.joined(separator: "/") }
+        guard segments.count >= 5, segments[0].utf8.elementsEqual("projects".utf8),
+            segments[2].utf8.elementsEqual("databases".utf8), segments[4].utf8.elementsEqual("documents".utf8),
             !segments[1].isEmpty, !segments[3].isEmpty
         else {
-            throw .invalidArgument("Invalid resource name: \"\(full)\"; must match projects/{project_id}/databases/{database_id}/documents/{document_path}.")
+            throw .invalidArgument("Invalid resource name: \"\(full())\"; must match projects/{project_id}/databases/{database_id}/documents/{document_path}.")
         }
         database = DatabaseID(project: segments[1], database: segments[3])
         var path: [String] = []
-        for s in segments.dropFirst(5) {
+        path.reserveCapacity(segments.count - 5)
+        var fullCount = segments.count - 1
+        for (i, s) in segments.enumerated() {
+            fullCount += s.utf8.count
+            guard i >= 5 else { continue }
             do { try ResourcePath.validateSegment(s) } catch {
-                throw .invalidArgument("Invalid resource name \"\(full)\": \(error.message)")
+                throw .invalidArgument("Invalid resource name \"\(full())\": \(error.message)")
             }
             path.append(s)
         }
         self.path = ResourcePath(segments: path)
-        if full.utf8.count > DocumentName.maxNameBytes {
-            throw .invalidArgument("Document name \"\(full)\" is longer than \(DocumentName.maxNameBytes) bytes.")
+        if fullCount > DocumentName.maxNameBytes {
+            throw .invalidArgument("Document name \"\(full())\" is longer than \(DocumentName.maxNameBytes) bytes.")
         }
+    }
+
+    /// `text` split at every `/` byte, empty segments kept (as `split(separator:
+    /// omittingEmptySubsequences: false)` would, without breaking the text into Characters).
+    static func split(_ text: Substring) -> [Substring] {
+        var result: [Substring] = []
+        result.reserveCapacity(8)
+        var start = text.startIndex
+        let utf8 = text.utf8
+        while let slash = utf8[start...].firstIndex(of: UInt8(ascii: "/")) {
+            result.append(text[start..<slash])
+            start = utf8.index(after: slash)
+        }
+        result.append(text[start...])
+        return result
     }
 
     var name: DocumentName { DocumentName(projectID: database.project, databaseID: database.database, path: path) }

@@ -16,20 +16,41 @@ package enum FirestoreCaller: Sendable, Equatable {
             self = .anonymous
             return
         }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        // Byte scans (spaces are ASCII, so their UTF-8 indices are Character boundaries): skip
+        // leading spaces, take the scheme up to the next space, then the token after that one
+        // space with spaces trimmed from both ends.
+        let utf8 = authorization.utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex, utf8[start] == 0x20 { start = utf8.index(after: start) }
+        guard let space = utf8[start...].firstIndex(of: 0x20), Self.equalsIgnoringASCIICase(utf8[start..<space], "bearer")
+        else {
             self = .anonymous
             return
         }
-        var token = Substring(parts[1])
-        while token.first == " " { token.removeFirst() }
-        while token.last == " " { token.removeLast() }
+        var tokenStart = utf8.index(after: space)
+        var tokenEnd = utf8.endIndex
+        while tokenStart < tokenEnd, utf8[tokenStart] == 0x20 { tokenStart = utf8.index(after: tokenStart) }
+        while tokenStart < tokenEnd, utf8[utf8.index(before: tokenEnd)] == 0x20 { tokenEnd = utf8.index(before: tokenEnd) }
+        let token = authorization[tokenStart..<tokenEnd]
         self = token.isEmpty ? .anonymous : Self.isOwnerToken(token) ? .owner : .user(token: String(token))
     }
 
     /// Whether `token` is the emulator's admin token: `owner`, in any case.
     package static func isOwnerToken(_ token: some StringProtocol) -> Bool {
-        token.utf8.count == 5 && token.lowercased() == "owner"
+        equalsIgnoringASCIICase(token.utf8, "owner")
+    }
+
+    /// Whether `bytes` spell `lowercase` (ASCII letters) in any case. For these words ASCII case
+    /// folding is Unicode lowercasing: no other character lowercases to `b e a r o w n`.
+    static func equalsIgnoringASCIICase(_ bytes: some Collection<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        var i = 0
+        for byte in bytes {
+            let folded = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            if folded != lowercase.utf8Start[i] { return false }
+            i += 1
+        }
+        return true
     }
 }
 

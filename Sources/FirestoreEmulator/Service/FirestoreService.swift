@@ -61,6 +61,7 @@ package final class FirestoreService: Sendable {
     /// Resolves a consistency selector: validates transaction ids and read times, and begins a
     /// new transaction when asked.
     func resolve(_ consistency: ReadConsistency, _ database: DatabaseID) throws(EmulatorError) -> ResolvedRead {
+        if case .latest = consistency { return ResolvedRead(time: nil) }  // the common read: no clock
         let now = store.currentTime()
         switch consistency {
         case .latest:

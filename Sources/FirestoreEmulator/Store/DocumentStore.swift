@@ -27,8 +27,17 @@ package final class DocumentStore: Sendable {
     package var retainedSince: Int64 { engine.retainedSince }
 
     package static func namespace(_ database: DatabaseID) -> NamespaceID {
-        NamespaceID("firestore/\(database.project)/\(database.database)")
+        if let known = lastNamespace.withLock({ last in last.flatMap { $0.database == database ? $0.namespace : nil } }) {
+            return known
+        }
+        let made = NamespaceID("firestore/\(database.project)/\(database.database)")
+        lastNamespace.withLock { $0 = (database, made) }
+        return made
     }
+
+    /// The namespace last made, with its database: most requests name the database the one
+    /// before did, and then their namespace (a name built and hashed) is not made again.
+    private static let lastNamespace = Mutex<(database: DatabaseID, namespace: NamespaceID)?>(nil)
 
     /// The current time as reads report it: never before the newest commit.
     package func currentTime() -> Int64 {
