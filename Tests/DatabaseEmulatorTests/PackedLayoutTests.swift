@@ -77,8 +77,8 @@ import Testing
 }
 
 /// The packed layout against one entry per leaf (the layout before packing, still read): the
-/// same writes give the same data and the same changed locations, so listeners cannot tell them
-/// apart.
+/// same writes give the same data (read back whole, at random paths and their priorities) and the
+/// same changed locations, so readers and listeners cannot tell them apart.
 @Suite struct PackedLayoutParityTests {
     let ns: NamespaceID = "database/parity"
 
@@ -142,21 +142,20 @@ import Testing
         var g = Generator(state: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1)
         let packed = StorageEngine(keepsHistory: { _ in false })
         let perLeaf = StorageEngine(keepsHistory: { _ in false })
-        var model = DatabaseNode.empty
         for step in 0..<60 {
             let write = write(&g)
-            model = write.apply(to: model)
             let a = packed.commit { (txn: inout CommitBuilder) in DatabaseStorageMapping.apply(write, to: &txn, ns) }
             let b = perLeaf.commit { (txn: inout CommitBuilder) in DatabaseStorageMapping.apply(write, to: &txn, ns, packs: false) }
             #expect(
                 DatabaseStorageMapping.changedLocations(a.changes, write: write) == b.changes.map { DatabaseStorageMapping.path(of: $0.key) },
                 "seed \(seed) step \(step): \(write)")
             #expect(a.cleared.map(\.key) == b.cleared.map(\.key), "seed \(seed) step \(step)")
-            #expect(try read(packed, .root) == model, "seed \(seed) step \(step)")
-            #expect(try read(perLeaf, .root) == model, "seed \(seed) step \(step)")
+            #expect(try read(packed, .root) == read(perLeaf, .root), "seed \(seed) step \(step)")
             for _ in 0..<4 {
                 let probe = path(&g)
-                #expect(try read(packed, probe) == model.child(at: probe), "seed \(seed) step \(step) at \(probe)")
+                #expect(try read(packed, probe) == read(perLeaf, probe), "seed \(seed) step \(step) at \(probe)")
+                let priority = probe.child(".priority")
+                #expect(try read(packed, priority) == read(perLeaf, priority), "seed \(seed) step \(step) at \(priority)")
             }
         }
     }
@@ -168,10 +167,8 @@ import Testing
         var g = Generator(state: UInt64(seed) &* 0xD1B5_4A32_D192_ED03 | 1)
         let mixed = StorageEngine(keepsHistory: { _ in false })
         let perLeaf = StorageEngine(keepsHistory: { _ in false })
-        var model = DatabaseNode.empty
         for step in 0..<40 {
             let write = write(&g)
-            model = write.apply(to: model)
             // The first half written the old way into both, the second half packed into one.
             let packs = step >= 20
             let a = mixed.commit { (txn: inout CommitBuilder) in DatabaseStorageMapping.apply(write, to: &txn, ns, packs: packs) }
@@ -179,7 +176,24 @@ import Testing
             #expect(
                 DatabaseStorageMapping.changedLocations(a.changes, write: write) == b.changes.map { DatabaseStorageMapping.path(of: $0.key) },
                 "seed \(seed) step \(step): \(write)")
-            #expect(try read(mixed, .root) == model, "seed \(seed) step \(step)")
+            #expect(try read(mixed, .root) == read(perLeaf, .root), "seed \(seed) step \(step)")
+        }
+    }
+}
+
+/// `DatabaseNode.encoded` writes straight from the node what `json(export:)` encodes to.
+@Suite struct NodeEncodingTests {
+    @Test(arguments: [
+        #"{"a":1,"b":{"c":"x","d":[true,null,2.5]},"e":{".value":3,".priority":"p"},".priority":1}"#,
+        #"[1,2,3]"#, #"{"0":"a","2":"c"}"#, #"{"0":"a","3":"d"}"#, #"{"1":1,"01":2}"#, #""text""#, "1e21", "null",
+        #"{"n":-0.0,"big":9007199254740993,"u":"é\n\u0001"}"#,
+    ])
+    func encodingMatchesTheJSONValue(text: String) throws {
+        let node = DatabaseNode.build(try JSONReader.parse(Array(text.utf8)), existing: .empty, now: 0)
+        for export in [false, true] {
+            for pretty in [false, true] {
+                #expect(node.encoded(export: export, pretty: pretty) == JSONWriter.encode(node.json(export: export), pretty: pretty))
+            }
         }
     }
 }

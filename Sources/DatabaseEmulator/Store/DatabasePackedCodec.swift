@@ -24,12 +24,12 @@ package import EmulatorModel
 package enum DatabasePackedCodec {
     static let tag = UInt8(ascii: "o")
     /// Levels of objects a packed node may have (`{"a":{"b":1}}` has 2).
-    static let maxHeight = 2
+    package static let maxHeight = 2
     /// Leaves a packed node may hold (one byte in the header; at most the engine's cut threshold,
     /// so the count of leaves below a location stays cheap to take).
-    static let maxLeaves = 64
+    package static let maxLeaves = 64
     /// Encoded bytes a packed node may take (rewriting one leaf re-encodes the whole node).
-    static let maxBytes = 2048
+    package static let maxBytes = 2048
 
     /// Whether `bytes` is a packed entry.
     static func isPacked(_ bytes: [UInt8]) -> Bool { bytes.first == tag }
@@ -141,8 +141,10 @@ package enum DatabasePackedCodec {
 
         mutating func object(height: Int) -> DatabaseChildren? {
             guard let count = varint(), count > 0, count <= UInt64(bytes.count - position) else { return nil }
-            var pairs: [(key: String, node: DatabaseNode)] = []
-            pairs.reserveCapacity(Int(count))
+            var keys: [String] = []
+            var nodes: [DatabaseNode] = []
+            keys.reserveCapacity(Int(count))
+            nodes.reserveCapacity(Int(count))
             for _ in 0..<count {
                 guard let key = text(), let tag = byte() else { return nil }
                 let content: DatabaseNode.Content
@@ -165,9 +167,10 @@ package enum DatabasePackedCodec {
                     content = .children(inner)
                 default: return nil
                 }
-                pairs.append((key, DatabaseNode(content)))
+                keys.append(key)
+                nodes.append(DatabaseNode(content))
             }
-            return DatabaseChildren(sorted: pairs)
+            return DatabaseChildren(sortedKeys: keys, nodes: nodes)
         }
     }
 }

@@ -203,6 +203,8 @@ package enum DatabaseStorageMapping {
         // Ancestors known to hold no entry: a write's locations never overlap, so no later
         // location stores one there (an update's siblings share theirs).
         var clearedAncestors: Set<DatabasePath> = []
+        // The parent of the last location, once known clear (an update's siblings share it).
+        var clearParent: DatabasePath?
         for (written, writtenNode) in write.changes {
             var location = written
             var node = writtenNode
@@ -214,6 +216,7 @@ package enum DatabaseStorageMapping {
             var found: (path: DatabasePath, entry: StoredEntry)?
             var leafAbove: StorageKey?
             var next: DatabasePath? = isPriority ? owner : location.parent
+            if !isPriority, let parent = next, let clearParent, parent == clearParent { next = nil }
             while let path = next, !clearedAncestors.contains(path) {
                 if let entry = txn.get(ns, leafKey(path)) {
                     found = (path, entry)
@@ -225,6 +228,8 @@ package enum DatabaseStorageMapping {
             if let (container, entry) = found, DatabasePackedCodec.isPacked(entry.value),
                 let packed = DatabasePackedCodec.decode(entry.value), let inner = written.relative(to: container)
             {
+                // A priority of a node that is not there (below a leaf of the object) is nothing.
+                if isPriority, let ownerInside = owner.relative(to: container), packed.child(at: ownerInside).isEmpty { continue }
                 // Inside a packed object: write the object with the change made in it.
                 node = packed.setting(inner, to: node)
                 location = container
@@ -249,6 +254,7 @@ package enum DatabaseStorageMapping {
                     var above: DatabasePath? = leafOwner
                     while let path = above, clearedAncestors.insert(path).inserted { above = path.parent }
                 }
+                clearParent = location.parent
             }
             // A large old subtree is cut out whole (O(log n), one cleared subtree in the change
             // feed); a small one is overwritten in place: store the new entries, then drop old
@@ -297,10 +303,13 @@ package enum DatabaseStorageMapping {
         var after: [StorageKey: [UInt8]] = [:]
         var order: [StorageKey] = []
         var seen: Set<StorageKey> = []
+        // Where each new leaf was stored, in storing order.
+        var stored: [StorageKey: Int] = [:]
         for change in changes {
             if let new = change.new {
                 eachLeafEntry(change.key, new.value) { key, bytes in
                     after[key] = bytes
+                    stored[key] = stored.count
                     if seen.insert(key).inserted { order.append(key) }
                 }
             }
@@ -313,13 +322,21 @@ package enum DatabaseStorageMapping {
         }
         let changed = order.filter { before[$0] != after[$0] }
         guard changed.count > 1 else { return changed.map(path(of:)) }
-        // Per location, one entry per leaf stores the new leaves (in `collect` order) and then
-        // deletes the old ones it lacks (in key order); a key outside every location (a leaf above
-        // one made an object, a priority dropped above one) follows the key before it.
+        // Per location, one entry per leaf stores the new leaves (in `collect` order), then
+        // deletes the old ones it lacks (in key order), then a leaf above it made an object; a key
+        // outside every location and above none (a priority dropped higher up) follows the key
+        // before it.
         let locations = write?.locations ?? [.root]
         var rank: [[UInt8]: Int] = [:]
-        for (index, location) in locations.enumerated() where rank[key(location).encoded] == nil {
-            rank[key(location).encoded] = index
+        var above: [[UInt8]: Int] = [:]
+        for (index, location) in locations.enumerated() {
+            let bytes = key(location).encoded
+            if rank[bytes] == nil { rank[bytes] = index }
+            if above[[]] == nil, !bytes.isEmpty { above[[]] = index }
+            for end in bytes.indices.dropLast() where bytes[end] == 0 {
+                let prefix = Array(bytes[...end])
+                if above[prefix] == nil { above[prefix] = index }
+            }
         }
         var ranked: [(rank: Int, phase: Int, position: Int, key: StorageKey)] = []
         ranked.reserveCapacity(changed.count)
@@ -332,14 +349,22 @@ package enum DatabaseStorageMapping {
                 if bytes[end] == 0 { found = rank[Array(bytes[...end])] }
                 end += 1
             }
-            if let found { last = found }
+            if found == nil, let first = above[key(path(of: changedKey)).encoded] {
+                last = first
+            } else if let found {
+                last = found
+            }
             let phase = found == nil ? 2 : after[changedKey] == nil ? 1 : 0
             ranked.append((last, phase, position, changedKey))
         }
         ranked.sort { a, b in
             if a.rank != b.rank { return a.rank < b.rank }
             if a.phase != b.phase { return a.phase < b.phase }
-            return a.phase == 1 ? a.key < b.key : a.position < b.position
+            switch a.phase {
+            case 0: return stored[a.key] ?? a.position < stored[b.key] ?? b.position
+            case 1: return a.key < b.key
+            default: return a.position < b.position
+            }
         }
         return ranked.map { path(of: $0.key) }
     }
