@@ -4,14 +4,42 @@ import EmulatorStorage
 import EmulatorSupport
 import Testing
 
-/// The database lives in the shared engine: one entry per leaf under `database/<ns>`.
+/// The database lives in the shared engine under `database/<ns>`: a small object as one packed
+/// entry, anything else one entry per leaf, keyed by path.
 @Suite struct StorageMappingTests {
     @Test func leavesAreEngineEntriesKeyedByPath() throws {
         let db = DatabaseTestClient()
         db.put("/users/ada.json?ns=m", #"{"name":"Ada","age":36,"tags":{"x":true},".priority":2}"#)
         let snapshot = try db.storage.snapshot()
         let keys = snapshot.scan("database/m").map(\.key.description)
-        #expect(keys == ["/users/ada/.priority", "/users/ada/age", "/users/ada/name", "/users/ada/tags/x"])
+        // A priority keeps its node unpacked; the small object below it is one entry.
+        #expect(keys == ["/users/ada/.priority", "/users/ada/age", "/users/ada/name", "/users/ada/tags"])
+    }
+
+    @Test func aSmallObjectIsOneEntryAndWritesInsideItRewriteIt() throws {
+        let db = DatabaseTestClient()
+        db.patch("/users.json?ns=m", #"{"bob":{"name":"Bob","age":7,"address":{"city":"Lima"}}}"#)
+        func keys() throws -> [String] { try db.storage.snapshot().scan("database/m").map(\.key.description) }
+        #expect(try keys() == ["/users/bob"])
+        #expect(db.value("/users/bob/address/city.json?ns=m") == .string("Lima"))
+        #expect(db.value("/users/bob/address/zip.json?ns=m") == .null)
+        #expect(db.value("/users/bob/name/x.json?ns=m") == .null)
+        db.put("/users/bob/address/zip.json?ns=m", "15001")
+        db.patch("/users/bob.json?ns=m", #"{"age":8}"#)
+        #expect(try keys() == ["/users/bob"])
+        #expect(db.value("/users/bob.json?ns=m") == j(#"{"address":{"city":"Lima","zip":15001},"age":8,"name":"Bob"}"#))
+        // Too deep to pack now: its leaves get entries, the object inside it is packed.
+        db.put("/users/bob/address/geo.json?ns=m", #"{"lat":1}"#)
+        #expect(try keys() == ["/users/bob/address", "/users/bob/age", "/users/bob/name"])
+        #expect(db.value("/users/bob/address/geo/lat.json?ns=m") == .int(1))
+        // A priority inside one unpacks it.
+        db.put("/users/cy.json?ns=m", #"{"name":"Cy"}"#)
+        db.put("/users/cy/name/.priority.json?ns=m", "3")
+        #expect(db.value("/users/cy.json?ns=m&format=export") == j(#"{"name":{".value":"Cy",".priority":3}}"#))
+        #expect(try keys().filter { $0.hasPrefix("/users/cy") } == ["/users/cy/name", "/users/cy/name/.priority"])
+        db.delete("/users/bob/address.json?ns=m")
+        db.delete("/users/bob.json?ns=m")
+        #expect(try keys().filter { $0.hasPrefix("/users/bob") } == [])
     }
 
     @Test func replacingASubtreeLeavesNoStaleEntries() throws {

@@ -58,6 +58,18 @@ extension DatabaseEmulator {
         return HTTPResponse.json(body, status: status)
     }
 
+    /// A data response of `node` (its `json(export:)`), encoded straight from the node.
+    static func data(_ node: DatabaseNode, export: Bool, _ request: DatabaseRESTRequest, etag: String? = nil) -> HTTPResponse {
+        var response: HTTPResponse
+        switch request.print {
+        case .silent: response = HTTPResponse(status: .noContent)
+        case .pretty: response = .json(node.encoded(export: export, pretty: true))
+        case .normal: response = .json(node.encoded(export: export))
+        }
+        if let etag { response.headers.set("ETag", etag) }
+        return response
+    }
+
     /// A data response honouring `print=pretty|silent`.
     static func data(_ json: JSONValue, _ request: DatabaseRESTRequest, etag: String? = nil) -> HTTPResponse {
         var response: HTTPResponse

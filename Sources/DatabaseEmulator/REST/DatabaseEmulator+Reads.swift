@@ -26,9 +26,7 @@ extension DatabaseEmulator {
         }
         let view = query.apply(to: node)
         try deadline.check()
-        let json = view.json(export: request.export)
-        try deadline.check()
-        var response = Self.data(json, request, etag: etag)
+        var response = Self.data(view, export: request.export, request, etag: etag)
         try deadline.check()
         if let callback = request.items.first(where: { $0.name == "callback" })?.value {
             // JSONP: `callback=fn` wraps the body as `fn(<json>)`.

@@ -83,10 +83,26 @@ extension DatabaseEmulator {
         var updates: [(path: DatabasePath, value: JSONValue)] = []
         updates.reserveCapacity(members.count)
         var overlaps = DatabaseOverlapCheck()
+        // Names without a slash are single keys, and the parser refused duplicate names: such
+        // paths cannot overlap, so only a body with a slash somewhere needs the check.
+        let mayOverlap = members.contains { $0.name.utf8.contains(UInt8(ascii: "/")) }
         for member in members {
+            func invalidKey() -> DatabaseFailure {
+                .invalid(
+                    "Invalid data; couldn't parse key beginning at "
+                        + "\(DatabaseInputValidator.position(ofKey: member.name, in: http.body)). "
+                        + "Key value can't be empty or contain $ # [ ] / or .")
+            }
             var keys: [String] = []
+            if !mayOverlap && !member.name.isEmpty {
+                // No slash: the name is the key.
+                guard DatabaseInputValidator.isValidKey(member.name), member.name.utf8.count <= DatabasePath.maxKeyBytes else {
+                    throw invalidKey()
+                }
+                keys = [member.name]
+            }
             // A leading or trailing slash is tolerated; an empty key inside the path is not.
-            var parts = member.name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            var parts = keys.isEmpty ? member.name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) : []
             if parts.first?.isEmpty == true { parts.removeFirst() }
             if parts.last?.isEmpty == true { parts.removeLast() }
             for (index, part) in parts.enumerated() {
@@ -97,10 +113,7 @@ extension DatabaseEmulator {
                     continue
                 }
                 guard DatabaseInputValidator.isValidKey(key), key.utf8.count <= DatabasePath.maxKeyBytes else {
-                    throw .invalid(
-                        "Invalid data; couldn't parse key beginning at "
-                            + "\(DatabaseInputValidator.position(ofKey: member.name, in: http.body)). "
-                            + "Key value can't be empty or contain $ # [ ] / or .")
+                    throw invalidKey()
                 }
                 keys.append(key)
             }
@@ -116,7 +129,7 @@ extension DatabaseEmulator {
             } else {
                 try DatabaseInputValidator.validate(member.value, at: absolute, body: http.body)
             }
-            if let earlier = overlaps.insert(relative) {
+            if mayOverlap, let earlier = overlaps.insert(relative) {
                 throw .invalid(
                     "Invalid data; path \"\(earlier)\" and path \"\(relative)\" overlap: "
                         + "an update may not contain a path and its ancestor.")

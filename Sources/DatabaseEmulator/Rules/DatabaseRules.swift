@@ -129,7 +129,7 @@ struct DatabaseRules: Sendable {
             return true
         }
         if writesOpen {
-            grantedOpen(write: true, write.locations.first ?? DatabasePath(keys: []), auth, write)
+            grantedOpen(write: true, write.firstLocation, auth, write)
             return true
         }
         let writes = write.changes.map { location, node -> (path: [String], value: JSONValue?) in
@@ -139,7 +139,7 @@ struct DatabaseRules: Sendable {
         let decision = ruleset.canUpdate(multiPath: writes, auth: Self.context(auth), now: now, data: data, tracing: true)
         coverage.add(decision.evaluated)
         if let requestLog {
-            record(RulesRequestRecord.outcome(of: decision), "write", write.locations.first ?? DatabasePath(keys: []), auth, decision: decision,
+            record(RulesRequestRecord.outcome(of: decision), "write", write.firstLocation, auth, decision: decision,
                    write: write, in: requestLog)
         }
         if !decision.isAllowed {

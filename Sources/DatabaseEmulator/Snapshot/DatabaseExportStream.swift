@@ -30,15 +30,15 @@ struct DatabaseExportStream<Failure: Error> {
     private mutating func node(
         at key: StorageKey, isRoot: Bool, _ write: ([UInt8]) throws(Failure) -> Void
     ) throws(Failure) -> Bool {
-        let priorityKey = key.appending(DatabaseStorageMapping.priorityKey)
-        let priority = snapshot.get(namespace, priorityKey).flatMap { DatabaseLeafCodec.decode($0.value) }
-            .flatMap { DatabaseNode($0).priorityValue }
         let leafKey = isRoot ? StorageKey(segments: [DatabaseStorageMapping.rootValueKey]) : key
-        if let entry = snapshot.get(namespace, leafKey), let content = DatabaseLeafCodec.decode(entry.value) {
-            buffer.append(contentsOf: DatabaseNode(content, priority: priority).encoded(export: true))
+        if let entry = snapshot.get(namespace, leafKey), var stored = DatabaseStorageMapping.storedNode(entry.value) {
+            // A leaf's priority is an entry beside it; a packed object has none.
+            if stored.isLeaf { stored.priority = priority(of: key) }
+            buffer.append(contentsOf: stored.encoded(export: true))
             if buffer.count >= chunkBytes { try flush(write) }
             return true
         }
+        let priority = priority(of: key)
         var names: [String] = []
         for child in snapshot.children(namespace, of: key) {
             guard let name = child.key.lastSegment,
@@ -70,6 +70,12 @@ struct DatabaseExportStream<Failure: Error> {
         buffer.append(UInt8(ascii: "}"))
         if buffer.count >= chunkBytes { try flush(write) }
         return true
+    }
+
+    /// The priority stored for the node at `key`.
+    private func priority(of key: StorageKey) -> JSONValue? {
+        snapshot.get(namespace, key.appending(DatabaseStorageMapping.priorityKey))
+            .flatMap { DatabaseLeafCodec.decode($0.value) }.flatMap { DatabaseNode($0).priorityValue }
     }
 
     private mutating func flush(_ write: ([UInt8]) throws(Failure) -> Void) throws(Failure) {

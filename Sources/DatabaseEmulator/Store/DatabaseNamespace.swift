@@ -153,7 +153,7 @@ final class DatabaseNamespace: Sendable {
             if let write {
                 locations = write.locations
             } else {
-                stored = Self.storedLocations(batch)
+                stored = Self.storedLocations(batch, write: nil)
                 locations = stored ?? []
             }
             var cancelled: [any HTTPStreamWriter] = []
@@ -184,7 +184,7 @@ final class DatabaseNamespace: Sendable {
         // Finished outside the lock: close handlers come back to `removeStream`.
         for writer in cancelled { writer.finish() }
         guard !observers.isEmpty else { return }
-        let locations = stored ?? Self.storedLocations(batch)
+        let locations = stored ?? Self.storedLocations(batch, write: write)
         guard !locations.isEmpty else { return }
         let commit = DatabaseCommit(
             time: batch.commitTime, write: write, storedLocations: locations,
@@ -192,10 +192,11 @@ final class DatabaseNamespace: Sendable {
         for observer in observers { observer(.commit(commit)) }
     }
 
-    /// The database locations a batch changed (each engine key maps to its node; a cleared
-    /// subtree is one location).
-    static func storedLocations(_ batch: ChangeBatch) -> [DatabasePath] {
-        var locations = batch.changes.map { DatabaseStorageMapping.path(of: $0.key) }
+    /// The database locations a batch changed: each changed leaf or priority (a packed entry
+    /// counts per leaf, see `DatabaseStorageMapping.changedLocations`), and each cleared subtree
+    /// as one location.
+    static func storedLocations(_ batch: ChangeBatch, write: DatabaseWrite?) -> [DatabasePath] {
+        var locations = DatabaseStorageMapping.changedLocations(batch.changes, write: write)
         for cleared in batch.clearedSubtrees { locations.append(DatabaseStorageMapping.path(of: cleared)) }
         return locations
     }
@@ -244,7 +245,7 @@ struct DatabaseCommit: Sendable {
     let time: CommitTime
     /// The write, when the commit was made through the namespace (nil: import, clear).
     let write: DatabaseWrite?
-    /// The location of every stored entry the commit changed (a cleared subtree is one).
+    /// The location of every leaf or priority the commit changed (a cleared subtree is one).
     let storedLocations: [DatabasePath]
     let before: DatabaseSnapshotSource
     let after: DatabaseSnapshotSource

@@ -20,11 +20,14 @@ struct DatabaseSnapshotSource: DatabaseRulesDataSource {
     func exists(_ path: DatabasePath) -> Bool {
         if snapshot.get(namespace, DatabaseStorageMapping.leafKey(path)) != nil { return true }
         var entries = snapshot.scan(namespace, .descendants(of: DatabaseStorageMapping.key(path))).makeIterator()
-        return entries.next() != nil
+        if entries.next() != nil { return true }
+        guard let container = packedContainer(of: path), let inner = path.relative(to: container.path) else { return false }
+        return !container.node.child(at: inner).isEmpty
     }
 
     /// Key and value bytes of the stored entries at and below `path`, counted only until they
-    /// pass `limit` (the estimate `writeSizeLimit` compares against).
+    /// pass `limit` (the estimate `writeSizeLimit` compares against); inside a packed object, its
+    /// entry's bytes.
     func storedBytes(at path: DatabasePath, upTo limit: Int) -> Int {
         let range: StorageKeyRange = path.isRoot ? .all : .subtree(of: DatabaseStorageMapping.key(path))
         var total = 0
@@ -32,7 +35,16 @@ struct DatabaseSnapshotSource: DatabaseRulesDataSource {
             total += entry.key.encoded.count + entry.value.count
             if total > limit { break }
         }
+        if total == 0, let container = packedContainer(of: path) {
+            let key = DatabaseStorageMapping.key(container.path)
+            total = key.encoded.count + (snapshot.get(namespace, key)?.value.count ?? 0)
+        }
         return total
+    }
+
+    /// The packed object `path` lies strictly inside, if any.
+    private func packedContainer(of path: DatabasePath) -> (path: DatabasePath, node: DatabaseNode)? {
+        DatabaseStorageMapping.packedContainer(of: path, get: { snapshot.get(namespace, $0) })
     }
 
     /// The value at `path` as rules see it: export form, built from the stored entries.

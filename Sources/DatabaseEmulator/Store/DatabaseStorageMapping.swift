@@ -1,4 +1,4 @@
-import EmulatorModel
+package import EmulatorModel
 package import EmulatorStorage
 import EmulatorSupport
 
@@ -26,7 +26,7 @@ package enum DatabaseStorageMapping {
     }
 
     /// The database path an engine key belongs to (priority and root-value keys map to their node).
-    static func path(of key: StorageKey) -> DatabasePath {
+    package static func path(of key: StorageKey) -> DatabasePath {
         var segments = key.segments
         if let last = segments.last, last == priorityKey || last == rootValueKey { segments.removeLast() }
         return DatabasePath(keys: segments)
@@ -34,8 +34,32 @@ package enum DatabaseStorageMapping {
 
     // MARK: Reading
 
-    /// Rebuilds the node at `path` from leaf entries.
-    static func node(
+    /// The node one stored entry holds: a leaf (`DatabaseLeafCodec`) or a packed object
+    /// (`DatabasePackedCodec`); nil for bytes that are neither.
+    static func storedNode(_ bytes: [UInt8]) -> DatabaseNode? {
+        if DatabasePackedCodec.isPacked(bytes) { return DatabasePackedCodec.decode(bytes) }
+        return DatabaseLeafCodec.decode(bytes).map { DatabaseNode($0) }
+    }
+
+    /// The packed object holding `path` strictly inside it, if any: its path and node. Only the
+    /// `maxHeight` nearest ancestors can hold one, and the first entry found on the way up
+    /// decides (a leaf there means `path` is below a leaf: nothing).
+    static func packedContainer(of path: DatabasePath, get: (StorageKey) -> StoredEntry?) -> (path: DatabasePath, node: DatabaseNode)? {
+        var keys = path.keys
+        var level = 0
+        while keys.count > 1 && level < DatabasePackedCodec.maxHeight {
+            keys.removeLast()
+            level += 1
+            guard let entry = get(StorageKey(segments: keys)) else { continue }
+            guard DatabasePackedCodec.isPacked(entry.value), let node = DatabasePackedCodec.decode(entry.value) else { return nil }
+            return (DatabasePath(keys: keys), node)
+        }
+        return nil
+    }
+
+    /// Rebuilds the node at `path` from its stored entries: one entry at `path` (a leaf, with its
+    /// priority entry, or a packed object), the entries below it, or the packed object holding it.
+    package static func node(
         at path: DatabasePath, get: (StorageKey) -> StoredEntry?, scan: (StorageKeyRange) -> EntrySequence
     ) -> DatabaseNode {
         if let priorityTarget = path.keys.last, priorityTarget == priorityKey {
@@ -43,29 +67,38 @@ package enum DatabaseStorageMapping {
             return DatabaseNode.fromPriority(node(at: owner, get: get, scan: scan).priority)
         }
         let key = key(path)
-        let priority = storedPriority(key, get)
-        if let entry = get(leafKey(path)), let content = DatabaseLeafCodec.decode(entry.value) {
-            return DatabaseNode(content, priority: priority)
+        if let entry = get(leafKey(path)), var stored = storedNode(entry.value) {
+            if stored.isLeaf { stored.priority = storedPriority(key, get) }
+            return stored
         }
-        var node = gather(below: key, depth: path.count, scan).build()
-        if !node.isEmpty && node.priority == nil { node.priority = priority }
-        return node
+        // The node's own `.priority` entry is below its key, so the trie picks it up.
+        let node = gather(below: key, depth: path.count, scan).build()
+        if !node.isEmpty { return node }
+        guard let container = packedContainer(of: path, get: get), let inner = path.relative(to: container.path) else {
+            return .empty
+        }
+        return container.node.child(at: inner)
     }
 
     /// The value at `path` in export form (what rules read: plain objects, never arrays; a
     /// priority as a `.priority` member, a prioritized leaf as `{".value": v, ".priority": p}`),
-    /// nil when nothing is stored there. Built from the leaf entries directly, with no node.
+    /// nil when nothing is stored there. Built from the stored entries directly, with no node.
     static func exportValue(
         at path: DatabasePath, get: (StorageKey) -> StoredEntry?, scan: (StorageKeyRange) -> EntrySequence
     ) -> JSONValue? {
         let key = key(path)
-        let priority = storedPriority(key, get)
-        if let entry = get(leafKey(path)), let content = DatabaseLeafCodec.decode(entry.value) {
-            return TreeBuilder.exportLeaf(content, priority: priority)
+        if let entry = get(leafKey(path)), let stored = storedNode(entry.value) {
+            if let content = stored.isLeaf ? stored.content : nil {
+                return TreeBuilder.exportLeaf(content, priority: storedPriority(key, get))
+            }
+            return stored.json(export: true)
         }
-        let builder = gather(below: key, depth: path.count, scan)
-        builder.priority = priority
-        return builder.buildExport()
+        if let value = gather(below: key, depth: path.count, scan).buildExport() { return value }
+        guard let container = packedContainer(of: path, get: get), let inner = path.relative(to: container.path) else {
+            return nil
+        }
+        let node = container.node.child(at: inner)
+        return node.isEmpty ? nil : node.json(export: true)
     }
 
     /// The priority stored for the node at `key`.
@@ -86,7 +119,8 @@ package enum DatabaseStorageMapping {
 
     /// A mutable trie keyed by segment bytes (never `String ==`), turned into a node once.
     private final class TreeBuilder {
-        var leaf: DatabaseNode.Content?
+        /// The node a stored entry here holds (a leaf or a packed object).
+        var stored: DatabaseNode?
         var priority: JSONValue?
         var children: [[UInt8]: TreeBuilder] = [:]
 
@@ -107,11 +141,11 @@ package enum DatabaseStorageMapping {
                     node = child
                 }
             }
-            node.leaf = DatabaseLeafCodec.decode(value)
+            node.stored = storedNode(value)
         }
 
         func build() -> DatabaseNode {
-            if let leaf { return DatabaseNode(leaf, priority: priority) }
+            if let stored { return DatabaseNode(stored.content, priority: priority ?? stored.priority) }
             var pairs: [(key: String, node: DatabaseNode)] = []
             pairs.reserveCapacity(children.count)
             for (segment, child) in children {
@@ -139,7 +173,10 @@ package enum DatabaseStorageMapping {
 
         /// The export-form value (see `exportValue`); nil when nothing is below.
         func buildExport() -> JSONValue? {
-            if let leaf { return Self.exportLeaf(leaf, priority: priority) }
+            if let stored {
+                if stored.isLeaf { return Self.exportLeaf(stored.content, priority: priority) }
+                return DatabaseNode(stored.content, priority: priority ?? stored.priority).json(export: true)
+            }
             var pairs: [(key: String, value: JSONValue)] = []
             pairs.reserveCapacity(children.count)
             for (segment, child) in children {
@@ -157,14 +194,48 @@ package enum DatabaseStorageMapping {
     // MARK: Writing
 
     /// Applies `write` inside a commit: per location, drop the old subtree, turn leaf ancestors into
-    /// objects, store the new leaves; drop priorities of ancestors left empty.
-    static func apply(_ write: DatabaseWrite, to txn: inout CommitBuilder, _ ns: NamespaceID) {
-        // Ancestors whose leaf is already known gone: a write's locations never overlap, so no
-        // later location stores a leaf at one (an update's siblings share theirs).
+    /// objects, store the new entries (small objects packed, see `collect`); drop priorities of
+    /// ancestors left empty. A location inside a packed object rewrites that object as a whole.
+    ///
+    /// With `packs` false nothing new is packed: every leaf gets its own entry, as before packing
+    /// existed (tests compare the two layouts).
+    package static func apply(_ write: DatabaseWrite, to txn: inout CommitBuilder, _ ns: NamespaceID, packs: Bool = true) {
+        // Ancestors known to hold no entry: a write's locations never overlap, so no later
+        // location stores one there (an update's siblings share theirs).
         var clearedAncestors: Set<DatabasePath> = []
-        for (location, node) in write.changes {
-            if location.keys.last == priorityKey {
-                let owner = DatabasePath(keys: Array(location.keys.dropLast()))
+        // The parent of the last location, once known clear (an update's siblings share it).
+        var clearParent: DatabasePath?
+        for (written, writtenNode) in write.changes {
+            var location = written
+            var node = writtenNode
+            let isPriority = location.keys.last == priorityKey
+            let owner = isPriority ? DatabasePath(keys: Array(location.keys.dropLast())) : location
+            // The one entry (by the layout's rule, at most one) on the way up: from the owner for a
+            // priority, from the parent otherwise; paths in `clearedAncestors` and above hold none.
+            var visited: [DatabasePath] = []
+            var found: (path: DatabasePath, entry: StoredEntry)?
+            var leafAbove: StorageKey?
+            var next: DatabasePath? = isPriority ? owner : location.parent
+            if !isPriority, let parent = next, let clearParent, parent == clearParent { next = nil }
+            while let path = next, !clearedAncestors.contains(path) {
+                if let entry = txn.get(ns, leafKey(path)) {
+                    found = (path, entry)
+                    break
+                }
+                visited.append(path)
+                next = path.parent
+            }
+            if let (container, entry) = found, DatabasePackedCodec.isPacked(entry.value),
+                let packed = DatabasePackedCodec.decode(entry.value), let inner = written.relative(to: container)
+            {
+                // A priority of a node that is not there (below a leaf of the object) is nothing.
+                if isPriority, let ownerInside = owner.relative(to: container), packed.child(at: ownerInside).isEmpty { continue }
+                // Inside a packed object: write the object with the change made in it.
+                node = packed.setting(inner, to: node)
+                location = container
+                var above = container.parent
+                while let path = above, clearedAncestors.insert(path).inserted { above = path.parent }
+            } else if isPriority {
                 let exists = txn.get(ns, leafKey(owner)) != nil
                     || txn.scan(ns, .descendants(of: key(owner))).contains { !isOwnPriority($0.key, owner) }
                 let priorityKey = key(owner).appending(priorityKey)
@@ -174,19 +245,36 @@ package enum DatabaseStorageMapping {
                     delete(&txn, ns, priorityKey)
                 }
                 continue
+            } else {
+                // A leaf above the location becomes an object (deleted after the new entries are
+                // stored); everything up to the root is then clear.
+                for path in visited { clearedAncestors.insert(path) }
+                if let (leafOwner, _) = found {
+                    leafAbove = leafKey(leafOwner)
+                    var above: DatabasePath? = leafOwner
+                    while let path = above, clearedAncestors.insert(path).inserted { above = path.parent }
+                }
+                clearParent = location.parent
             }
             // A large old subtree is cut out whole (O(log n), one cleared subtree in the change
-            // feed); a small one is overwritten in place: store the new leaves, then drop old
-            // entries the new value lacks (an unchanged leaf is then no change at all).
+            // feed); a small one is overwritten in place: store the new entries, then drop old
+            // ones the new value lacks (an unchanged entry is then no change at all). Large means
+            // more leaves than the engine's cut threshold, counting each leaf of a packed entry,
+            // so which writes cut does not depend on how the leaves are stored.
             var entries: [(key: StorageKey, bytes: [UInt8])] = []
             let locationKey = key(location)
-            collect(node, key: locationKey, isRoot: location.isRoot, into: &entries)
+            collect(node, key: locationKey, isRoot: location.isRoot, packs: packs, into: &entries)
+            var old: [StorageKey] = []
+            var leaves = 0
             // A location with nothing below it (the common case of new data) costs one seek.
-            var stored = txn.scan(ns, .subtree(of: locationKey)).makeIterator()
-            let old: [StorageKey]
-            if stored.next() == nil || txn.cutSubtree(ns, locationKey) != nil {
+            for entry in txn.scan(ns, .subtree(of: locationKey)) {
+                leaves += DatabasePackedCodec.leafCount(entry.value)
+                if leaves > txn.subtreeCutThreshold { break }
+                old.append(entry.key)
+            }
+            if leaves > txn.subtreeCutThreshold, txn.cutWholeSubtree(ns, locationKey) != nil {
                 old = []
-            } else {
+            } else if leaves > txn.subtreeCutThreshold {
                 old = txn.scan(ns, .subtree(of: locationKey)).map(\.key)
             }
             for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
@@ -194,29 +282,126 @@ package enum DatabaseStorageMapping {
                 let kept = Set(entries.map(\.key))
                 for key in old where !kept.contains(key) { delete(&txn, ns, key) }
             }
-            var ancestor = location
-            while let parent = ancestor.parent, clearedAncestors.insert(parent).inserted {
-                ancestor = parent
-                let leaf = leafKey(ancestor)
-                if txn.get(ns, leaf) != nil { delete(&txn, ns, leaf) }
-            }
+            if let leafAbove { delete(&txn, ns, leafAbove) }
             if node.isEmpty { dropEmptyPriorities(above: location, &txn, ns) }
         }
+    }
+
+    /// The database locations a commit's stored changes name, as if every leaf had its own entry:
+    /// one per leaf or priority whose value changed, in the order such entries would have changed
+    /// (the order of the write's locations when `write` is known). A packed entry stands for its
+    /// leaves, so an object rewritten for one changed leaf names that leaf, and the locations do
+    /// not depend on how the leaves are stored. Cleared subtrees are not included.
+    package static func changedLocations(_ changes: [StorageChange], write: DatabaseWrite?) -> [DatabasePath] {
+        let packed = changes.contains { change in
+            change.old.map { DatabasePackedCodec.isPacked($0.value) } == true
+                || change.new.map { DatabasePackedCodec.isPacked($0.value) } == true
+        }
+        guard packed else { return changes.map { path(of: $0.key) } }
+        // Each leaf as its own entry: its key and bytes before and after.
+        var before: [StorageKey: [UInt8]] = [:]
+        var after: [StorageKey: [UInt8]] = [:]
+        var order: [StorageKey] = []
+        var seen: Set<StorageKey> = []
+        // Where each new leaf was stored, in storing order.
+        var stored: [StorageKey: Int] = [:]
+        for change in changes {
+            if let new = change.new {
+                eachLeafEntry(change.key, new.value) { key, bytes in
+                    after[key] = bytes
+                    stored[key] = stored.count
+                    if seen.insert(key).inserted { order.append(key) }
+                }
+            }
+            if let old = change.old {
+                eachLeafEntry(change.key, old.value) { key, bytes in
+                    before[key] = bytes
+                    if seen.insert(key).inserted { order.append(key) }
+                }
+            }
+        }
+        let changed = order.filter { before[$0] != after[$0] }
+        guard changed.count > 1 else { return changed.map(path(of:)) }
+        // Per location, one entry per leaf stores the new leaves (in `collect` order), then
+        // deletes the old ones it lacks (in key order), then a leaf above it made an object; a key
+        // outside every location and above none (a priority dropped higher up) follows the key
+        // before it.
+        let locations = write?.locations ?? [.root]
+        var rank: [[UInt8]: Int] = [:]
+        var above: [[UInt8]: Int] = [:]
+        for (index, location) in locations.enumerated() {
+            let bytes = key(location).encoded
+            if rank[bytes] == nil { rank[bytes] = index }
+            if above[[]] == nil, !bytes.isEmpty { above[[]] = index }
+            for end in bytes.indices.dropLast() where bytes[end] == 0 {
+                let prefix = Array(bytes[...end])
+                if above[prefix] == nil { above[prefix] = index }
+            }
+        }
+        var ranked: [(rank: Int, phase: Int, position: Int, key: StorageKey)] = []
+        ranked.reserveCapacity(changed.count)
+        var last = 0
+        for (position, changedKey) in changed.enumerated() {
+            let bytes = changedKey.encoded
+            var found: Int? = rank[[]]
+            var end = 0
+            while found == nil && end < bytes.count {
+                if bytes[end] == 0 { found = rank[Array(bytes[...end])] }
+                end += 1
+            }
+            if found == nil, let first = above[key(path(of: changedKey)).encoded] {
+                last = first
+            } else if let found {
+                last = found
+            }
+            let phase = found == nil ? 2 : after[changedKey] == nil ? 1 : 0
+            ranked.append((last, phase, position, changedKey))
+        }
+        ranked.sort { a, b in
+            if a.rank != b.rank { return a.rank < b.rank }
+            if a.phase != b.phase { return a.phase < b.phase }
+            switch a.phase {
+            case 0: return stored[a.key] ?? a.position < stored[b.key] ?? b.position
+            case 1: return a.key < b.key
+            default: return a.position < b.position
+            }
+        }
+        return ranked.map { path(of: $0.key) }
+    }
+
+    /// Calls `body` with each (key, leaf bytes) that `bytes` stored at `key` stands for: itself,
+    /// or each leaf of a packed object, in the order `collect` would store them one by one.
+    private static func eachLeafEntry(_ key: StorageKey, _ bytes: [UInt8], _ body: (StorageKey, [UInt8]) -> Void) {
+        guard DatabasePackedCodec.isPacked(bytes), let node = DatabasePackedCodec.decode(bytes) else {
+            body(key, bytes)
+            return
+        }
+        var entries: [(key: StorageKey, bytes: [UInt8])] = []
+        collect(node, key: key, isRoot: false, packs: false, into: &entries)
+        for entry in entries { body(entry.key, entry.bytes) }
     }
 
     private static func isOwnPriority(_ key: StorageKey, _ owner: DatabasePath) -> Bool {
         key.depth == owner.count + 1 && key.lastSegment == priorityKey
     }
 
-    /// The engine entries of `node` stored at `key` (the root's when `isRoot`): its leaves and
-    /// priorities. Child keys extend the parent's encoded key, never re-encoding the path.
+    /// The engine entries of `node` stored at `key` (the root's when `isRoot`): one packed entry
+    /// when the node can be packed (`DatabasePackedCodec`), else its leaves and priorities, with
+    /// the largest packable subtrees below it packed. Child keys extend the parent's encoded key,
+    /// never re-encoding the path.
     private static func collect(
-        _ node: DatabaseNode, key: StorageKey, isRoot: Bool, into entries: inout [(key: StorageKey, bytes: [UInt8])]
+        _ node: DatabaseNode, key: StorageKey, isRoot: Bool, packs: Bool, into entries: inout [(key: StorageKey, bytes: [UInt8])]
     ) {
         switch node.content {
         case .empty: return
         case .children(let kids):
-            for (child, childNode) in kids { collect(childNode, key: key.appending(child), isRoot: false, into: &entries) }
+            if packs, !isRoot, let packed = DatabasePackedCodec.encode(node) {
+                entries.append((key, packed))
+                return
+            }
+            for (child, childNode) in kids {
+                collect(childNode, key: key.appending(child), isRoot: false, packs: packs, into: &entries)
+            }
         default:
             if let bytes = DatabaseLeafCodec.encode(node.content) {
                 entries.append((isRoot ? key.appending(rootValueKey) : key, bytes))

@@ -26,6 +26,15 @@ package enum DatabaseWrite: Sendable {
         }
     }
 
+    /// The first location this write replaces (the root for an empty update), without building
+    /// every location.
+    package var firstLocation: DatabasePath {
+        switch self {
+        case .set(let path, _): path
+        case .update(let base, let changes): changes.first.map { base.appending($0.path) } ?? .root
+        }
+    }
+
     /// Every absolute location this write replaces.
     package var locations: [DatabasePath] {
         switch self {

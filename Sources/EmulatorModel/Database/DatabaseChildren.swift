@@ -74,6 +74,12 @@ package struct DatabaseChildren: Sendable, Equatable, RandomAccessCollection {
         self[key] ?? fallback
     }
 
+    /// Builds from keys already sorted with no duplicates, and their nodes (none empty).
+    package init(sortedKeys: [String], nodes: [DatabaseNode]) {
+        keys = sortedKeys
+        self.nodes = nodes
+    }
+
     /// Builds from pairs already sorted by key with no duplicates and no empty nodes.
     package init(sorted pairs: [(key: String, node: DatabaseNode)]) {
         keys = pairs.map(\.key)

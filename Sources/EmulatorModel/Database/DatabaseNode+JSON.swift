@@ -86,6 +86,43 @@ extension DatabaseNode {
     /// An object node from unsorted children, possibly repeating a key (the last one wins) or
     /// empty (dropped); `.empty` when no child is left.
     package init(children pairs: [(key: String, node: DatabaseNode)], priority: JSONValue?) {
+        if pairs.count <= 16 {
+            // A few children (the usual object): insertion into sorted arrays, a later duplicate
+            // replacing the earlier one.
+            var keys: [String] = []
+            var nodes: [DatabaseNode] = []
+            keys.reserveCapacity(pairs.count)
+            nodes.reserveCapacity(pairs.count)
+            for pair in pairs {
+                var index = keys.count
+                var duplicate = false
+                while index > 0 {
+                    let order = DatabaseOrder.compareKeys(keys[index - 1], pair.key)
+                    if order < 0 { break }
+                    index -= 1
+                    if order == 0 {
+                        duplicate = true
+                        break
+                    }
+                }
+                if duplicate {
+                    nodes[index] = pair.node
+                } else {
+                    keys.insert(pair.key, at: index)
+                    nodes.insert(pair.node, at: index)
+                }
+            }
+            var index = nodes.count
+            while index > 0 {
+                index -= 1
+                if nodes[index].isEmpty {
+                    keys.remove(at: index)
+                    nodes.remove(at: index)
+                }
+            }
+            self = keys.isEmpty ? .empty : DatabaseNode(.children(DatabaseChildren(sortedKeys: keys, nodes: nodes)), priority: priority)
+            return
+        }
         // Sort stably, then keep the last of duplicate names (as a JSON object reader would).
         let sorted = pairs.enumerated().sorted {
             let c = DatabaseOrder.compareKeys($0.element.key, $1.element.key)
@@ -143,9 +180,70 @@ extension DatabaseNode {
         }
     }
 
-    /// Compact JSON bytes of `json(export:)`.
+    /// JSON bytes of `json(export:)`, written straight from the node (no `JSONValue` in between).
     package func encoded(export: Bool = false, pretty: Bool = false) -> [UInt8] {
-        JSONWriter.encode(json(export: export), pretty: pretty)
+        var writer = JSONWriter(pretty: pretty)
+        write(to: &writer, export: export)
+        return writer.bytes
+    }
+
+    /// Appends what `json(export:)` gives to `writer`.
+    package func write(to writer: inout JSONWriter, export: Bool = false) {
+        switch content {
+        case .empty: writer.appendNull()
+        case .bool, .int, .double, .string:
+            if export, let priority {
+                writer.beginObject()
+                writer.appendKey(".value")
+                writeLeaf(to: &writer)
+                writer.appendKey(".priority")
+                writer.write(priority)
+                writer.endObject()
+            } else {
+                writeLeaf(to: &writer)
+            }
+        case .children(let kids):
+            if !export, let count = kids.arrayLength {
+                // Integer keys sort numerically, so the items come in index order.
+                writer.beginArray()
+                var next = 0
+                for (key, node) in kids {
+                    guard let index = Int(key), index >= next, index < count else { continue }
+                    while next < index {
+                        writer.appendNull()
+                        next += 1
+                    }
+                    node.write(to: &writer)
+                    next += 1
+                }
+                while next < count {
+                    writer.appendNull()
+                    next += 1
+                }
+                writer.endArray()
+                return
+            }
+            writer.beginObject()
+            for (key, node) in kids {
+                writer.appendKey(key)
+                node.write(to: &writer, export: export)
+            }
+            if export, let priority {
+                writer.appendKey(".priority")
+                writer.write(priority)
+            }
+            writer.endObject()
+        }
+    }
+
+    private func writeLeaf(to writer: inout JSONWriter) {
+        switch content {
+        case .bool(let v): writer.appendBool(v)
+        case .int(let v): writer.appendInt(v)
+        case .double(let v): writer.appendDouble(v)
+        case .string(let v): writer.appendString(v)
+        case .empty, .children: writer.appendNull()
+        }
     }
 }
 

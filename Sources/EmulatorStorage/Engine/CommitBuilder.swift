@@ -160,6 +160,20 @@ package struct CommitBuilder {
         return cut(namespace, key, range)
     }
 
+    /// The engine's cut threshold: `deleteSubtree` and `cutSubtree` cut a subtree holding more
+    /// entries than this.
+    package var subtreeCutThreshold: Int { cutThreshold }
+
+    /// Cuts the subtree at `key` out whole whatever its size, as `cutSubtree` does for a large
+    /// one, and returns how many live entries went; nil (nothing changed) when an index's scope
+    /// lies strictly inside it or the namespace does not exist. For a caller that measures a
+    /// subtree its own way (the Realtime Database counts leaves, several to a packed entry).
+    @discardableResult
+    package mutating func cutWholeSubtree(_ namespace: NamespaceID, _ key: StorageKey) -> Int? {
+        guard let space = state.namespaces[namespace], CommitBuilder.cuttable(space, key) else { return nil }
+        return cut(namespace, key, StorageKeyRange.subtree(of: key))
+    }
+
     /// False if an index's scope lies strictly inside `key`'s subtree (its entries could not be
     /// dropped with the cut without visiting them).
     private static func cuttable(_ space: NamespaceState, _ key: StorageKey) -> Bool {
