@@ -8,7 +8,7 @@ import Testing
 @Suite("Listen over gRPC")
 struct GRPCListenTests {
     /// A ListenResponse reduced to what clients act on.
-    enum Response: Equatable {
+    enum Response: Hashable {
         case target(type: Int32, ids: [Int32], hasReadTime: Bool)
         case change(name: String, ids: [Int32])
         case delete(name: String)
@@ -150,6 +150,145 @@ struct GRPCListenTests {
             })
         let responses = try await Self.responses(writer, count: 2)
         #expect(Array(responses.prefix(2)) == [.target(type: 1, ids: [6], hasReadTime: false), .target(type: 4, ids: [6], hasReadTime: false)])
+    }
+
+    /// The resume token of the last CURRENT among `writer`'s messages.
+    static func lastResumeToken(_ writer: CollectingWriter) throws -> [UInt8] {
+        var token: [UInt8] = []
+        for message in writer.messages {
+            var r = ProtoReader(message)
+            guard let (field, _) = try r.next(), field == 2 else { continue }
+            var m = try r.message()
+            var type: Int32 = 0
+            var found: [UInt8] = []
+            while let (f, w) = try m.next() {
+                switch f {
+                case 1: type = try m.int32()
+                case 4: found = try m.bytes()
+                default: try m.skip(w)
+                }
+            }
+            if type == 3 { token = found }
+        }
+        return token
+    }
+
+    /// The cause code of each target REMOVE among `writer`'s messages.
+    static func removeCauses(_ writer: CollectingWriter) throws -> [Int32] {
+        var codes: [Int32] = []
+        for message in writer.messages {
+            var r = ProtoReader(message)
+            guard let (field, _) = try r.next(), field == 2 else { continue }
+            var m = try r.message()
+            var type: Int32 = 0
+            var code: Int32 = 0
+            while let (f, w) = try m.next() {
+                switch f {
+                case 1: type = try m.int32()
+                case 3:
+                    var c = try m.message()
+                    while let (cf, cw) = try c.next() { if cf == 1 { code = try c.int32() } else { try c.skip(cw) } }
+                default: try m.skip(w)
+                }
+            }
+            if type == 2 { codes.append(code) }
+        }
+        return codes
+    }
+
+    /// Listens to collection `c` (target 1) until CURRENT, then closes: the resume token.
+    static func tokenAfterFirstListen(_ client: GRPCTestClient, documents: [String]? = nil) async throws -> [UInt8] {
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(documents.map { Self.addDocuments(client, id: 1, $0) } ?? Self.addQuery(client, id: 1, collection: "c"))
+        for _ in 0..<400 where try lastResumeToken(writer).isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        return try lastResumeToken(writer)
+    }
+
+    static func delete(_ client: GRPCTestClient, _ path: String) {
+        _ = client.unary("Commit") { w in
+            w.string(1, client.database)
+            w.message(2) { $0.string(2, client.root + "/" + path) }
+        }
+    }
+
+    @Test func resumeWithinHistoryGetsOnlyTheChangesSince() async throws {
+        let client = GRPCTestClient()
+        client.set([("c/a", ["n": 1]), ("c/b", ["n": 2]), ("c/keep", ["n": 3])])
+        let token = try await Self.tokenAfterFirstListen(client)
+        #expect(token.count == 12)
+        client.set([("c/a", ["n": 10])])
+        Self.delete(client, "c/b")
+        client.set([("c/new", ["n": 4])])
+
+        let writer = CollectingWriter()
+        let resumed = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { resumed.cancelled() }
+        resumed.received(Self.addTarget(client) { t in
+            t.message(2) { q in
+                q.string(1, client.root)
+                q.message(2) { $0.message(2) { $0.string(2, "c") } }
+            }
+            t.bytes(4, token)
+            t.int32(5, 1)
+        })
+        let responses = try await Self.responses(writer, count: 6)
+        #expect(responses.first == .target(type: 1, ids: [1], hasReadTime: false))
+        #expect(!responses.contains(.target(type: 4, ids: [1], hasReadTime: false)))
+        #expect(Set(responses.dropFirst().prefix(3)) == [
+            .change(name: client.root + "/c/a", ids: [1]), .change(name: client.root + "/c/new", ids: [1]),
+            .remove(name: client.root + "/c/b"),
+        ])
+        #expect(Array(responses.dropFirst(4)) == [.target(type: 3, ids: [1], hasReadTime: false), .target(type: 0, ids: [], hasReadTime: true)])
+    }
+
+    @Test func resumedDocumentsTargetHearsTheDeleteAndReadTimeResumesToo() async throws {
+        let client = GRPCTestClient()
+        client.set([("c/a", ["n": 1]), ("c/b", ["n": 2])])
+        let token = try await Self.tokenAfterFirstListen(client, documents: ["c/a", "c/b"])
+        let time = try #require(ListenEvent.resumeTime(token, DatabaseID(project: "demo", database: "(default)")))
+        Self.delete(client, "c/a")
+
+        for resume in [{ (t: inout ProtoWriter) in t.bytes(4, token) }, { (t: inout ProtoWriter) in ProtoValue.writeTimestamp(11, microseconds: time, to: &t) }] {
+            let writer = CollectingWriter()
+            let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+            defer { call.cancelled() }
+            call.received(Self.addTarget(client) { t in
+                t.message(3) { d in for p in ["c/a", "c/b"] { d.string(2, client.root + "/" + p) } }
+                resume(&t)
+                t.int32(5, 2)
+            })
+            #expect(try await Self.responses(writer, count: 4) == [
+                .target(type: 1, ids: [2], hasReadTime: false), .delete(name: client.root + "/c/a"),
+                .target(type: 3, ids: [2], hasReadTime: false), .target(type: 0, ids: [], hasReadTime: true),
+            ])
+        }
+    }
+
+    @Test(arguments: ["garbled", "another database", "future"])
+    func badResumeTokenRemovesTheTargetWithInvalidArgument(kind: String) async throws {
+        let (client, writer, call) = Self.listen()
+        defer { call.cancelled() }
+        client.set([("c/a", ["n": 1])])
+        let token: [UInt8] = switch kind {
+        case "garbled": [1, 2, 3]
+        case "another database": ListenEvent.resumeToken(client.service.store.currentTime(), DatabaseID(project: "other", database: "(default)"))
+        default: ListenEvent.resumeToken(client.service.store.currentTime() + 3_600_000_000, DatabaseID(project: "demo", database: "(default)"))
+        }
+        call.received(Self.addTarget(client) { t in
+            t.message(3) { $0.string(2, client.root + "/c/a") }
+            t.bytes(4, token)
+            t.int32(5, 3)
+        })
+        #expect(try await Self.responses(writer, count: 2) == [
+            .target(type: 1, ids: [3], hasReadTime: false), .target(type: 2, ids: [3], hasReadTime: false),
+        ])
+        #expect(try Self.removeCauses(writer) == [3])
+        // The stream goes on: another target still works.
+        call.received(Self.addDocuments(client, id: 4, ["c/a"]))
+        #expect(try await Self.responses(writer, count: 6).dropFirst(2).first == .target(type: 1, ids: [4], hasReadTime: false))
+        #expect(writer.status == nil)
     }
 
     @Test func badRequestEndsTheStreamWithInvalidArgument() {

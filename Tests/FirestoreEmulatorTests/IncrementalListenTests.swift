@@ -31,7 +31,8 @@ import Testing
                 case .targetChange(.reset, let ids, _, _, _): for id in ids { out[id] = [:] }
                 case .targetChange(.remove, let ids, _, _, _): for id in ids { out[id] = nil }
                 case .targetChange: break
-                case .documentChange(let d, _, let ids, let removed):
+                case .documentChange(let change, _, let ids, let removed):
+                    let d = change.document
                     for id in ids { out[id, default: [:]][d.path] = d }
                     for id in removed { out[id]?[d.path] = nil }
                 case .documentDelete(let name, let ids, _), .documentRemove(let name, let ids, _):
@@ -70,7 +71,7 @@ import Testing
         let parentName = DocumentName(
             projectID: "demo", databaseID: "(default)",
             path: ResourcePath(segments: parent.split(separator: "/").map(String.init)))
-        return ListenTarget(id: id, kind: .query(parent: parentName, query), once: false, resuming: false)
+        return ListenTarget(id: id, kind: .query(parent: parentName, query), once: false)
     }
 
     /// A stream without its worker: the test calls `refresh()`.
@@ -158,10 +159,11 @@ import Testing
         case .changes(let changes):
             return changes.map { c in
                 switch c {
-                case .put(let d):
+                case .put(let change):
+                    let d = change.document
                     let fields = showFields ? " {" + d.fields.map(\.name).joined(separator: ",") + "}" : ""
                     return "put \(d.path)" + fields
-                case .remove(let p, _): return "remove \(p)"
+                case .remove(let k, _): return "remove \(k.description.dropFirst())"
                 case .leave(let d): return "leave \(d.path)"
                 }
             }.joined(separator: ", ")
@@ -174,7 +176,7 @@ import Testing
         var target = Self.queryTarget(1, row.query, parent: row.parent)
         try target.prepare()
         let (documents, _) = try target.evaluate(service, caller: .owner)
-        for d in documents { target.documents[d.path] = d.updateTime }
+        for d in documents { target.documents[ListenTarget.key(d.path)] = d.updateTime }
         try Self.set(service, [(row.path, row.fields)])
         let path = ResourcePath(segments: row.path.split(separator: "/").map(String.init))
         let after = try service.store.view(Self.database, at: nil).0.document(path)
@@ -187,12 +189,22 @@ import Testing
     }
 
     @Test func documentsTargetPutsAndDeletes() throws {
-        var target = ListenTarget(id: 1, kind: .documents([Self.name("c/x"), Self.name("c/y")]), once: false, resuming: false)
+        var target = ListenTarget(id: 1, kind: .documents([Self.name("c/x"), Self.name("c/y")]), once: false)
         let d = StoredDocument(path: Self.name("c/x").path, fields: ["a": 1], createTime: 1, updateTime: 1)
-        #expect(target.apply(d.path, document: d) == .changes([.put(d)]))
+        #expect(target.apply(d.path, document: d) == .changes([.put(.stored(Self.entry(d)))]))
         #expect(target.apply(d.path, document: d) == .changes([]))
-        #expect(target.apply(d.path, document: nil) == .changes([.remove(d.path, deleted: true)]))
+        #expect(target.apply(d.path, document: nil) == .changes([.remove(ListenTarget.key(d.path), deleted: true)]))
         #expect(target.apply(Self.name("c/z").path, document: d) == .changes([]))
+    }
+
+    @Test(arguments: ["c/x", "a/1/b/é😀 x", "c/\u{1}\u{2}"])
+    func aStoredDocumentEncodesAsItsDecodedForm(path: String) {
+        let d = StoredDocument(
+            path: Self.name(path).path, fields: ["a": 1, "m": .map(["s": "t", "l": .array([.null, 2.5])])], createTime: 1_700_000_000_123_456,
+            updateTime: 1_700_000_001_000_000)
+        let decoded = ListenResponse.encode(.documentChange(.decoded(d), database: Self.database, targets: [1, 300], removed: [7]))
+        let stored = ListenResponse.encode(.documentChange(.stored(Self.entry(d)), database: Self.database, targets: [1, 300], removed: [7]))
+        #expect(stored == decoded)
     }
 
     // MARK: Random commits against full evaluation
@@ -206,7 +218,7 @@ import Testing
         queryTarget(6, query("c", orderBy: [.init(a)], startAt: .init(values: [2], before: true), endAt: .init(values: [4], before: false))),
         queryTarget(7, query("c", orderBy: [.init(a)], startAt: .init(values: [1], before: false), limit: 2)),
         queryTarget(8, query("c", group: true, filter: .field(a, .greaterThanOrEqual, 3))),
-        ListenTarget(id: 9, kind: .documents([name("c/d1"), name("c/d5"), name("x/1/c/d2")]), once: false, resuming: false),
+        ListenTarget(id: 9, kind: .documents([name("c/d1"), name("c/d5"), name("x/1/c/d2")]), once: false),
         queryTarget(10, query("c", filter: .field(a, .in, [1, 3]), select: [b])),
         queryTarget(11, query("c", filter: .field(a, .notEqual, 2), orderBy: [.init(b)], limit: 4)),
         queryTarget(12, query("c", orderBy: [.init(a)], offset: 2, limit: 3)),
@@ -271,7 +283,7 @@ import Testing
             Self.queryTarget(1, Self.query("c")),
             Self.queryTarget(2, Self.query("c", filter: .field(Self.a, .lessThan, 50), orderBy: [.init(Self.a)])),
             Self.queryTarget(3, Self.query("c", group: true)),
-            ListenTarget(id: 4, kind: .documents([Self.name("c/d3")]), once: false, resuming: false),
+            ListenTarget(id: 4, kind: .documents([Self.name("c/d3")]), once: false),
         ])
         defer { stream.cancel() }
         for i in 0..<100 {
@@ -331,7 +343,7 @@ import Testing
             case .documentDelete(let name, let ids, _): deletes.append("\(ids) \(name.split(separator: "/").last ?? "")")
             case .documentRemove(let name, let ids, _): removes.append("\(ids) \(name.split(separator: "/").last ?? "")")
             case .documentChange(let d, _, let ids, let removed) where !removed.isEmpty:
-                leaves.append("\(ids) \(removed) \(d.path) a=\(d.fields["a"].map { "\($0)" } ?? "-")")
+                leaves.append("\(ids) \(removed) \(d.path) a=\(d.document.fields["a"].map { "\($0)" } ?? "-")")
             default: break
             }
         }
@@ -343,7 +355,7 @@ import Testing
     @Test func unaffectedTargetsHearNothing() throws {
         let service = FirestoreService()
         let sink = RecordingSink()
-        let targets = (0..<50).map { ListenTarget(id: Int32($0 + 1), kind: .documents([Self.name("c/d\($0)")]), once: false, resuming: false) }
+        let targets = (0..<50).map { ListenTarget(id: Int32($0 + 1), kind: .documents([Self.name("c/d\($0)")]), once: false) }
         let stream = Self.stream(service, sink, targets)
         defer { stream.cancel() }
         let before = sink.all.count
@@ -362,7 +374,7 @@ import Testing
         let service = FirestoreService()
         try Self.set(service, [("c/d5", ["a": 1])])
         let sink = RecordingSink()
-        let targets = (0..<10_000).map { ListenTarget(id: Int32($0 + 1), kind: .documents([Self.name("c/d\($0)")]), once: false, resuming: false) }
+        let targets = (0..<10_000).map { ListenTarget(id: Int32($0 + 1), kind: .documents([Self.name("c/d\($0)")]), once: false) }
         let stream = Self.stream(service, sink, targets)
         #expect(service.listenHub.filedCount(Self.database) == 10_000)
         let before = sink.all.count
@@ -396,7 +408,7 @@ import Testing
     @Test func onceTargetsAndRemovedTargetsLeaveNothingFiled() throws {
         let service = FirestoreService()
         let sink = RecordingSink()
-        let once = ListenTarget(id: 1, kind: .query(parent: Self.name(""), Self.query("c")), once: true, resuming: false)
+        let once = ListenTarget(id: 1, kind: .query(parent: Self.name(""), Self.query("c")), once: true)
         let stream = Self.stream(service, sink, [once, Self.queryTarget(2, Self.query("c"))])
         defer { stream.cancel() }
         #expect(service.listenHub.filedCount(Self.database) == 1)
@@ -417,5 +429,25 @@ import Testing
             _ = stream
         }
         #expect(!service.listenHub.isWatching(Self.database))
+    }
+}
+
+extension ListenTarget {
+    enum Decision: Equatable { case changes([Change]), reevaluate }
+
+    /// Applies `document` (nil: deleted) at `path` as the stream does, collecting the changes.
+    mutating func apply(_ path: ResourcePath, document: StoredDocument?) -> Decision {
+        let key = ListenTarget.key(path)
+        let entry = document.map(IncrementalListenTests.entry)
+        var changes: [Change] = []
+        let decided = apply(ChangedDocument(key: key, entry: entry), decode: { document }, emit: { changes.append($0) })
+        return decided ? .changes(changes) : .reevaluate
+    }
+}
+
+extension IncrementalListenTests {
+    /// The stored entry of `d`, as a commit stores it.
+    static func entry(_ d: StoredDocument) -> StoredEntry {
+        StoredEntry(key: ListenTarget.key(d.path), value: ValueCodec.encode(d.fields), createTime: d.createTime, updateTime: d.updateTime)
     }
 }

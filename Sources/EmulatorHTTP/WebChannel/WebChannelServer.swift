@@ -31,6 +31,9 @@ package final class WebChannelServer: Sendable {
         package var maxSessions = 20_000
         /// Server messages a client may leave unacknowledged before its session fails.
         package var maxUnacknowledgedBytes = 32 << 20
+        /// A streaming back channel ends after the write that takes it past this many bytes
+        /// (``WebChannelSession/maxBackChannelBytes``).
+        package var maxBackChannelBytes = 128 << 10
 
         package init() {}
     }
@@ -127,7 +130,8 @@ package final class WebChannelServer: Sendable {
         guard form.offset == 0 else { return Self.badRequest("A new session starts at ofs=0, not \(form.offset).") }
         let sid = Self.sessionID()
         let box = WebChannelSessionBox(
-            id: sid, session: WebChannelSession(maxUnacknowledgedBytes: configuration.maxUnacknowledgedBytes), now: now())
+            id: sid, session: WebChannelSession(
+                maxUnacknowledgedBytes: configuration.maxUnacknowledgedBytes, maxBackChannelBytes: configuration.maxBackChannelBytes), now: now())
         let output = WebChannelOutput { [weak box] messages in box?.enqueue(messages) }
         box.setStream(opener(WebChannelOpening(request: request, headers: form.headers), output))
         let evicted = sessions.withLock { table -> WebChannelSessionBox? in

@@ -5,7 +5,8 @@
 /// Server messages are numbered from 1 (0 is the session reply, `["c",…]`). They stay buffered
 /// until the client acknowledges them (`AID` on any request), so a new back channel resends what
 /// the last one may have lost. A streaming back channel (`CI=0`) stays open and gets each message
-/// as it comes; a long-polling one (`CI=1`) ends with the first data it carries.
+/// as it comes, until it has carried ``maxBackChannelBytes`` (the client then opens another); a
+/// long-polling one (`CI=1`) ends with the first data it carries.
 ///
 /// ```swift
 /// var session = WebChannelSession()
@@ -49,6 +50,8 @@ package struct WebChannelSession: Sendable {
         var mode: Mode
         /// The last message id written on it.
         var sentThrough: Int
+        /// The bytes written on it.
+        var written = 0
     }
 
     /// Messages not yet acknowledged, ascending ids.
@@ -65,9 +68,15 @@ package struct WebChannelSession: Sendable {
     private var holds = 0
     /// Unacknowledged bytes past which the session fails.
     package let maxUnacknowledgedBytes: Int
+    /// A streaming back channel ends after the write that takes it past this many bytes. The
+    /// client keeps a back channel's whole response as one growing string and searches it again
+    /// after every network read (the JS SDK's WebChannel does), so a long-lived back channel
+    /// costs the client time quadratic in what it carried; a fresh one starts from nothing.
+    package let maxBackChannelBytes: Int
 
-    package init(maxUnacknowledgedBytes: Int = 32 << 20) {
+    package init(maxUnacknowledgedBytes: Int = 32 << 20, maxBackChannelBytes: Int = 128 << 10) {
         self.maxUnacknowledgedBytes = maxUnacknowledgedBytes
+        self.maxBackChannelBytes = maxBackChannelBytes
     }
 
     /// Whether a back channel is attached.
@@ -192,7 +201,8 @@ package struct WebChannelSession: Sendable {
         let pending = outgoing[firstIndex(after: channel.sentThrough)...].lazy.map { (id: $0.id, payload: $0.payload) }
         let bytes = WebChannelFrame.frame(WebChannelFrame.messages(pending))
         channel.sentThrough = lastID
-        let finish = channel.mode == .polling
+        channel.written += bytes.count
+        let finish = channel.mode == .polling || channel.written >= maxBackChannelBytes
         backChannel = finish ? nil : channel
         return [.write(generation: channel.generation, bytes: bytes, finish: finish)]
     }

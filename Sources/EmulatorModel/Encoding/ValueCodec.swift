@@ -8,7 +8,8 @@
 /// `decode` treats its input as hostile: every length, tag, UTF-8 sequence, key order and the
 /// nesting depth are checked, and any defect throws `DATA_LOSS`.
 package enum ValueCodec {
-    enum Tag: UInt8 {
+    /// The tag byte before each value (``ProtoStoredFields`` in EmulatorProtobuf reads them too).
+    package enum Tag: UInt8 {
         case null = 0, falseValue, trueValue, integer, double, timestamp, string, bytes, reference, geoPoint,
             array, map
     }

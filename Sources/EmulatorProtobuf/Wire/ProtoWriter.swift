@@ -105,9 +105,22 @@ package struct ProtoWriter: Sendable {
     /// A packed repeated int32 (proto3's default for scalar repeated fields). Nothing if empty.
     package mutating func packedInt32(_ field: Int, _ values: [Int32]) {
         guard !values.isEmpty else { return }
-        var inner = ProtoWriter()
-        for v in values { inner.varint(UInt64(bitPattern: Int64(v))) }
-        bytes(field, inner.bytes)
+        var length = 0
+        for v in values { length += Self.varintSize(UInt64(bitPattern: Int64(v))) }
+        key(field, .lengthDelimited)
+        varint(UInt64(length))
+        for v in values { varint(UInt64(bitPattern: Int64(v))) }
+    }
+
+    /// How many bytes `v` takes as a varint.
+    static func varintSize(_ v: UInt64) -> Int {
+        var v = v
+        var n = 1
+        while v >= 0x80 {
+            v >>= 7
+            n += 1
+        }
+        return n
     }
 }
 

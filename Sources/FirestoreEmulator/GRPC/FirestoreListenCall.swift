@@ -18,7 +18,12 @@ final class FirestoreListenCall: GRPCStreamingCall {
     private final class Sink: ListenEventSink {
         let writer: any GRPCMessageWriter
         let batches: (any GRPCMessageBatchWriter)?
-        private let pending = Mutex<(messages: [[UInt8]], bytes: Int)>(([], 0))
+        private struct Pending {
+            var messages: [[UInt8]] = []
+            var bytes = 0
+            var names = ListenResponse.DocumentNames()
+        }
+        private let pending = Mutex(Pending())
         static let limit = 64 * 1024
 
         init(writer: any GRPCMessageWriter) {
@@ -27,23 +32,24 @@ final class FirestoreListenCall: GRPCStreamingCall {
         }
 
         func send(_ event: ListenEvent) {
-            let message = ListenResponse.encode(event)
-            guard batches != nil else {
-                writer.send(message)
-                return
-            }
-            let full = pending.withLock { p -> Bool in
+            let full = pending.withLock { p -> [UInt8]? in
+                let message = ListenResponse.encode(event, names: &p.names)
+                guard batches != nil else { return message }
                 p.messages.append(message)
                 p.bytes += message.count
-                return p.bytes >= Self.limit
+                return p.bytes >= Self.limit ? [] : nil
             }
-            if full { flush() }
+            guard let full else { return }
+            if batches == nil { writer.send(full) } else { flush() }
         }
 
         func flush() {
             guard let batches else { return }
             let messages = pending.withLock { p in
-                defer { p = ([], 0) }
+                defer {
+                    p.messages = []
+                    p.bytes = 0
+                }
                 return p.messages
             }
             if !messages.isEmpty { batches.send(contentsOf: messages) }

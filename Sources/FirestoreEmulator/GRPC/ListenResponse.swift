@@ -1,16 +1,89 @@
 import EmulatorModel
 import EmulatorProtobuf
+import EmulatorStorage
 
 /// Encodes `ListenResponse` messages in protobuf.
 enum ListenResponse {
     static func encode(_ event: ListenEvent) -> [UInt8] {
+        var names = DocumentNames()
+        return encode(event, names: &names)
+    }
+
+    /// `names` keeps the database's name prefix from one message to the next.
+    static func encode(_ event: ListenEvent, names: inout DocumentNames) -> [UInt8] {
         switch event {
         case .targetChange(let type, let targets, let readTime, let resumeToken, let cause):
             targetChange(type, targets: targets, readTime: readTime, resumeToken: resumeToken, cause: cause)
-        case .documentChange(let d, let database, let targets, let removed):
+        case .documentChange(.decoded(let d), let database, let targets, let removed):
             documentChange(d, database: database, targets: targets, removed: removed)
+        case .documentChange(.stored(let e), let database, let targets, let removed):
+            documentChange(e, prefix: names.prefix(database), targets: targets, removed: removed)
         case .documentDelete(let name, let removed, let readTime): documentDelete(name, removed: removed, readTime: readTime)
         case .documentRemove(let name, let removed, let readTime): documentRemove(name, removed: removed, readTime: readTime)
+        }
+    }
+
+    /// The UTF-8 of `projects/{p}/databases/{d}/documents` for the last database asked about.
+    struct DocumentNames {
+        private var database: DatabaseID?
+        private var bytes: [UInt8] = []
+
+        mutating func prefix(_ database: DatabaseID) -> [UInt8] {
+            if self.database != database {
+                self.database = database
+                bytes = Array(database.rootName.utf8)
+            }
+            return bytes
+        }
+    }
+
+    /// A DocumentChange of a committed entry: its name from its key, its fields copied across
+    /// from the stored bytes (corrupt bytes, which a commit never stores, leave the fields out).
+    static func documentChange(_ e: StoredEntry, prefix: [UInt8], targets: [Int32], removed: [Int32] = []) -> [UInt8] {
+        var w = ProtoWriter(capacity: 128 + prefix.count + e.key.encoded.count + e.value.count * 2)
+        w.message(3) { c in
+            c.message(1) { d in
+                writeName(prefix, e.key, to: &d)
+                try? ProtoStoredFields.write(e.value, field: 2, to: &d)
+                ProtoValue.writeTimestamp(3, microseconds: e.createTime, to: &d)
+                ProtoValue.writeTimestamp(4, microseconds: e.updateTime, to: &d)
+            }
+            c.packedInt32(5, targets)
+            c.packedInt32(6, removed)
+        }
+        return w.bytes
+    }
+
+    /// Field 1 (`name`): `prefix` then `/segment` per segment of `key`, unescaped.
+    static func writeName(_ prefix: [UInt8], _ key: StorageKey, to w: inout ProtoWriter) {
+        let encoded = key.encoded
+        var length = prefix.count
+        var i = 0
+        while i < encoded.count {
+            i += encoded[i] == 1 ? 2 : 1
+            length += 1
+        }
+        w.key(1, .lengthDelimited)
+        w.varint(UInt64(length))
+        w.bytes.append(contentsOf: prefix)
+        var start = true
+        i = 0
+        while i < encoded.count {
+            if start {
+                w.bytes.append(UInt8(ascii: "/"))
+                start = false
+            }
+            let b = encoded[i]
+            if b == 0 {
+                start = true
+                i += 1
+            } else if b == 1 {
+                w.bytes.append(i + 1 < encoded.count ? encoded[i + 1] &- 1 : 0)
+                i += 2
+            } else {
+                w.bytes.append(b)
+                i += 1
+            }
         }
     }
 

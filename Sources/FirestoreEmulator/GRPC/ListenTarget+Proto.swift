@@ -8,7 +8,7 @@ extension ListenTarget {
         var kind: Kind?
         var id: Int32 = 0
         var once = false
-        var resuming = false
+        var resume: Resume?
         while let (f, w) = try r.next() {
             switch f {
             case 2:
@@ -33,15 +33,18 @@ extension ListenTarget {
                     if df == 2 { try d.expect(dw, .lengthDelimited, df); names.append(try DocumentName.document(d.string())) } else { try d.skip(dw) }
                 }
                 kind = .documents(names)
-            case 4: try r.expect(w, .lengthDelimited, f); resuming = !(try r.bytes()).isEmpty
-            case 11: try r.expect(w, .lengthDelimited, f); _ = try r.message(); resuming = true
+            case 4:
+                try r.expect(w, .lengthDelimited, f)
+                let token = try r.bytes()
+                resume = token.isEmpty ? nil : .token(token)
+            case 11: try r.expect(w, .lengthDelimited, f); resume = .readTime(try ProtoValue.readMicroseconds(r.message()))
             case 5: try r.expect(w, .varint, f); id = try r.int32()
             case 6: try r.expect(w, .varint, f); once = try r.bool()
             default: try r.skip(w)
             }
         }
         guard let kind else { throw .invalidArgument("A target must set query or documents.") }
-        self.init(id: id, kind: kind, once: once, resuming: resuming)
+        self.init(id: id, kind: kind, once: once, resume: resume)
     }
 
 }

@@ -96,11 +96,11 @@ extension FirestoreService {
     /// A Listen target's query at head: the ordered, windowed result before projection, and the
     /// read time (rules checked as RunQuery checks them).
     func listenQuery(
-        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, caller: FirestoreCaller
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, caller: FirestoreCaller, at time: Int64? = nil
     ) throws(EmulatorError) -> ([StoredDocument], Int64) {
         try Self.validateParent(parent, engine.query)
         let (documents, _, readTime) = try window(
-            database, parent: parent, engine: engine, resolved: ResolvedRead(time: nil), caller: caller)
+            database, parent: parent, engine: engine, resolved: ResolvedRead(time: time), caller: caller)
         return (documents, readTime)
     }
 

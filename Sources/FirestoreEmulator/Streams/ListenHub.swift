@@ -149,7 +149,7 @@ final class ListenHub: Sendable {
                 if scanGroups, let id = collection.segmentBytes.last, let r = watch.groups[id] { refs.append(contentsOf: r) }
                 refs.append(contentsOf: watch.descendants)
                 guard !refs.isEmpty else { continue }
-                let document = ChangedDocument(path: ResourcePath(segments: key.segments), entry: change.new)
+                let document = ChangedDocument(key: key, entry: change.new)
                 for ref in refs { commits[ref.stream, default: ListenCommit(time: time)].add(document, for: ref.target) }
             }
             for (id, commit) in commits { watch.inboxes[id]?.push(commit) }
@@ -167,11 +167,13 @@ extension Optional {
     }
 }
 
-/// A changed document as the feed reports it: its path and its entry after the commit (nil when
-/// deleted); decoded by the stream's worker.
+/// A changed document as the feed reports it: its key and its entry after the commit (nil when
+/// deleted); decoded by the stream's worker only for targets that must look inside.
 struct ChangedDocument: Sendable {
-    var path: ResourcePath
+    var key: StorageKey
     var entry: StoredEntry?
+
+    var path: ResourcePath { DatabaseView<StorageSnapshot>.path(key) }
 }
 
 /// One stream's share of one commit.
@@ -190,7 +192,7 @@ struct ListenCommit: Sendable {
 
     mutating func add(_ document: ChangedDocument, for target: Int32) {
         // The same document for a second target of the stream comes right after the first.
-        if documents.last?.path != document.path { documents.append(document) }
+        if documents.last?.key != document.key { documents.append(document) }
         targets[target, default: []].append(documents.count - 1)
     }
 }

@@ -153,7 +153,33 @@ final class ListenStream: Sendable {
             throw .invalidArgument("Target id \(target.id) is already in use on this stream.")
         }
         sink.send(.targetChange(.add, targets: [target.id]))
-        if target.resuming { sink.send(.targetChange(.reset, targets: [target.id])) }
+        // A resume within the kept history gets the changes since then; an older one RESET and
+        // the whole result.
+        var since: Int64?
+        if let resume = target.resume {
+            let time: Int64
+            switch resume {
+            case .token(let token):
+                guard let t = ListenEvent.resumeTime(token, database), t <= service.store.currentTime() else {
+                    sink.send(.targetChange(
+                        .remove, targets: [target.id],
+                        cause: .invalidArgument("The resume token is not valid for database \(database.name).")))
+                    return
+                }
+                time = t
+            case .readTime(let t): time = t
+            }
+            do throws(EmulatorError) {
+                try service.validateReadTime(time, now: service.store.currentTime())
+                _ = try service.store.view(database, at: time)
+                since = time
+            } catch where error.code == .failedPrecondition {
+                sink.send(.targetChange(.reset, targets: [target.id]))
+            } catch {
+                sink.send(.targetChange(.remove, targets: [target.id], cause: error))
+                return
+            }
+        }
         guard target.database == database else {
             sink.send(.targetChange(
                 .remove, targets: [target.id], cause: .invalidArgument("The target is not in database \(database.name).")))
@@ -167,8 +193,13 @@ final class ListenStream: Sendable {
         }
         let documents: [StoredDocument]
         let readTime: Int64
+        var previous: [StorageKey: Int64]?
         do throws(EmulatorError) {
             try target.prepare()
+            if let since {
+                let (then, _) = try target.evaluate(service, caller: caller, at: since)
+                previous = Dictionary(then.map { (ListenTarget.key($0.path), $0.updateTime) }, uniquingKeysWith: { a, _ in a })
+            }
             // Filed before the first read, so no commit falls between the two (commits the read
             // already saw are skipped by their time).
             if !target.once, let id = s.hubID {
@@ -182,13 +213,23 @@ final class ListenStream: Sendable {
             return
         }
         for d in documents {
-            sink.send(.documentChange(d, database: database, targets: [target.id]))
-            target.documents[d.path] = d.updateTime
+            let key = ListenTarget.key(d.path)
+            target.documents[key] = d.updateTime
+            // Resumed: only what changed since the resume point.
+            if let previous, previous[key] == d.updateTime { continue }
+            sink.send(.documentChange(.decoded(d), database: database, targets: [target.id]))
+        }
+        if let previous {
+            let deletes: Bool
+            if case .documents = target.kind { deletes = true } else { deletes = false }
+            for key in previous.keys.sorted() where target.documents[key] == nil {
+                send(.remove(key, deleted: deletes), target: target.id, database: database, readTime: readTime)
+            }
         }
         let time = max(readTime, s.lastReadTime)
         s.lastReadTime = time
-        sink.send(.targetChange(.current, targets: [target.id], resumeToken: ListenEvent.resumeToken(time)))
-        sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time)))
+        sink.send(.targetChange(.current, targets: [target.id], resumeToken: ListenEvent.resumeToken(time, database)))
+        sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database)))
         if target.once {
             sink.send(.targetChange(.remove, targets: [target.id]))
         } else {
@@ -241,23 +282,24 @@ final class ListenStream: Sendable {
                     }
                     // Take the target out while it changes, so its dictionaries are not copied.
                     guard var target = s.targets.removeValue(forKey: id) else { continue }
+                    let targetID = target.id
                     for i in indexes {
                         let changedDocument = commit.documents[i]
-                        if decoded[i] == nil {
-                            decoded[i] = .some(changedDocument.entry.flatMap { entry in
-                                try? DatabaseView<StorageSnapshot>.decode(entry, path: changedDocument.path)
-                            })
-                        }
-                        switch target.apply(changedDocument.path, document: decoded[i] ?? nil) {
-                        case .reevaluate:
-                            redo.insert(id)
-                        case .changes(let changes):
-                            for change in changes {
-                                send(change, target: target, database: database, readTime: commit.time)
-                                changed = true
+                        let decided = target.apply(changedDocument) {
+                            if decoded[i] == nil {
+                                decoded[i] = .some(changedDocument.entry.flatMap { entry in
+                                    try? DatabaseView<StorageSnapshot>.decode(entry, path: changedDocument.path)
+                                })
                             }
+                            return decoded[i] ?? nil
+                        } emit: { change in
+                            send(change, target: targetID, database: database, readTime: commit.time)
+                            changed = true
                         }
-                        if redo.contains(id) { break }
+                        if !decided {
+                            redo.insert(id)
+                            break
+                        }
                     }
                     s.targets[id] = target
                 }
@@ -275,17 +317,18 @@ final class ListenStream: Sendable {
                     continue
                 }
                 newest = max(newest, readTime)
-                var next: [ResourcePath: Int64] = [:]
+                var next: [StorageKey: Int64] = [:]
                 for d in documents {
-                    next[d.path] = d.updateTime
-                    if target.documents[d.path] != d.updateTime {
-                        sink.send(.documentChange(d, database: database, targets: [id]))
+                    let key = ListenTarget.key(d.path)
+                    next[key] = d.updateTime
+                    if target.documents[key] != d.updateTime {
+                        sink.send(.documentChange(.decoded(d), database: database, targets: [id]))
                         changed = true
                     }
                 }
-                for path in target.documents.keys where next[path] == nil {
+                for key in target.documents.keys where next[key] == nil {
                     // Left the result; whether it still exists is not known here.
-                    send(.remove(path, deleted: false), target: target, database: database, readTime: readTime)
+                    send(.remove(key, deleted: false), target: id, database: database, readTime: readTime)
                     changed = true
                 }
                 target.documents = next
@@ -295,7 +338,7 @@ final class ListenStream: Sendable {
             guard changed else { return }
             let time = max(newest, s.lastReadTime + 1)
             s.lastReadTime = time
-            sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time)))
+            sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database)))
             sink.flush()
         }
     }
@@ -307,19 +350,19 @@ final class ListenStream: Sendable {
     /// (DocumentChange with the target removed), or its removal — DocumentDelete when the
     /// document was deleted (the SDKs then record it as missing), DocumentRemove when it only left
     /// a query's result (the SDKs learn its new state from another target or ask for it).
-    private func send(_ change: ListenTarget.Change, target: ListenTarget, database: DatabaseID, readTime: Int64) {
+    private func send(_ change: ListenTarget.Change, target: Int32, database: DatabaseID, readTime: Int64) {
         switch change {
         case .put(let d):
-            sink.send(.documentChange(d, database: database, targets: [target.id]))
+            sink.send(.documentChange(d, database: database, targets: [target]))
         case .leave(let d):
-            sink.send(.documentChange(d, database: database, targets: [], removed: [target.id]))
-        case .remove(let path, let deleted):
-            let name = database.documentName(path)
+            sink.send(.documentChange(d, database: database, targets: [], removed: [target]))
+        case .remove(let key, let deleted):
+            let name = database.documentName(DatabaseView<StorageSnapshot>.path(key))
             // A documents target loses a document only when it is deleted.
             if deleted {
-                sink.send(.documentDelete(name, removed: [target.id], readTime: readTime))
+                sink.send(.documentDelete(name, removed: [target], readTime: readTime))
             } else {
-                sink.send(.documentRemove(name, removed: [target.id], readTime: readTime))
+                sink.send(.documentRemove(name, removed: [target], readTime: readTime))
             }
         }
     }

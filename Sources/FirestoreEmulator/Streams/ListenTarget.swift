@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorStorage
 
 /// One target of a Listen stream: what it watches and the documents the client currently holds
 /// for it (path → update time).
@@ -18,19 +19,12 @@ struct ListenTarget: Sendable {
     /// What one changed document means for the target.
     enum Change: Sendable, Equatable {
         /// The document now belongs to the result (new or changed): send it (projected).
-        case put(StoredDocument)
+        case put(ListenDocument)
         /// The document left the result; `deleted` when it no longer exists.
-        case remove(ResourcePath, deleted: Bool)
+        case remove(StorageKey, deleted: Bool)
         /// The document still exists but no longer matches (its new state, projected): the
         /// client hears it with the target in `removed_target_ids`, as production sends it.
-        case leave(StoredDocument)
-    }
-
-    /// The answer of ``apply(_:document:)``.
-    enum Decision: Sendable, Equatable {
-        case changes([Change])
-        /// The change alone cannot tell: evaluate the query again.
-        case reevaluate
+        case leave(ListenDocument)
     }
 
     var id: Int32
@@ -38,9 +32,10 @@ struct ListenTarget: Sendable {
     /// What the target watches, for the stream's index.
     let watch: ListenWatch
     var once: Bool
-    /// Whether the client asked to resume (resume_token or read_time).
-    var resuming: Bool
-    var documents: [ResourcePath: Int64] = [:]
+    /// Where the client asked to resume from (resume_token or read_time), if it did.
+    var resume: Resume?
+    /// The documents the client holds, by storage key (cheaper to hash than a path).
+    var documents: [StorageKey: Int64] = [:]
     /// For a query with a limit: the held documents in query order, reduced to the ordered fields.
     /// Fewer than `limit` means the window holds every matching document.
     var window: [StoredDocument] = []
@@ -50,14 +45,41 @@ struct ListenTarget: Sendable {
     var asOf: Int64 = 0
     /// The validated query (nil for documents targets), set by ``prepare()``.
     private(set) var engine: QueryEngine?
+    /// Every document the target watches belongs to its result as it is (a documents target, or
+    /// a query with no filter, ordered field, cursor, limit, offset or projection): a change is
+    /// decided, and sent, without decoding the document. Set by ``prepare()``.
+    private(set) var takesEverything = false
+    /// The storage keys a documents target or a collection query watches (checked bytewise).
+    private let watchKeys: WatchKeys
 
-    init(id: Int32, kind: Kind, once: Bool, resuming: Bool) {
+    private enum WatchKeys: Sendable {
+        case documents([StorageKey])
+        case collection(StorageKey)
+        case other
+    }
+
+    /// A resume point as the client sent it.
+    enum Resume: Sendable, Equatable {
+        case token([UInt8])
+        /// Microseconds since the epoch.
+        case readTime(Int64)
+    }
+
+    init(id: Int32, kind: Kind, once: Bool, resume: Resume? = nil) {
         self.id = id
         self.kind = kind
         self.watch = Self.watch(kind)
         self.once = once
-        self.resuming = resuming
+        self.resume = resume
+        switch watch {
+        case .documents(let paths): watchKeys = .documents(paths.map(Self.key))
+        case .collection(let c): watchKeys = .collection(Self.key(c))
+        default: watchKeys = .other
+        }
+        if case .documents = kind { takesEverything = true }
     }
+
+    static func key(_ path: ResourcePath) -> StorageKey { DatabaseView<StorageSnapshot>.key(path) }
 
     var database: DatabaseID {
         switch kind {
@@ -70,8 +92,11 @@ struct ListenTarget: Sendable {
     /// Validates the query (the errors RunQuery gives) and keeps its engine.
     mutating func prepare() throws(EmulatorError) {
         guard case .query(let parent, let query) = kind else { return }
-        engine = try QueryEngine(query, database: database)
+        let engine = try QueryEngine(query, database: database)
+        self.engine = engine
         try FirestoreService.validateParent(parent.path, query)
+        takesEverything = query.filter == nil && query.startAt == nil && query.endAt == nil && query.offset == 0
+            && query.limit == nil && query.select == nil && engine.rank.allSatisfy(\.field.isDocumentID)
     }
 
     private static func watch(_ kind: Kind) -> ListenWatch {
@@ -86,19 +111,23 @@ struct ListenTarget: Sendable {
     }
 
     /// The target's current result at head (projected), and the read time; refills the window.
-    mutating func evaluate(_ service: FirestoreService, caller: FirestoreCaller) throws(EmulatorError) -> ([StoredDocument], Int64) {
+    /// With `time`, the result as it was then (a resume's starting point), the window untouched.
+    mutating func evaluate(
+        _ service: FirestoreService, caller: FirestoreCaller, at time: Int64? = nil
+    ) throws(EmulatorError) -> ([StoredDocument], Int64) {
         switch kind {
         case .documents(let names):
-            guard !names.isEmpty else { return ([], service.store.currentTime()) }
-            let (_, items, readTime) = try service.batchGet(database, names: names, caller: caller)
+            guard !names.isEmpty else { return ([], time ?? service.store.currentTime()) }
+            let (_, items, readTime) = try service.batchGet(
+                database, names: names, consistency: time.map { .readTime($0) } ?? .latest, caller: caller)
             var out: [StoredDocument] = []
             for case .found(let d) in items { out.append(d) }
             return (out, readTime)
         case .query(let parent, let query):
             let engine: QueryEngine
             if let prepared = self.engine { engine = prepared } else { engine = try QueryEngine(query, database: database) }
-            var (documents, readTime) = try service.listenQuery(database, parent: parent.path, engine: engine, caller: caller)
-            if query.limit != nil { window = documents.map(orderKey) }
+            var (documents, readTime) = try service.listenQuery(database, parent: parent.path, engine: engine, caller: caller, at: time)
+            if query.limit != nil && time == nil { window = documents.map(orderKey) }
             if let select = query.select {
                 for i in documents.indices { documents[i].fields = QueryEngine.project(documents[i].fields, select) }
             }
@@ -114,6 +143,21 @@ struct ListenTarget: Sendable {
         return key
     }
 
+    /// ``watches(_:)-(ResourcePath)`` for a storage key: bytewise for documents and collection
+    /// targets.
+    func watches(_ key: StorageKey) -> Bool {
+        switch watchKeys {
+        case .documents(let keys): return keys.contains(key)
+        case .collection(let c):
+            // The key is `c` plus exactly one segment (a terminator only at its end).
+            let k = key.encoded
+            let prefix = c.encoded
+            guard k.count > prefix.count + 1, k.starts(with: prefix) else { return false }
+            return k[prefix.count..<(k.count - 1)].firstIndex(of: 0) == nil
+        case .other: return watches(DatabaseView<StorageSnapshot>.path(key))
+        }
+    }
+
     /// Whether the target's result can hold the document at `path` (its collection, group or name).
     func watches(_ path: ResourcePath) -> Bool {
         switch watch {
@@ -126,76 +170,88 @@ struct ListenTarget: Sendable {
         }
     }
 
-    /// Folds one changed document (`document`: its state after the commit, nil when deleted) into
-    /// the held result and says what the client must hear, or that the query must run again (then
-    /// nothing of the target has changed).
-    mutating func apply(_ path: ResourcePath, document: StoredDocument?) -> Decision {
-        guard watches(path) || documents[path] != nil else { return .changes([]) }
-        guard case .query(_, let query) = kind, let engine else {
-            // A documents target: the document is its own answer.
-            if let document {
-                if !isNewer(document, path) { return .changes([]) }
-                return .changes([.put(document)])
+    /// Folds one changed document into the held result and tells `emit` what the client must
+    /// hear; false when the query must run again (then nothing of the target has changed).
+    /// `decode` gives the document's state after the commit (nil when deleted); it is called only
+    /// when the target must look inside the document.
+    mutating func apply(_ changed: ChangedDocument, decode: () -> StoredDocument?, emit: (Change) -> Void) -> Bool {
+        let key = changed.key
+        guard watches(key) || documents[key] != nil else { return true }
+        if takesEverything {
+            // A documents target (the document is its own answer) or a query that takes all.
+            if let entry = changed.entry {
+                if isNewer(key, entry.updateTime) { emit(.put(.stored(entry))) }
+            } else if documents.removeValue(forKey: key) != nil {
+                emit(.remove(key, deleted: true))
             }
-            return documents.removeValue(forKey: path) == nil ? .changes([]) : .changes([.remove(path, deleted: true)])
+            return true
         }
-        if query.offset > 0 { return .reevaluate }
+        guard case .query(_, let query) = kind, let engine else { return true }
+        if query.offset > 0 { return false }
+        let document = changed.entry == nil ? nil : decode()
         let matching = document.flatMap { d in engine.matches(d) && engine.withinCursors(d) ? d : nil }
-        func projected(_ d: StoredDocument) -> StoredDocument {
-            guard let select = query.select else { return d }
+        func projected(_ d: StoredDocument) -> ListenDocument {
+            guard let select = query.select else { return .decoded(d) }
             var p = d
             p.fields = QueryEngine.project(d.fields, select)
-            return p
+            return .decoded(p)
         }
         guard let limit = query.limit else {
             if let d = matching {
-                if !isNewer(d, path) { return .changes([]) }
-                return .changes([.put(projected(d))])
+                if isNewer(key, d.updateTime) { emit(.put(projected(d))) }
+                return true
             }
-            guard documents.removeValue(forKey: path) != nil else { return .changes([]) }
-            return .changes([document.map { .leave(projected($0)) } ?? .remove(path, deleted: true)])
+            guard documents.removeValue(forKey: key) != nil else { return true }
+            emit(document.map { .leave(projected($0)) } ?? .remove(key, deleted: true))
+            return true
         }
         let full = window.count >= limit
-        // Every `.reevaluate` below returns before anything changes, so the caller keeps the state.
+        let path = changed.path
+        // Every `return false` below comes before anything changes, so the caller keeps the state.
         if let index = window.firstIndex(where: { $0.path == path }) {
             guard let d = matching else {
                 // A full window lost a document: the next one in order (unknown here) moves in.
-                if full { return .reevaluate }
+                if full { return false }
                 window.remove(at: index)
-                documents[path] = nil
-                return .changes([document.map { .leave(projected($0)) } ?? .remove(path, deleted: true)])
+                documents[key] = nil
+                emit(document.map { .leave(projected($0)) } ?? .remove(key, deleted: true))
+                return true
             }
-            let key = orderKey(d)
+            let rankKey = orderKey(d)
             // Moved past the last place of a full window: documents never seen may now come first.
-            if let held = documents[path], held >= d.updateTime { return .changes([]) }
-            if full, let boundary = window.last, engine.compare(key, boundary) > 0 { return .reevaluate }
+            if let held = documents[key], held >= d.updateTime { return true }
+            if full, let boundary = window.last, engine.compare(rankKey, boundary) > 0 { return false }
             window.remove(at: index)
-            insert(key, engine)
-            documents[path] = d.updateTime
-            return .changes([.put(projected(d))])
+            insert(rankKey, engine)
+            documents[key] = d.updateTime
+            emit(.put(projected(d)))
+            return true
         }
-        guard let d = matching else { return .changes([]) }
-        if limit <= 0 { return .changes([]) }
-        let key = orderKey(d)
+        guard let d = matching, limit > 0 else { return true }
+        let rankKey = orderKey(d)
         if !full {
-            insert(key, engine)
-            documents[path] = d.updateTime
-            return .changes([.put(projected(d))])
+            insert(rankKey, engine)
+            documents[key] = d.updateTime
+            emit(.put(projected(d)))
+            return true
         }
-        guard let last = window.last, engine.compare(key, last) < 0 else { return .changes([]) }
+        guard let last = window.last, engine.compare(rankKey, last) < 0 else { return true }
         window.removeLast()
-        documents[last.path] = nil
-        insert(key, engine)
-        documents[path] = d.updateTime
-        return .changes([.put(projected(d)), .remove(last.path, deleted: false)])
+        let lastKey = Self.key(last.path)
+        documents[lastKey] = nil
+        insert(rankKey, engine)
+        documents[key] = d.updateTime
+        emit(.put(projected(d)))
+        emit(.remove(lastKey, deleted: false))
+        return true
     }
 
-    /// Records `d` as held; false when the same or a newer version is held already (a change an
-    /// evaluation already saw).
-    private mutating func isNewer(_ d: StoredDocument, _ path: ResourcePath) -> Bool {
-        guard let old = documents.updateValue(d.updateTime, forKey: path) else { return true }
-        if old < d.updateTime { return true }
-        documents[path] = old
+    /// Records `updateTime` as held for `key`; false when the same or a newer version is held
+    /// already (a change an evaluation already saw).
+    private mutating func isNewer(_ key: StorageKey, _ updateTime: Int64) -> Bool {
+        guard let old = documents.updateValue(updateTime, forKey: key) else { return true }
+        if old < updateTime { return true }
+        documents[key] = old
         return false
     }
 

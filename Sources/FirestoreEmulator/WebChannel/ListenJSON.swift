@@ -33,12 +33,12 @@ enum ListenJSON {
         } else {
             throw .invalidArgument("A target must set query or documents.")
         }
-        let hasToken = !(try o.bytes("resumeToken") ?? []).isEmpty
-        let hasReadTime = try o.timestamp("readTime") != nil
-        let resuming = hasToken || hasReadTime
+        var resume: ListenTarget.Resume?
+        if let token = try o.bytes("resumeToken"), !token.isEmpty { resume = .token(token) }
+        if let time = try o.timestamp("readTime") { resume = .readTime(time) }
         let id = try o.int("targetId") ?? 0
         guard let id32 = Int32(exactly: id) else { throw .invalidArgument("Invalid target_id \(id).") }
-        return ListenTarget(id: id32, kind: kind, once: try o.bool("once") ?? false, resuming: resuming)
+        return ListenTarget(id: id32, kind: kind, once: try o.bool("once") ?? false, resume: resume)
     }
 
     static func encode(_ event: ListenEvent) -> [UInt8] {
@@ -70,7 +70,7 @@ enum ListenJSON {
             w.appendKey("documentChange")
             w.beginObject()
             w.appendKey("document")
-            RESTEncoding.writeDocument(d, database: database, to: &w)
+            RESTEncoding.writeDocument(d.document, database: database, to: &w)
             ids("targetIds", targets, &w)
             ids("removedTargetIds", removed, &w)
             w.endObject()

@@ -65,6 +65,20 @@ struct WebChannelSessionTests {
         #expect(try s.enqueue(Self.message("{}")) == [])
     }
 
+    @Test("a streaming back channel ends after the write that takes it past its byte bound")
+    func byteBound() throws {
+        var s = WebChannelSession(maxBackChannelBytes: 40)
+        let (g1, _) = s.attach(.streaming, acknowledged: 0)
+        let big = String(repeating: "x", count: 20)
+        #expect(try s.enqueue(Self.message("\"\(big)\"")) == [.write(generation: g1, bytes: Self.frame([(2, "\"\(big)\"")]), finish: true)])
+        #expect(!s.isBackChannelOpen)
+        // What comes next waits for the client's next back channel, which starts from zero.
+        #expect(try s.enqueue(Self.message("{}")) == [])
+        let (g2, second) = s.attach(.streaming, acknowledged: 2)
+        #expect(second == [.write(generation: g2, bytes: Self.frame([(3, "{}"), (4, #""noop""#)]), finish: false)])
+        #expect(s.isBackChannelOpen)
+    }
+
     @Test("a second back channel ends the first; only the second gets messages")
     func openedTwice() throws {
         var s = WebChannelSession()
