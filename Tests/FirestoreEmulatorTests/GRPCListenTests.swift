@@ -217,7 +217,7 @@ struct GRPCListenTests {
         let client = GRPCTestClient()
         client.set([("c/a", ["n": 1]), ("c/b", ["n": 2]), ("c/keep", ["n": 3])])
         let token = try await Self.tokenAfterFirstListen(client)
-        #expect(token.count == 12)
+        #expect(token.count == 16)
         client.set([("c/a", ["n": 10])])
         Self.delete(client, "c/b")
         client.set([("c/new", ["n": 4])])
@@ -247,7 +247,11 @@ struct GRPCListenTests {
         let client = GRPCTestClient()
         client.set([("c/a", ["n": 1]), ("c/b", ["n": 2])])
         let token = try await Self.tokenAfterFirstListen(client, documents: ["c/a", "c/b"])
-        let time = try #require(ListenEvent.resumeTime(token, DatabaseID(project: "demo", database: "(default)")))
+        guard case .time(let time) = ListenEvent.resumePoint(token, DatabaseID(project: "demo", database: "(default)"), epoch: client.service.listenHub.epoch)
+        else {
+            Issue.record("not a token of this run: \(token)")
+            return
+        }
         Self.delete(client, "c/a")
 
         for resume in [{ (t: inout ProtoWriter) in t.bytes(4, token) }, { (t: inout ProtoWriter) in ProtoValue.writeTimestamp(11, microseconds: time, to: &t) }] {
@@ -266,6 +270,31 @@ struct GRPCListenTests {
         }
     }
 
+    @Test func aTokenOfAnEarlierRunGetsResetAndTheWholeResult() async throws {
+        let client = GRPCTestClient()
+        client.set([("c/a", ["n": 1])])
+        let token = try await Self.tokenAfterFirstListen(client)
+        // The same token as a restarted emulator (another service, another epoch) sees it.
+        let restarted = GRPCTestClient()
+        restarted.set([("c/b", ["n": 2])])
+        let writer = CollectingWriter()
+        let call = FirestoreListenCall(service: restarted.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(Self.addTarget(restarted) { t in
+            t.message(2) { q in
+                q.string(1, restarted.root)
+                q.message(2) { $0.message(2) { $0.string(2, "c") } }
+            }
+            t.bytes(4, token)
+            t.int32(5, 1)
+        })
+        #expect(try await Self.responses(writer, count: 5) == [
+            .target(type: 1, ids: [1], hasReadTime: false), .target(type: 4, ids: [1], hasReadTime: false),
+            .change(name: restarted.root + "/c/b", ids: [1]), .target(type: 3, ids: [1], hasReadTime: false),
+            .target(type: 0, ids: [], hasReadTime: true),
+        ])
+    }
+
     @Test(arguments: ["garbled", "another database", "future"])
     func badResumeTokenRemovesTheTargetWithInvalidArgument(kind: String) async throws {
         let (client, writer, call) = Self.listen()
@@ -273,8 +302,13 @@ struct GRPCListenTests {
         client.set([("c/a", ["n": 1])])
         let token: [UInt8] = switch kind {
         case "garbled": [1, 2, 3]
-        case "another database": ListenEvent.resumeToken(client.service.store.currentTime(), DatabaseID(project: "other", database: "(default)"))
-        default: ListenEvent.resumeToken(client.service.store.currentTime() + 3_600_000_000, DatabaseID(project: "demo", database: "(default)"))
+        case "another database":
+            ListenEvent.resumeToken(
+                client.service.store.currentTime(), DatabaseID(project: "other", database: "(default)"), epoch: client.service.listenHub.epoch)
+        default:
+            ListenEvent.resumeToken(
+                client.service.store.currentTime() + 3_600_000_000, DatabaseID(project: "demo", database: "(default)"),
+                epoch: client.service.listenHub.epoch)
         }
         call.received(Self.addTarget(client) { t in
             t.message(3) { $0.string(2, client.root + "/c/a") }

@@ -22,7 +22,7 @@ package final class FirestoreService: Sendable {
         transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000
     ) {
         self.store = store
-        self.listenHub = ListenHub(engine: store.engine)
+        self.listenHub = ListenHub(engine: store.engine, startTime: store.currentTime())
         self.useIndexes = useIndexes
         self.transactions = TransactionRegistry(
             lifetime: transactionLifetime, lockTimeout: lockTimeout, clock: { [store] in store.currentTime() })

@@ -19,27 +19,39 @@ enum ListenEvent: Sendable {
     case documentDelete(String, removed: [Int32], readTime: Int64)
     case documentRemove(String, removed: [Int32], readTime: Int64)
 
-    /// A resume token: the read time, 8 bytes big-endian, then 4 bytes naming the database (the
-    /// FNV-1a hash of its name), so a token from another database is told apart.
-    static func resumeToken(_ readTime: Int64, _ database: DatabaseID) -> [UInt8] {
+    /// A resume token: the read time (8 bytes big-endian), 4 bytes naming the database (the
+    /// FNV-1a hash of its name) and the 4-byte epoch of the service that made it.
+    static func resumeToken(_ readTime: Int64, _ database: DatabaseID, epoch: UInt32) -> [UInt8] {
         var token = (0..<8).map { UInt8(truncatingIfNeeded: readTime >> (56 - 8 * Int64($0))) }
-        let tag = databaseTag(database)
-        token += (0..<4).map { UInt8(truncatingIfNeeded: tag >> (24 - 8 * UInt32($0))) }
+        for value in [databaseTag(database), epoch] {
+            token += (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) }
+        }
         return token
     }
 
-    /// The read time of a token ``resumeToken(_:_:)`` made for `database`; nil when the token is
-    /// garbled or names another database. Earlier builds' 8-byte tokens (the time alone) are read
-    /// as times.
-    static func resumeTime(_ token: [UInt8], _ database: DatabaseID) -> Int64? {
-        guard token.count == 12 || token.count == 8 else { return nil }
+    /// What a client's resume token says.
+    enum ResumePoint: Equatable {
+        /// A read time of this service's history.
+        case time(Int64)
+        /// A token of an earlier run (another epoch, or an earlier build's 8-byte token): its
+        /// history is gone.
+        case expired
+        /// Not a token of this database.
+        case invalid
+    }
+
+    static func resumePoint(_ token: [UInt8], _ database: DatabaseID, epoch: UInt32) -> ResumePoint {
+        guard token.count == 16 || token.count == 8 else { return .invalid }
         var time: Int64 = 0
         for b in token[0..<8] { time = time << 8 | Int64(b) }
-        guard time > 0 else { return nil }
-        if token.count == 8 { return time }
+        guard time > 0 else { return .invalid }
+        guard token.count == 16 else { return .expired }
         var tag: UInt32 = 0
         for b in token[8..<12] { tag = tag << 8 | UInt32(b) }
-        return tag == databaseTag(database) ? time : nil
+        var made: UInt32 = 0
+        for b in token[12..<16] { made = made << 8 | UInt32(b) }
+        guard tag == databaseTag(database) else { return .invalid }
+        return made == epoch ? .time(time) : .expired
     }
 
     private static func databaseTag(_ database: DatabaseID) -> UInt32 {

@@ -39,9 +39,15 @@ final class ListenHub: Sendable {
 
     private let engine: StorageEngine
     private let state = Mutex(State())
+    /// Names this service's run in its resume tokens: a token of an earlier run (the emulator
+    /// restarted) is answered with RESET, never read against this run's history.
+    let epoch = UInt32.random(in: .min ... .max)
+    /// Resume points (read times) before this are not this run's history.
+    let startTime: Int64
 
-    init(engine: StorageEngine) {
+    init(engine: StorageEngine, startTime: Int64) {
         self.engine = engine
+        self.startTime = startTime
     }
 
     /// Opens a stream's share of `database`: from now on its inbox hears the commits that concern

@@ -157,28 +157,32 @@ final class ListenStream: Sendable {
         // the whole result.
         var since: Int64?
         if let resume = target.resume {
-            let time: Int64
+            var time: Int64?
             switch resume {
             case .token(let token):
-                guard let t = ListenEvent.resumeTime(token, database), t <= service.store.currentTime() else {
+                switch ListenEvent.resumePoint(token, database, epoch: service.listenHub.epoch) {
+                case .invalid:
                     sink.send(.targetChange(
                         .remove, targets: [target.id],
                         cause: .invalidArgument("The resume token is not valid for database \(database.name).")))
                     return
+                case .expired: time = nil
+                case .time(let t): time = t
                 }
-                time = t
             case .readTime(let t): time = t
             }
             do throws(EmulatorError) {
-                try service.validateReadTime(time, now: service.store.currentTime())
-                _ = try service.store.view(database, at: time)
-                since = time
+                if let t = time {
+                    try service.validateReadTime(t, now: service.store.currentTime())
+                    _ = try service.store.view(database, at: t)
+                    if t >= service.listenHub.startTime { since = t }
+                }
             } catch where error.code == .failedPrecondition {
-                sink.send(.targetChange(.reset, targets: [target.id]))
             } catch {
                 sink.send(.targetChange(.remove, targets: [target.id], cause: error))
                 return
             }
+            if since == nil { sink.send(.targetChange(.reset, targets: [target.id])) }
         }
         guard target.database == database else {
             sink.send(.targetChange(
@@ -228,8 +232,8 @@ final class ListenStream: Sendable {
         }
         let time = max(readTime, s.lastReadTime)
         s.lastReadTime = time
-        sink.send(.targetChange(.current, targets: [target.id], resumeToken: ListenEvent.resumeToken(time, database)))
-        sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database)))
+        sink.send(.targetChange(.current, targets: [target.id], resumeToken: ListenEvent.resumeToken(time, database, epoch: service.listenHub.epoch)))
+        sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database, epoch: service.listenHub.epoch)))
         if target.once {
             sink.send(.targetChange(.remove, targets: [target.id]))
         } else {
@@ -338,7 +342,7 @@ final class ListenStream: Sendable {
             guard changed else { return }
             let time = max(newest, s.lastReadTime + 1)
             s.lastReadTime = time
-            sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database)))
+            sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database, epoch: service.listenHub.epoch)))
             sink.flush()
         }
     }
