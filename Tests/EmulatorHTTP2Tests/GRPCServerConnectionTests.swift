@@ -22,6 +22,19 @@ final class EchoCall: GRPCStreamingCall {
     func cancelled() {}
 }
 
+/// Answers each message with one message per byte, framed together in one batch.
+final class FramedEchoCall: GRPCStreamingCall {
+    let writer: any GRPCMessageWriter
+    init(writer: any GRPCMessageWriter) { self.writer = writer }
+    func received(_ message: [UInt8]) {
+        var framed = GRPCFramedMessages()
+        for b in message { framed.append { $0 += [UInt8](repeating: b, count: Int(b)) } }
+        (writer as? any GRPCMessageBatchWriter)?.send(framed: framed)
+    }
+    func halfClosed() { writer.finish(GRPCStatus(0)) }
+    func cancelled() {}
+}
+
 @Suite("gRPC over an in-process HTTP/2 connection")
 struct GRPCServerConnectionTests {
     static var router: GRPCRouter {
@@ -34,6 +47,7 @@ struct GRPCServerConnectionTests {
             return GRPCStatus(0)
         })
         r.register("test.Echo", "Bidi", .bidirectional { _, writer in EchoCall(writer: writer) })
+        r.register("test.Echo", "Framed", .bidirectional { _, writer in FramedEchoCall(writer: writer) })
         return r
     }
 
@@ -118,6 +132,12 @@ struct GRPCServerConnectionTests {
         #expect(Self.call(try peer.read(out.take()), stream: 1).messages == [[5, 4, 3]])
         connection.received(HTTP2FrameEncoder.encode(.data(stream: 1, payload: [], endStream: true, flowControlledLength: 0)))
         #expect(Self.call(try peer.read(out.take()), stream: 1).trailers == [HeaderField("grpc-status", "0")])
+    }
+
+    @Test func framedBatchesArriveAsTheirMessages() throws {
+        var (connection, out, peer) = try Self.start()
+        connection.received(peer.request(stream: 1, path: "/test.Echo/Framed") + TestPeer.message(stream: 1, [0, 1, 3, 200], endStream: false))
+        #expect(Self.call(try peer.read(out.take()), stream: 1).messages == [[], [1], [3, 3, 3], [UInt8](repeating: 200, count: 200)])
     }
 
     @Test func messagesSplitAcrossDataFramesAreReassembled() throws {

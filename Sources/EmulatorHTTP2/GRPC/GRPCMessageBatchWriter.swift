@@ -4,10 +4,38 @@
 package protocol GRPCMessageBatchWriter: GRPCMessageWriter {
     /// Sends `messages` in order; false once the call has ended.
     @discardableResult func send(contentsOf messages: [[UInt8]]) -> Bool
+    /// Sends messages already framed one after another in `framed` (``GRPCFramedMessages``).
+    @discardableResult func send(framed: GRPCFramedMessages) -> Bool
+}
+
+/// Messages framed for the wire as they are written: each the 5-byte gRPC prefix and the message,
+/// in one buffer, so a batch of many small messages is one allocation.
+package struct GRPCFramedMessages: Sendable {
+    package private(set) var bytes: [UInt8] = []
+
+    package init() {}
+
+    package var isEmpty: Bool { bytes.isEmpty }
+
+    /// Appends one message, which `body` writes at the end of the buffer it is handed.
+    package mutating func append(_ body: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0, 0] as [UInt8])
+        body(&bytes)
+        let n = UInt32(truncatingIfNeeded: bytes.count - start - 5)
+        bytes[start + 1] = UInt8(n >> 24)
+        bytes[start + 2] = UInt8(truncatingIfNeeded: n >> 16)
+        bytes[start + 3] = UInt8(truncatingIfNeeded: n >> 8)
+        bytes[start + 4] = UInt8(truncatingIfNeeded: n)
+    }
 }
 
 extension GRPCServerConnection.CallWriter: GRPCMessageBatchWriter {
     @discardableResult package func send(contentsOf messages: [[UInt8]]) -> Bool {
         messages.isEmpty ? isOpen : connection.respond(stream, messages, status: nil)
+    }
+
+    @discardableResult package func send(framed: GRPCFramedMessages) -> Bool {
+        framed.isEmpty ? isOpen : connection.respond(stream, [framed.bytes], framed: true, status: nil)
     }
 }

@@ -31,9 +31,9 @@ extension GRPCServerConnection {
             guard let index = pending.firstIndex(where: { if case .hold(hold) = $0 { true } else { false } }) else { return }
             s.calls[stream]?.pending.remove(at: index)
             while let first = s.calls[stream]?.pending.first {
-                guard case .output(let messages, let status) = first else { break }
+                guard case .output(let messages, let framed, let status) = first else { break }
                 s.calls[stream]?.pending.removeFirst()
-                emit(stream, messages, status: status, &s, &work)
+                emit(stream, messages, framed: framed, status: status, &s, &work)
             }
         }
         for w in work { w() }

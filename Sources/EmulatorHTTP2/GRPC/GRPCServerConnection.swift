@@ -41,7 +41,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     enum Pending {
         /// A gate hold not yet released: nothing after it goes out.
         case hold(UInt64)
-        case output(messages: [[UInt8]], status: GRPCStatus?)
+        /// Messages, or (`framed`) runs of messages already framed for the wire.
+        case output(messages: [[UInt8]], framed: Bool, status: GRPCStatus?)
     }
 
     struct State {
@@ -420,15 +421,15 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
 
     /// Messages, then trailers when `status` is set, written together (or queued behind a held
     /// reply of the stream).
-    func respond(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?) -> Bool {
+    func respond(_ stream: UInt32, _ messages: [[UInt8]], framed: Bool = false, status: GRPCStatus?) -> Bool {
         var work: [@Sendable () -> Void] = []
         let open = locked { s -> Bool in
             guard !s.closed, let call = s.calls[stream] else { return false }
             if !call.pending.isEmpty {
-                s.calls[stream]?.pending.append(.output(messages: messages, status: status))
+                s.calls[stream]?.pending.append(.output(messages: messages, framed: framed, status: status))
                 return true
             }
-            emit(stream, messages, status: status, &s, &work)
+            emit(stream, messages, framed: framed, status: status, &s, &work)
             return true
         }
         for w in work { w() }
@@ -436,16 +437,28 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     }
 
     /// Writes messages, then trailers when `status` is set (lock held, nothing queued ahead).
-    func emit(_ stream: UInt32, _ messages: [[UInt8]], status: GRPCStatus?, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+    func emit(
+        _ stream: UInt32, _ messages: [[UInt8]], framed: Bool = false, status: GRPCStatus?, _ s: inout State,
+        _ work: inout [@Sendable () -> Void]
+    ) {
         guard !s.closed, let call = s.calls[stream] else { return }
         if !messages.isEmpty {
             if !call.headersSent {
                 s.calls[stream]?.headersSent = true
                 perform(s.connection.sendHeaders(stream: stream, block: Self.responseHeaderBlock), &s, &work)
             }
-            var data: [UInt8] = []
-            data.reserveCapacity(messages.reduce(0) { $0 + 5 + $1.count })
-            for m in messages { GRPCMessageDeframer.appendFrame(m, to: &data) }
+            var data: [UInt8]
+            if framed, messages.count == 1 {
+                data = messages[0]
+            } else {
+                var size = 0
+                for m in messages { size += m.count + (framed ? 0 : 5) }
+                data = []
+                data.reserveCapacity(size)
+                for m in messages {
+                    if framed { data += m } else { GRPCMessageDeframer.appendFrame(m, to: &data) }
+                }
+            }
             perform(s.connection.sendData(stream: stream, data), &s, &work)
             if call.isBidirectional, s.connection.queuedBytes(stream: stream) > Self.maxStreamingBacklogBytes {
                 var cancellation: [@Sendable () -> Void] = []

@@ -21,6 +21,13 @@ package struct StorageKey: Hashable, Sendable, Comparable, CustomStringConvertib
 
     package init(trustedEncoding: [UInt8]) { self.encoded = trustedEncoding }
 
+    package static func == (a: StorageKey, b: StorageKey) -> Bool { a.encoded == b.encoded }
+
+    /// The encoding's bytes in one go (an array of bytes hashes each byte on its own).
+    package func hash(into hasher: inout Hasher) {
+        encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     /// A key from segments. Empty segments are not representable: they are dropped.
     package init(segments: some Sequence<String>) {
         var bytes: [UInt8] = []

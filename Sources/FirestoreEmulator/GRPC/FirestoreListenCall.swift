@@ -19,8 +19,7 @@ final class FirestoreListenCall: GRPCStreamingCall {
         let writer: any GRPCMessageWriter
         let batches: (any GRPCMessageBatchWriter)?
         private struct Pending {
-            var messages: [[UInt8]] = []
-            var bytes = 0
+            var framed = GRPCFramedMessages()
             var names = ListenResponse.DocumentNames()
         }
         private let pending = Mutex(Pending())
@@ -32,27 +31,33 @@ final class FirestoreListenCall: GRPCStreamingCall {
         }
 
         func send(_ event: ListenEvent) {
-            let full = pending.withLock { p -> [UInt8]? in
-                let message = ListenResponse.encode(event, names: &p.names)
-                guard batches != nil else { return message }
-                p.messages.append(message)
-                p.bytes += message.count
-                return p.bytes >= Self.limit ? [] : nil
+            guard batches != nil else {
+                let message = pending.withLock { ListenResponse.encode(event, names: &$0.names) }
+                writer.send(message)
+                return
             }
-            guard let full else { return }
-            if batches == nil { writer.send(full) } else { flush() }
+            // Each message is written, framed, at the end of the batch's one buffer.
+            let full = pending.withLock { p -> Bool in
+                var names = p.names
+                p.framed.append { buffer in
+                    var w = ProtoWriter()
+                    swap(&w.bytes, &buffer)
+                    ListenResponse.write(event, names: &names, to: &w)
+                    swap(&w.bytes, &buffer)
+                }
+                p.names = names
+                return p.framed.bytes.count >= Self.limit
+            }
+            if full { flush() }
         }
 
         func flush() {
             guard let batches else { return }
-            let messages = pending.withLock { p in
-                defer {
-                    p.messages = []
-                    p.bytes = 0
-                }
-                return p.messages
+            let framed = pending.withLock { p in
+                defer { p.framed = GRPCFramedMessages() }
+                return p.framed
             }
-            if !messages.isEmpty { batches.send(contentsOf: messages) }
+            if !framed.isEmpty { batches.send(framed: framed) }
         }
 
         func finish(_ error: EmulatorError?) {

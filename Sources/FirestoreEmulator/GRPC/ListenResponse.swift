@@ -37,10 +37,25 @@ enum ListenResponse {
         }
     }
 
+    /// Writes the message for `event` at the end of `w` (a DocumentChange of a committed entry
+    /// straight from its stored bytes).
+    static func write(_ event: ListenEvent, names: inout DocumentNames, to w: inout ProtoWriter) {
+        if case .documentChange(.stored(let e), let database, let targets, let removed) = event {
+            write(e, prefix: names.prefix(database), targets: targets, removed: removed, to: &w)
+        } else {
+            w.raw(encode(event, names: &names))
+        }
+    }
+
     /// A DocumentChange of a committed entry: its name from its key, its fields copied across
     /// from the stored bytes (corrupt bytes, which a commit never stores, leave the fields out).
     static func documentChange(_ e: StoredEntry, prefix: [UInt8], targets: [Int32], removed: [Int32] = []) -> [UInt8] {
         var w = ProtoWriter(capacity: 128 + prefix.count + e.key.encoded.count + e.value.count * 2)
+        write(e, prefix: prefix, targets: targets, removed: removed, to: &w)
+        return w.bytes
+    }
+
+    static func write(_ e: StoredEntry, prefix: [UInt8], targets: [Int32], removed: [Int32], to w: inout ProtoWriter) {
         w.message(3) { c in
             c.message(1) { d in
                 writeName(prefix, e.key, to: &d)
@@ -51,7 +66,6 @@ enum ListenResponse {
             c.packedInt32(5, targets)
             c.packedInt32(6, removed)
         }
-        return w.bytes
     }
 
     /// Field 1 (`name`): `prefix` then `/segment` per segment of `key`, unescaped.
