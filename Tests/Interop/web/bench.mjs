@@ -79,24 +79,33 @@ async function rawWatcher(port, name) {
   const seen = new Set();
   let req;
   let ready;
+  let finished = false;
+  let lastId = 0;
   const readyP = new Promise((r) => { ready = r; });
   const done = new Promise((resolve) => {
-    req = http.get({ host: '127.0.0.1', port, agent: false,
-      path: `${channel}?VER=8&RID=rpc&SID=${sid}&AID=0&CI=0&TYPE=xmlhttp&t=1` }, (res) => {
-      res.setEncoding('utf8');
-      let tail = '';
-      res.on('data', (chunk) => {
-        ready();
-        // A name may straddle two chunks: scan each chunk with the end of the previous one.
-        const text = tail + chunk;
-        tail = text.slice(-400);
-        for (const m of text.matchAll(/"name":"[^"]*\/documents\/[^"/]+\/(d\d+)"/g)) seen.add(m[1]);
-        if (seen.size === docs) resolve();
+    // The server ends a back channel after a bounded number of bytes; open the next one after
+    // the last message id seen, as the SDK does.
+    const open = () => {
+      req = http.get({ host: '127.0.0.1', port, agent: false,
+        path: `${channel}?VER=8&RID=rpc&SID=${sid}&AID=${lastId}&CI=0&TYPE=xmlhttp&t=1` }, (res) => {
+        res.setEncoding('utf8');
+        let tail = '';
+        res.on('data', (chunk) => {
+          ready();
+          // A name may straddle two chunks: scan each chunk with the end of the previous one.
+          const text = tail + chunk;
+          tail = text.slice(-400);
+          for (const m of text.matchAll(/"name":"[^"]*\/documents\/[^"/]+\/(d\d+)"/g)) seen.add(m[1]);
+          for (const m of text.matchAll(/\[(\d+),\[/g)) lastId = Math.max(lastId, Number(m[1]));
+          if (seen.size === docs) { finished = true; resolve(); }
+        });
+        res.on('end', () => { if (!finished) open(); });
       });
-    });
+    };
+    open();
   });
   await readyP;
-  return { done, close: () => req.destroy() };
+  return { done, close: () => { finished = true; req.destroy(); } };
 }
 
 async function bulk(port, run, withListener) {
