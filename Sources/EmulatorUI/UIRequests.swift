@@ -37,14 +37,59 @@ package enum UIRequests {
                 JSONMember("outcome", .string(line.outcome.rawValue)),
             ])
         })))
-        members.append(JSONMember("request", description.request))
-        members.append(JSONMember("resource", description.resource ?? .null))
+        var budget = detailValues
+        members.append(JSONMember("request", bounded(description.request, budget: &budget)))
+        budget = detailValues
+        members.append(JSONMember("resource", description.resource.map { bounded($0, budget: &budget) } ?? .null))
         if let rules = record.rules {
             members.append(JSONMember("rules", .object([JSONMember("fileName", .string(rules.fileName)), JSONMember("text", .string(rules.text))])))
         } else {
             members.append(JSONMember("rules", .null))
         }
         return .object(members)
+    }
+
+    /// At most this many JSON values of `request` and of `resource` go into a detail.
+    static let detailValues = 1_000
+    /// Longer strings are cut to this many UTF-8 bytes in a detail.
+    static let detailStringBytes = 2_000
+
+    /// `value` cut to at most `budget` values (each scalar, array and object counts one) and
+    /// strings to ``detailStringBytes``: a detail stays small whatever a rule saw. A cut
+    /// object gets a last member `"…"`, a cut array a last element, saying how many were left
+    /// out; a cut string ends with `… (N bytes)`.
+    static func bounded(_ value: JSONValue, budget: inout Int) -> JSONValue {
+        budget -= 1
+        switch value {
+        case .string(let text):
+            let bytes = text.utf8.count
+            guard bytes > detailStringBytes else { return value }
+            var cut = String(decoding: text.utf8.prefix(detailStringBytes), as: UTF8.self)
+            if cut.last == "\u{FFFD}" { cut.removeLast() }
+            return .string(cut + "… (\(bytes) bytes)")
+        case .array(let items):
+            var kept: [JSONValue] = []
+            for (i, item) in items.enumerated() {
+                if budget <= 0 {
+                    kept.append(.string("… \(items.count - i) more"))
+                    break
+                }
+                kept.append(bounded(item, budget: &budget))
+            }
+            return .array(kept)
+        case .object(let members):
+            var kept: [JSONMember] = []
+            for (i, member) in members.enumerated() {
+                if budget <= 0 {
+                    kept.append(JSONMember("…", .string("\(members.count - i) more")))
+                    break
+                }
+                kept.append(JSONMember(member.name, bounded(member.value, budget: &budget)))
+            }
+            return .object(kept)
+        default:
+            return value
+        }
     }
 
     static func summary(_ record: RulesRequestRecord, _ description: RulesRequestDescription) -> JSONValue {

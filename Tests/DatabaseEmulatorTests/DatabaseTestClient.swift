@@ -2,6 +2,7 @@ import DatabaseEmulator
 import EmulatorHTTP
 import EmulatorStorage
 import EmulatorSupport
+import SecurityRules
 import Synchronization
 
 /// An emulator plus an in-process client, with JSON helpers. Every request goes through the router.
@@ -13,15 +14,15 @@ struct DatabaseTestClient {
 
     init(
         now: Int64 = 1_700_000_000_000, storage: StorageEngine = StorageEngine(keepsHistory: { _ in false }),
-        replyGate: ReplyGate? = nil
+        replyGate: ReplyGate? = nil, requestLog: RulesRequestLog? = nil
     ) {
         let clock = TestClock(now)
         self.clock = clock
         self.storage = storage
-        emulator = DatabaseEmulator(
-            storage: storage,
-            configuration: DatabaseEmulatorConfiguration(
-                defaultNamespace: "demo-default-rtdb", now: { clock.now }, keepAliveSeconds: nil, replyGate: replyGate))
+        var configuration = DatabaseEmulatorConfiguration(
+            defaultNamespace: "demo-default-rtdb", now: { clock.now }, keepAliveSeconds: nil, replyGate: replyGate)
+        configuration.requestLog = requestLog
+        emulator = DatabaseEmulator(storage: storage, configuration: configuration)
         client = InProcessClient(router: emulator.router)
     }
 

@@ -108,4 +108,35 @@ struct UIRequestsTests {
     @Test func theRequestsViewPathServesThePage() {
         #expect(Self.client(nil).get("/requests").status == .ok)
     }
+
+    /// A detail stays small whatever the rules saw: big objects, arrays and strings are cut.
+    @Test func detailsCutLargeValues() throws {
+        let log = RulesRequestLog(capacity: 10)
+        let big = JSONValue.object((0..<5_000).map { JSONMember("k\($0)", .int(Int64($0))) })
+        let long = String(repeating: "é", count: 3_000)
+        log.record(
+            RulesRequestRecord(
+                time: 1, emulator: "database", outcome: .allow, rules: nil,
+                describe: {
+                    RulesRequestDescription(
+                        method: "read", path: "/big", uid: nil, request: .object([JSONMember("note", .string(long))]),
+                        resource: .object([JSONMember("data", big)]))
+                }))
+        let detail = try JSONReader.parse(Self.client(log).get("/api/requests/1").bodyBytes)
+        guard case .object(let data)? = detail[member: "resource"]?[member: "data"] else {
+            Issue.record("no data")
+            return
+        }
+        #expect(data.count < UIRequests.detailValues + 1)
+        #expect(data.last?.name == "…")
+        guard case .string(let note)? = detail[member: "request"]?[member: "note"] else {
+            Issue.record("no note")
+            return
+        }
+        #expect(note.utf8.count < UIRequests.detailStringBytes + 40)
+        #expect(note.hasSuffix("… (6000 bytes)"))
+        // Small values pass unchanged.
+        var budget = 10
+        #expect(UIRequests.bounded(.array([.int(1), .string("x")]), budget: &budget) == .array([.int(1), .string("x")]))
+    }
 }

@@ -135,4 +135,104 @@ import Testing
         #expect(html.contains("3 of 4 rules ran") == false)
         #expect(html.contains("2 of 4 rules ran"))
     }
+
+    /// The text of a span of `source` (file byte offsets).
+    static func text(_ source: String, _ entry: RulesCoverage.ExpressionEntry) -> String {
+        let bytes = Array(source.utf8)
+        return String(decoding: bytes[entry.start..<entry.end], as: UTF8.self)
+    }
+
+    @Test func firestoreCoverageCountsEachClauseWithItsResults() throws {
+        let source = """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{d}/documents {
+                function owner(uid) { return request.auth != null && request.auth.uid == uid; }
+                match /u/{uid} {
+                  allow get: if owner(uid) || (request.auth.token.admin == true ? true : resource.data.public);
+                }
+              }
+            }
+            """
+        let rules = try FirestoreRuleset.parse(source, fileName: "t.rules").get()
+        let coverage = RulesCoverage(
+            source: RulesSourceText(fileName: "t.rules", text: source), rules: rules.rulePositions, expressions: rules.expressionSpans)
+        let data = EmptyFirestoreRulesDataSource()
+        for uid in ["alice", "bob", "alice"] as [String?] + [nil] {
+            coverage.add(rules.evaluate(Self.request(.get, "u/alice", uid: uid), data: data, tracing: true))
+        }
+        let entries = coverage.expressionEntries
+        let byText = Dictionary(entries.map { (Self.text(source, $0), $0.counts) }, uniquingKeysWith: { a, _ in a })
+        // Three calls with a user, one without: `request.auth != null` ran four times.
+        #expect(byText["request.auth != null"] == RulesCoverage.ExpressionCounts(isTrue: 3, isFalse: 1, error: 0, other: 0))
+        #expect(byText["request.auth.uid == uid"] == RulesCoverage.ExpressionCounts(isTrue: 2, isFalse: 1, error: 0, other: 0))
+        #expect(byText["owner(uid)"] == RulesCoverage.ExpressionCounts(isTrue: 2, isFalse: 2, error: 0, other: 0))
+        // The ternary's condition: an error for bob (no `admin` claim) and without a user.
+        #expect(byText["request.auth.token.admin == true"] == RulesCoverage.ExpressionCounts(isTrue: 0, isFalse: 0, error: 2, other: 0))
+        #expect(entries.count == 5)
+        // Line and column point at the clause.
+        let first = try #require(entries.first { Self.text(source, $0) == "owner(uid)" })
+        #expect(coverage.json()[member: "expressions"].map { _ in true } == true)
+        guard case .array(let items)? = coverage.json()[member: "expressions"] else {
+            Issue.record("no expressions")
+            return
+        }
+        #expect(items.count == 5)
+        let owner = items.first { $0[member: "sourcePosition"]?[member: "currentOffset"] == .int(Int64(first.start)) }
+        #expect(owner?[member: "sourcePosition"]?[member: "line"] == .int(6))
+        #expect(owner?[member: "sourcePosition"]?[member: "column"] == .int(21))
+        #expect(owner?[member: "values"] == .array([
+            .object([JSONMember("value", .object([JSONMember("boolValue", .bool(true))])), JSONMember("count", .int(2))]),
+            .object([JSONMember("value", .object([JSONMember("boolValue", .bool(false))])), JSONMember("count", .int(2))]),
+        ]))
+        let html = coverage.html(title: "t")
+        #expect(html.contains("<h2>Expressions</h2>"))
+        #expect(html.contains("5 of 5 sub-expressions"))
+        #expect(html.contains("<td class=\"n\">6:21</td><td class=\"c\">owner(uid)</td>"))
+        // Without tracing nothing is noted; the probes cost no steps of the expression limit.
+        #expect(rules.evaluate(Self.request(.get, "u/alice", uid: "alice"), data: data).expressions.isEmpty)
+    }
+
+    @Test func databaseCoverageCountsClausesInsideTheRuleStrings() throws {
+        let source = #"""
+            {
+              "rules": {
+                "u": {
+                  "$uid": {
+                    ".read": "auth != null && (auth.uid == $uid || root.child('admins').child(auth.uid).exists())",
+                    ".write": "auth.uid == \"x\" || newData.isNumber()"
+                  }
+                }
+              }
+            }
+            """#
+        let rules = try DatabaseRuleset.parse(source, fileName: "database.rules.json").get()
+        let coverage = RulesCoverage(
+            source: RulesSourceText(fileName: "database.rules.json", text: source), rules: rules.rulePositions,
+            expressions: rules.expressionSpans)
+        let data = DatabaseTreeSource(nil)
+        for uid in ["alice", "bob"] {
+            coverage.add(rules.canRead(path: ["u", "alice"], auth: AuthContext(uid: uid), now: 0, data: data, tracing: true))
+        }
+        coverage.add(rules.canRead(path: ["u", "alice"], auth: nil, now: 0, data: data, tracing: true))
+        coverage.add(rules.canUpdate(multiPath: [(["u", "x"], .int(1))], auth: AuthContext(uid: "y"), now: 0, data: data, tracing: true))
+        let entries = coverage.expressionEntries
+        let byText = Dictionary(entries.map { (Self.text(source, $0), $0.counts) }, uniquingKeysWith: { a, _ in a })
+        #expect(byText["auth != null"] == RulesCoverage.ExpressionCounts(isTrue: 2, isFalse: 1, error: 0, other: 0))
+        #expect(byText["(auth.uid == $uid || root.child('admins').child(auth.uid).exists())"]
+            == RulesCoverage.ExpressionCounts(isTrue: 1, isFalse: 1, error: 0, other: 0))
+        #expect(byText["root.child('admins').child(auth.uid).exists()"] == RulesCoverage.ExpressionCounts(isTrue: 0, isFalse: 1, error: 0, other: 0))
+        // After an escaped quote the offsets still land on the file's bytes.
+        #expect(byText[#"auth.uid == \"x\""#] == RulesCoverage.ExpressionCounts(isTrue: 0, isFalse: 1, error: 0, other: 0))
+        #expect(byText["newData.isNumber()"] == RulesCoverage.ExpressionCounts(isTrue: 1, isFalse: 0, error: 0, other: 0))
+        #expect(entries.count == 6)
+        let line5 = entries.filter { Self.text(source, $0) == "auth != null" }
+        #expect(line5.count == 1)
+        guard case .array(let items)? = coverage.json()[member: "expressions"], let firstItem = items.first else {
+            Issue.record("no expressions")
+            return
+        }
+        #expect(firstItem[member: "sourcePosition"]?[member: "line"] == .int(5))
+        #expect(firstItem[member: "sourcePosition"]?[member: "column"] == .int(19))
+    }
 }

@@ -50,7 +50,8 @@ extension DatabaseEmulator {
             return Self.error(.methodNotAllowed, "Method not allowed: \(http.method.token)")
         }
         let name = http.query("ns").flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
-        let coverage = service.namespace(name).rules.coverage
+        // Asking creates nothing: a namespace nobody used has the standard rules, none of which ran.
+        let coverage = service.store.existingNamespace(name)?.rules.coverage ?? DatabaseRules.standard(logger: nil).coverage
         guard html else { return .json(JSONWriter.encode(coverage.json())) }
         var response = HTTPResponse(status: .ok, body: Array(coverage.html(title: "Realtime Database rule coverage: \(name)").utf8))
         response.headers.add("Content-Type", "text/html; charset=utf-8")

@@ -36,7 +36,8 @@ struct DatabaseRules: Sendable {
             rules: ruleset.rulePositions,
             quick: [ruleset.rootRulePosition(write: false), ruleset.rootRulePosition(write: true)].map {
                 $0 ?? SourcePosition(line: 0, column: 0)
-            })
+            },
+            expressions: ruleset.expressionSpans)
         readsOpen = ruleset.grantsEveryRead
         writesOpen = ruleset.grantsEveryWrite
     }
@@ -65,39 +66,47 @@ struct DatabaseRules: Sendable {
         _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource
     ) -> Bool {
         if auth.isAdmin {
-            if let requestLog { record(.owner, "read", path, auth, decision: nil, write: nil, in: requestLog) }
+            if let requestLog { record(.owner, "read", path, auth, decision: nil, write: nil, data: data, in: requestLog) }
             return true
         }
         if readsOpen {
-            grantedOpen(write: false, path, auth, nil)
+            grantedOpen(write: false, path, auth, nil, data)
             return true
         }
         let decision = ruleset.canRead(
             path: path.keys, auth: Self.context(auth), now: now, data: data, query: Self.rulesQuery(query), tracing: true)
-        coverage.add(decision.evaluated)
+        coverage.add(decision)
         if let requestLog {
-            record(RulesRequestRecord.outcome(of: decision), "read", path, auth, decision: decision, write: nil, in: requestLog)
+            record(RulesRequestRecord.outcome(of: decision), "read", path, auth, decision: decision, write: nil, data: data, in: requestLog)
         }
         if !decision.isAllowed { logger?.debug("PERMISSION_DENIED read \(path): \(decision.message)") }
         return decision.isAllowed
     }
 
     /// Counts and records a request open rules granted without evaluating anything.
-    private func grantedOpen(write: Bool, _ path: DatabasePath, _ auth: DatabaseAuth, _ change: DatabaseWrite?) {
+    private func grantedOpen(write: Bool, _ path: DatabasePath, _ auth: DatabaseAuth, _ change: DatabaseWrite?, _ data: DatabaseSnapshotSource) {
         coverage.addAllowed(slot: write ? 1 : 0)
         if let requestLog, let position = ruleset.rootRulePosition(write: write) {
             let line = [RulesLineOutcome(line: position.line, column: position.column, outcome: .allow)]
             record(.allow, write ? "write" : "read", path, auth, decision: RulesDecision(isAllowed: true, message: "", evaluated: line),
-                   write: change, in: requestLog)
+                   write: change, data: data, in: requestLog)
         }
     }
 
-    /// Puts one decision into the Requests view's log; the text is made only when a page reads it.
+    /// How many stored entries of the data a rule saw the Requests view keeps (per decision,
+    /// only while a page watches): enough to read a small node whole, bounded for a large one.
+    static let keptDataEntries = 200
+
+    /// Puts one decision into the Requests view's log; the text is made only when a page reads
+    /// it. While a page watches, it keeps `data` at the path as the rules saw it (at most
+    /// ``keptDataEntries`` stored entries) and the write's new data.
     private func record(
         _ outcome: RulesOutcome, _ method: String, _ path: DatabasePath, _ auth: DatabaseAuth, decision: RulesDecision?,
-        write: DatabaseWrite?, in log: RulesRequestLog
+        write: DatabaseWrite?, data: DatabaseSnapshotSource, in log: RulesRequestLog
     ) {
-        let change = log.isWatched ? write : nil
+        let watched = log.isWatched
+        let change = watched ? write : nil
+        let seen = watched ? data.boundedValue(at: path, limit: Self.keptDataEntries) : nil
         log.record(
             RulesRequestRecord(
                 time: log.now(), emulator: "database", outcome: outcome, lines: decision?.evaluated ?? [],
@@ -114,7 +123,17 @@ struct DatabaseRules: Sendable {
                             JSONMember(location.description, node.isEmpty ? .null : node.json(export: true))
                         })))
                     }
-                    return RulesRequestDescription(method: method, path: path.description, uid: uid, request: .object(request))
+                    // `data` as the rules saw it (before a write), as the Firestore detail shows `resource`.
+                    var resource: JSONValue?
+                    if let seen {
+                        var members = [JSONMember("data", seen.value ?? .null)]
+                        if seen.truncated {
+                            members.append(JSONMember("truncated", .string("only the first \(Self.keptDataEntries) stored values are kept")))
+                        }
+                        resource = .object(members)
+                    }
+                    return RulesRequestDescription(
+                        method: method, path: path.description, uid: uid, request: .object(request), resource: resource)
                 }))
     }
 
@@ -124,12 +143,14 @@ struct DatabaseRules: Sendable {
     func mayWrite(_ write: DatabaseWrite, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource) -> Bool {
         if auth.isAdmin {
             if let requestLog {
-                for location in write.locations { record(.owner, "write", location, auth, decision: nil, write: write, in: requestLog) }
+                for location in write.locations {
+                    record(.owner, "write", location, auth, decision: nil, write: write, data: data, in: requestLog)
+                }
             }
             return true
         }
         if writesOpen {
-            grantedOpen(write: true, write.firstLocation, auth, write)
+            grantedOpen(write: true, write.firstLocation, auth, write, data)
             return true
         }
         let writes = write.changes.map { location, node -> (path: [String], value: JSONValue?) in
@@ -137,10 +158,10 @@ struct DatabaseRules: Sendable {
             return (location.keys, node.isEmpty ? nil : node.json(export: true))
         }
         let decision = ruleset.canUpdate(multiPath: writes, auth: Self.context(auth), now: now, data: data, tracing: true)
-        coverage.add(decision.evaluated)
+        coverage.add(decision)
         if let requestLog {
             record(RulesRequestRecord.outcome(of: decision), "write", write.firstLocation, auth, decision: decision,
-                   write: write, in: requestLog)
+                   write: write, data: data, in: requestLog)
         }
         if !decision.isAllowed {
             let locations = write.locations.map(\.description).joined(separator: " ")

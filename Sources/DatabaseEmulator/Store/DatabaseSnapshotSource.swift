@@ -47,6 +47,13 @@ struct DatabaseSnapshotSource: DatabaseRulesDataSource {
         DatabaseStorageMapping.packedContainer(of: path, get: { snapshot.get(namespace, $0) })
     }
 
+    /// The value at `path` from at most `limit` stored entries (the Requests view's copy of
+    /// `data`); `truncated` when the subtree holds more.
+    func boundedValue(at path: DatabasePath, limit: Int) -> (value: JSONValue?, truncated: Bool) {
+        DatabaseStorageMapping.exportValue(
+            at: path, limit: limit, get: { snapshot.get(namespace, $0) }, scan: { snapshot.scan(namespace, $0) })
+    }
+
     /// The value at `path` as rules see it: export form, built from the stored entries.
     func value(at path: [String]) -> JSONValue? {
         DatabaseStorageMapping.exportValue(

@@ -106,12 +106,51 @@ package enum DatabaseStorageMapping {
         get(key.appending(priorityKey)).flatMap { DatabaseLeafCodec.decode($0.value) }.flatMap { DatabaseNode($0).priorityValue }
     }
 
+    /// ``exportValue(at:get:scan:)`` built from at most `limit` stored entries (leaves and
+    /// priorities, in key order): what the Requests view keeps of the data a rule saw, without
+    /// reading a large subtree. `truncated` when entries were left out.
+    static func exportValue(
+        at path: DatabasePath, limit: Int, get: (StorageKey) -> StoredEntry?, scan: (StorageKeyRange) -> EntrySequence
+    ) -> (value: JSONValue?, truncated: Bool) {
+        let key = key(path)
+        if let entry = get(leafKey(path)), let stored = storedNode(entry.value) {
+            if let content = stored.isLeaf ? stored.content : nil {
+                return (TreeBuilder.exportLeaf(content, priority: storedPriority(key, get)), false)
+            }
+            // A packed object: one stored entry, small by construction.
+            return (stored.json(export: true), false)
+        }
+        var truncated = false
+        if let value = gather(below: key, depth: path.count, scan, limit: limit, truncated: &truncated).buildExport() {
+            return (value, truncated)
+        }
+        guard let container = packedContainer(of: path, get: get), let inner = path.relative(to: container.path) else {
+            return (nil, false)
+        }
+        let node = container.node.child(at: inner)
+        return (node.isEmpty ? nil : node.json(export: true), false)
+    }
+
     /// The entries below `key` (a node `depth` keys deep) gathered into a trie.
     private static func gather(below key: StorageKey, depth: Int, _ scan: (StorageKeyRange) -> EntrySequence) -> TreeBuilder {
+        var truncated = false
+        return gather(below: key, depth: depth, scan, limit: .max, truncated: &truncated)
+    }
+
+    /// The first `limit` entries below `key`; `truncated` is set when more were there.
+    private static func gather(
+        below key: StorageKey, depth: Int, _ scan: (StorageKeyRange) -> EntrySequence, limit: Int, truncated: inout Bool
+    ) -> TreeBuilder {
         let builder = TreeBuilder()
+        var taken = 0
         for entry in scan(.descendants(of: key)) {
             let segments = entry.key.segmentBytes
             guard segments.count > depth else { continue }
+            if taken == limit {
+                truncated = true
+                break
+            }
+            taken += 1
             builder.insert(segments[depth...], entry.value)
         }
         return builder

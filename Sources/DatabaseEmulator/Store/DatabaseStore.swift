@@ -34,6 +34,11 @@ final class DatabaseStore: Sendable {
         }
     }
 
+    /// The namespace called `name` if something used it; nil creates nothing.
+    func existingNamespace(_ name: String) -> DatabaseNamespace? {
+        namespaces.withLock { $0[name] }
+    }
+
     /// Names of the namespaces that exist (used here, or holding data in the engine), sorted.
     var names: [String] {
         var names = Set(namespaces.withLock { Array($0.keys) })

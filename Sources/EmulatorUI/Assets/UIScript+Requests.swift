@@ -111,7 +111,13 @@ function showDetail(detail, d) {
     h('h3', { text: d.rules ? d.rules.fileName : 'Rules' }),
     d.rules ? rules : h('p', { class: 'muted', text: d.outcome === 'owner' ? 'The owner is not held to rules.' : 'No rules file.' }),
     h('h3', { text: 'request' }), json(d.request),
-    h('h3', { text: 'resource' }), json(d.resource));
+    // The Realtime Database's rules see `data` (before a write) and `newData`; Firestore's `resource`.
+    d.emulator === 'database'
+      ? h('div', { id: 'requests-data' }, h('h3', { text: 'data' }), json(d.resource && d.resource.data),
+          d.resource && d.resource.truncated ? h('p', { class: 'muted', text: d.resource.truncated }) : null,
+          d.request && d.request.newData ? [h('h3', { text: 'newData' }), json(d.request.newData)] : null,
+          d.resource ? null : h('p', { class: 'muted', text: 'Kept only while a page watches the requests.' }))
+      : h('div', { id: 'requests-resource' }, h('h3', { text: 'resource' }), json(d.resource)));
   const first = rules.querySelector('.src[class*=" m-"]');
   if (first) first.scrollIntoView({ block: 'nearest' });
 }

@@ -26,7 +26,10 @@ package enum FirestoreRulesEngine {
         switch FirestoreRuleset.parse(source, fileName: fileName) {
         case .success(let ruleset):
             let coverage =
-                counting ? RulesCoverage(source: RulesSourceText(fileName: fileName, text: source), rules: ruleset.rulePositions) : nil
+                counting
+                ? RulesCoverage(
+                    source: RulesSourceText(fileName: fileName, text: source), rules: ruleset.rulePositions,
+                    expressions: ruleset.expressionSpans) : nil
             return (gate(ruleset, logger: logger, coverage: coverage, requestLog: requestLog), [])
         case .failure(let diagnostics):
             let issues = diagnostics.diagnostics.map {
@@ -102,8 +105,14 @@ package enum FirestoreRulesEngine {
                                 "PERMISSION_DENIED \(first.method.rawValue) \(first.database.documentName(first.path)): \(decision.message)")
                         }
                     }
-                    coverage?.add(decision.evaluated)
-                    if let requestLog { record(decision, first, count: accesses.count, coverage: coverage, in: requestLog) }
+                    coverage?.add(decision)
+                    if let requestLog {
+                        // A write sent without looking its document up: the Requests view names
+                        // the method production's rules see (create or update), as `request.method` is.
+                        let method = first.existenceUnknown
+                            ? accesses.withUnsafeBufferPointer { existence.method(of: 0, in: $0, before: before) } : nil
+                        record(decision, first, count: accesses.count, coverage: coverage, in: requestLog, method: method)
+                    }
                     return decision.isAllowed ? nil : .permissionDenied(decision.firestoreWireMessage)
                 }
             }
@@ -117,9 +126,14 @@ package enum FirestoreRulesEngine {
     /// record keeps the access (without its documents while no page watches) and describes it
     /// when read.
     static func record(
-        _ decision: RulesDecision, _ first: FirestoreAccess, count: Int, coverage: RulesCoverage?, in log: RulesRequestLog
+        _ decision: RulesDecision, _ first: FirestoreAccess, count: Int, coverage: RulesCoverage?, in log: RulesRequestLog,
+        method: FirestoreRulesMethod? = nil
     ) {
         var access = first
+        if let method, let resolved = FirestoreAccess.Method(rawValue: method.rawValue) {
+            access.method = resolved
+            access.existenceUnknown = false
+        }
         if !log.isWatched {
             access.resource = nil
             access.requestResource = nil

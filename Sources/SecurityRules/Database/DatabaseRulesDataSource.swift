@@ -34,6 +34,9 @@ struct DatabaseDataView {
     var source: any DatabaseRulesDataSource
     /// Write locations and their new values (nil: delete). Locations do not overlap.
     var writes: [(path: [String], value: JSONValue?)]
+    /// Where a traced check notes the counted sub-expressions its rules evaluate (the view is
+    /// what every rule of one check shares); nil when not tracing.
+    var hits: DatabaseExpressionHits? = nil
 
     func old(_ path: [String]) -> JSONValue? {
         source.value(at: path)

@@ -12,13 +12,15 @@ extension DatabaseRuleset {
         path: [String], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource, query: DatabaseRulesQuery = DatabaseRulesQuery(),
         tracing: Bool = false
     ) -> RulesDecision {
-        let view = DatabaseDataView(source: data, writes: [])
+        var view = DatabaseDataView(source: data, writes: [])
+        if tracing { view.hits = DatabaseExpressionHits() }
         var trace: [String] = []
         var lines: [RulesLineOutcome]? = tracing ? [] : nil
         if cascade(.read, path: path, view: view, auth: auth, now: now, query: query, trace: &trace, lines: &lines) {
-            return RulesDecision(isAllowed: true, message: "", evaluated: lines ?? [])
+            return RulesDecision(isAllowed: true, message: "", evaluated: lines ?? [], expressions: view.hits?.hits ?? [])
         }
-        return RulesDecision(isAllowed: false, message: Self.message(trace, .read), evaluated: lines ?? [])
+        return RulesDecision(
+            isAllowed: false, message: Self.message(trace, .read), evaluated: lines ?? [], expressions: view.hits?.hits ?? [])
     }
 
     /// Checks a set (`newValue`) or delete (`nil`) at `path`. `newValue` must already have server
@@ -41,20 +43,25 @@ extension DatabaseRuleset {
         multiPath: [(path: [String], value: JSONValue?)], auth: AuthContext?, now: Int64, data: any DatabaseRulesDataSource,
         tracing: Bool = false
     ) -> RulesDecision {
-        let view = DatabaseDataView(source: data, writes: multiPath.map { ($0.path, $0.value) })
+        var view = DatabaseDataView(source: data, writes: multiPath.map { ($0.path, $0.value) })
+        if tracing { view.hits = DatabaseExpressionHits() }
         var lines: [RulesLineOutcome]? = tracing ? [] : nil
         for write in multiPath {
             var trace: [String] = []
             let path = DatabaseDataView.isPriority(write.path) ? Array(write.path.dropLast()) : write.path
             guard cascade(.write, path: path, view: view, auth: auth, now: now, query: DatabaseRulesQuery(), trace: &trace, lines: &lines) else {
-                return RulesDecision(isAllowed: false, message: Self.message(trace, .write), evaluated: lines ?? [])
+                return RulesDecision(
+                    isAllowed: false, message: Self.message(trace, .write), evaluated: lines ?? [], expressions: view.hits?.hits ?? [])
             }
             if let failure = validate(path: path, view: view, auth: auth, now: now, lines: &lines) {
-                return RulesDecision(isAllowed: false, message: failure, evaluated: lines ?? [])
+                return RulesDecision(isAllowed: false, message: failure, evaluated: lines ?? [], expressions: view.hits?.hits ?? [])
             }
         }
-        return RulesDecision(isAllowed: true, message: "", evaluated: lines ?? [])
+        return RulesDecision(isAllowed: true, message: "", evaluated: lines ?? [], expressions: view.hits?.hits ?? [])
     }
+
+    /// The sub-expressions coverage counts (``DatabaseExpression/probe`` indexes into it).
+    package var expressionSpans: [RulesExpressionSpan] { spans }
 
     /// Where every `.read`, `.write` and `.validate` expression starts, in file order: the rules
     /// a coverage report lists.
@@ -84,7 +91,8 @@ extension DatabaseRuleset {
 
     private func evaluator(_ view: DatabaseDataView, _ auth: AuthContext?, _ now: Int64, _ query: DatabaseRulesQuery,
                            _ location: [String], _ wildcards: [String: String]) -> DatabaseEvaluator {
-        DatabaseEvaluator(view: view, auth: auth?.databaseAuth, now: Double(now), query: query, location: location, wildcards: wildcards)
+        DatabaseEvaluator(
+            view: view, auth: auth?.databaseAuth, now: Double(now), query: query, location: location, wildcards: wildcards, hits: view.hits)
     }
 
     private static func message(_ trace: [String], _ kind: DatabaseRuleKind) -> String {

@@ -10,6 +10,14 @@
 package struct DatabaseRuleset: Sendable {
     let root: DatabaseRuleNode
     package let fileName: String
+    /// The sub-expressions coverage counts, by ``DatabaseExpression/probe`` index.
+    let spans: [RulesExpressionSpan]
+
+    init(root: DatabaseRuleNode, fileName: String, spans: [RulesExpressionSpan] = []) {
+        self.root = root
+        self.fileName = fileName
+        self.spans = spans
+    }
 
     /// The rules the official emulator uses without a rules file: everything is allowed.
     package static let defaultSource = #"{"rules": {".read": true, ".write": true}}"#
@@ -46,8 +54,9 @@ package struct DatabaseRuleset: Sendable {
             return .failure(diagnostic("rules.structure", document.position, "the rules file needs a top-level 'rules' key"))
         }
         do throws(DatabaseRuleCompiler.Failure) {
-            let root = try DatabaseRuleCompiler().compile(rulesValue, wildcards: [])
-            return .success(DatabaseRuleset(root: root, fileName: fileName))
+            let compiler = DatabaseRuleCompiler()
+            let root = try compiler.compile(rulesValue, wildcards: [])
+            return .success(DatabaseRuleset(root: root, fileName: fileName, spans: compiler.probes.spans))
         } catch {
             return .failure(diagnostic(error.id, error.position, error.message))
         }
@@ -88,6 +97,13 @@ struct DatabaseRuleCompiler {
         var position: SourcePosition
         var message: String
     }
+
+    /// The sub-expressions coverage counts, gathered across every rule string of the file.
+    final class Probes {
+        var spans: [RulesExpressionSpan] = []
+    }
+
+    let probes = Probes()
 
     func compile(_ value: LenientJSON, wildcards: [String]) throws(Failure) -> DatabaseRuleNode {
         guard case .object(let members) = value.kind else {
@@ -149,7 +165,7 @@ struct DatabaseRuleCompiler {
             return DatabaseRule(expression: .bool(b), kind: kind, line: line, column: column, source: b ? "true" : "false")
         case .string(let text):
             let expression: DatabaseExpression
-            switch DatabaseExpressionParser.parse(text) {
+            switch DatabaseExpressionParser.parse(text, probes: &probes.spans, rule: SourcePosition(line: line, column: column)) {
             case .success(let parsed): expression = parsed
             case .failure(let failure):
                 throw Failure(id: "rules.syntax", position: Self.position(value.position, text, failure.offset),

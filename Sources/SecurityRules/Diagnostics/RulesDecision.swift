@@ -12,12 +12,18 @@ package struct RulesDecision: Sendable, Hashable {
     /// The rules that ran, in order, with how each came out; filled only when the caller asked
     /// for a trace (`tracing: true`), empty otherwise.
     package var evaluated: [RulesLineOutcome]
+    /// The counted sub-expressions that ran, in order (``RulesExpressionHit``); filled only when
+    /// tracing, like `evaluated`.
+    package var expressions: [UInt32]
 
-    package init(isAllowed: Bool, message: String, debugOutput: [String] = [], evaluated: [RulesLineOutcome] = []) {
+    package init(
+        isAllowed: Bool, message: String, debugOutput: [String] = [], evaluated: [RulesLineOutcome] = [], expressions: [UInt32] = []
+    ) {
         self.isAllowed = isAllowed
         self.message = message
         self.debugOutput = debugOutput
         self.evaluated = evaluated
+        self.expressions = expressions
     }
 
     package static func allowed(debugOutput: [String] = []) -> RulesDecision {

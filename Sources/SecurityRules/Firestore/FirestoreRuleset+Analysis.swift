@@ -24,7 +24,7 @@ extension FirestoreRuleset {
         case .member(.local(0), let name): name == "method"
         case .local(let s): s == 0
         case .literal, .identifier, .unresolved: false
-        case .member(let base, _), .not(let base), .negate(let base), .isType(let base, _): readsMethod(base)
+        case .member(let base, _), .not(let base), .negate(let base), .isType(let base, _), .probe(_, let base): readsMethod(base)
         case .index(let a, let b), .binary(_, let a, let b), .and(let a, let b), .or(let a, let b):
             readsMethod(a) || readsMethod(b)
         case .slice(let base, let from, let to):
@@ -54,7 +54,7 @@ extension FirestoreRuleset {
         switch e {
         case .local(let s): s == slot
         case .literal, .identifier, .unresolved: false
-        case .member(let base, _), .not(let base), .negate(let base), .isType(let base, _): reads(slot: slot, base)
+        case .member(let base, _), .not(let base), .negate(let base), .isType(let base, _), .probe(_, let base): reads(slot: slot, base)
         case .index(let a, let b), .binary(_, let a, let b), .and(let a, let b), .or(let a, let b):
             reads(slot: slot, a) || reads(slot: slot, b)
         case .slice(let base, let from, let to):

@@ -16,7 +16,7 @@ extension FirestoreRuleset {
         case .member(.local(0), let name): return name == "auth"
         case .local(let slot): return slot >= 2 && (slot >= capturedSlots || !excluded.contains(slot))
         case .literal, .identifier, .unresolved, .call: return true
-        case .member(let base, _), .not(let base), .negate(let base), .isType(let base, _): return ok(base)
+        case .member(let base, _), .not(let base), .negate(let base), .isType(let base, _), .probe(_, let base): return ok(base)
         case .index(let a, let b), .binary(_, let a, let b), .and(let a, let b), .or(let a, let b): return ok(a) && ok(b)
         case .slice(let base, let from, let to): return ok(base) && (from.map(ok) ?? true) && (to.map(ok) ?? true)
         case .list(let items): return items.allSatisfy(ok)

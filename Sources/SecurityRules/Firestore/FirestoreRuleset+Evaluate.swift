@@ -7,10 +7,14 @@ extension FirestoreRuleset {
     /// With `tracing`, the decision lists every allow whose condition ran (``RulesDecision/evaluated``).
     package func evaluate(_ request: FirestoreRulesRequest, data: any FirestoreRulesDataSource, tracing: Bool = false) -> RulesDecision {
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: request.projectID)
-        if tracing { evaluator.trace = [] }
+        if tracing {
+            evaluator.trace = []
+            evaluator.hits = []
+        }
         var matches: FirestoreMatchCache?
         var decision = evaluate(request, with: &evaluator, resolveMethod: nil, index: 0, matches: &matches, cachesMatches: false)
         if let trace = evaluator.trace { decision.evaluated = trace }
+        if let hits = evaluator.hits { decision.expressions = hits }
         return decision
     }
 
@@ -31,7 +35,10 @@ extension FirestoreRuleset {
         guard count > 0 else { return .allowed() }
         var next = request(0)
         var evaluator = FirestoreEvaluator(functions: functions, data: data, projectID: next.projectID)
-        if tracing { evaluator.trace = [] }
+        if tracing {
+            evaluator.trace = []
+            evaluator.hits = []
+        }
         var debugOutput: [String] = []
         var matches: FirestoreMatchCache?
         for i in 0..<count {
@@ -45,10 +52,13 @@ extension FirestoreRuleset {
                 evaluator.debugOutput = []
             }
             if !decision.isAllowed {
-                return RulesDecision(isAllowed: false, message: decision.message, debugOutput: debugOutput, evaluated: evaluator.trace ?? [])
+                return RulesDecision(
+                    isAllowed: false, message: decision.message, debugOutput: debugOutput, evaluated: evaluator.trace ?? [],
+                    expressions: evaluator.hits ?? [])
             }
         }
-        return RulesDecision(isAllowed: true, message: "", debugOutput: debugOutput, evaluated: evaluator.trace ?? [])
+        return RulesDecision(
+            isAllowed: true, message: "", debugOutput: debugOutput, evaluated: evaluator.trace ?? [], expressions: evaluator.hits ?? [])
     }
 
     private struct Candidate {

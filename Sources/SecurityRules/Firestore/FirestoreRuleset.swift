@@ -31,8 +31,15 @@ package struct FirestoreRuleset: Sendable {
     /// but not both, or to word a denial.
     package var decidesWritesWithoutExistence: Bool { !readsResource && !readsRequestMethod }
 
-    init(root: FirestoreMatch, functions: [FirestoreFunction], version: Int, fileName: String) {
+    /// The sub-expressions coverage counts (``FirestoreExpression/probe`` indexes into it).
+    package let expressionSpans: [RulesExpressionSpan]
+
+    init(
+        root: FirestoreMatch, functions: [FirestoreFunction], version: Int, fileName: String,
+        expressionSpans: [RulesExpressionSpan] = []
+    ) {
         self.root = root
+        self.expressionSpans = expressionSpans
         self.tree = FirestoreMatchNode(root)
         self.literals = tree.literals
         self.fewLiterals = literals.count <= 16 ? Array(literals) : []
@@ -66,7 +73,9 @@ package struct FirestoreRuleset: Sendable {
                 return .failure(diagnostic("semantic.recursion", function.position,
                                            "function '\(function.name)' calls itself; recursion is not allowed"))
             }
-            return .success(FirestoreRuleset(root: root, functions: resolver.functions, version: file.version, fileName: fileName))
+            return .success(
+                FirestoreRuleset(
+                    root: root, functions: resolver.functions, version: file.version, fileName: fileName, expressionSpans: parser.probes))
         } catch {
             return .failure(diagnostic(error.id, error.position, error.message))
         }

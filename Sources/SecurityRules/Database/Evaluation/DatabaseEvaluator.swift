@@ -4,6 +4,12 @@ import EmulatorSupport
 /// right; a runtime type error (a method on null, arithmetic on a boolean, `-` on strings) makes
 /// the rule false, as the `failAtRuntime` cases that goldibex/targaryen recorded against live
 /// Firebase show (`test/spec/lib/parser/fixtures.json`).
+/// The counted sub-expressions one traced check evaluates (``RulesExpressionHit``): a reference,
+/// so that the evaluator (a value, copied per rule) can note them. Lives for one check on one thread.
+final class DatabaseExpressionHits {
+    var hits: [UInt32] = []
+}
+
 struct DatabaseEvaluator {
     struct Failure: Error {
         var message: String
@@ -17,6 +23,8 @@ struct DatabaseEvaluator {
     /// The rule's location: `data` and `newData` point here.
     var location: [String]
     var wildcards: [String: String]
+    /// Where counted sub-expressions are noted; nil when the check is not traced.
+    var hits: DatabaseExpressionHits?
 
     func evaluateRule(_ e: DatabaseExpression) -> Result<Bool, Failure> {
         do throws(Failure) {
@@ -85,6 +93,22 @@ struct DatabaseEvaluator {
         case .conditional(let c, let a, let b):
             guard case .bool(let condition) = try evaluate(c) else { throw Failure("'?:' needs a boolean condition") }
             return try evaluate(condition ? a : b)
+        case .probe(let index, let operand):
+            guard let hits else { return try evaluate(operand) }
+            do throws(Failure) {
+                let value = try evaluate(operand)
+                let result: UInt32 =
+                    switch value {
+                    case .bool(true): RulesExpressionHit.isTrue
+                    case .bool(false): RulesExpressionHit.isFalse
+                    default: RulesExpressionHit.isOther
+                    }
+                hits.hits.append(RulesExpressionHit.make(index, result))
+                return value
+            } catch {
+                hits.hits.append(RulesExpressionHit.make(index, RulesExpressionHit.isError))
+                throw error
+            }
         }
     }
 

@@ -103,6 +103,8 @@ struct DatabaseTypeChecker {
             default:
                 throw Failure(message: "no method '\(name)' on \(receiverType)")
             }
+        case .probe(_, let operand):
+            return try check(operand)
         case .not(let operand):
             let t = try check(operand)
             guard isBoolish(t) else { throw Failure(message: "'!' needs a boolean") }

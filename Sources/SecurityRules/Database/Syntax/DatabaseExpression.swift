@@ -22,6 +22,9 @@ indirect enum DatabaseExpression: Sendable {
     case and(DatabaseExpression, DatabaseExpression)
     case or(DatabaseExpression, DatabaseExpression)
     case conditional(DatabaseExpression, DatabaseExpression, DatabaseExpression)
+    /// A sub-expression counted for coverage: evaluates its operand and, when the check is
+    /// traced, notes the result under index `Int` of the ruleset's ``DatabaseRuleset/expressionSpans``.
+    case probe(Int, DatabaseExpression)
 }
 
 enum DatabaseVariable: String, Sendable {

@@ -19,17 +19,43 @@ struct DatabaseExpressionParser {
     private var tokenStart = 0
     private var depth = 0
     private var operandCount = 0
+    /// The byte offset just past the last token consumed.
+    private var previousEnd = 0
+    /// The sub-expressions coverage counts, appended to the ruleset's table from `firstProbe` on.
+    private var probes: [RulesExpressionSpan] = []
+    private var firstProbe = 0
+    private var rule = SourcePosition(line: 1, column: 1)
 
     static func parse(_ text: String) -> Result<DatabaseExpression, Failure> {
+        var probes: [RulesExpressionSpan] = []
+        return parse(text, probes: &probes, rule: SourcePosition(line: 1, column: 1))
+    }
+
+    /// Parses `text`, the rule whose JSON string opens at `rule`, appending the sub-expressions
+    /// coverage counts (``DatabaseExpression/probe``) to `probes`: their offsets are into `text`.
+    static func parse(_ text: String, probes: inout [RulesExpressionSpan], rule: SourcePosition) -> Result<DatabaseExpression, Failure> {
         var parser = DatabaseExpressionParser(bytes: Array(text.utf8))
+        parser.firstProbe = probes.count
+        parser.rule = rule
         do throws(Failure) {
             try parser.advance()
             let expression = try parser.parseExpression()
             guard parser.token == .end else { throw parser.failure("unexpected \(parser.describe(parser.token))") }
+            probes += parser.probes
             return .success(expression)
         } catch {
             return .failure(error)
         }
+    }
+
+    /// `e`, from byte `start` to the last token consumed, as a counted sub-expression (not a literal).
+    private mutating func probe(_ e: DatabaseExpression, from start: Int) -> DatabaseExpression {
+        switch e {
+        case .null, .bool, .number, .string: return e
+        default: break
+        }
+        probes.append(RulesExpressionSpan(line: rule.line, column: rule.column, start: start, end: previousEnd, rule: rule))
+        return .probe(firstProbe + probes.count - 1, e)
     }
 
     private init(bytes: [UInt8]) {
@@ -53,6 +79,7 @@ struct DatabaseExpressionParser {
     private static let symbols1: Set<UInt8> = Set("()[].,?:!+-*/%<>".utf8)
 
     private mutating func advance() throws(Failure) {
+        previousEnd = index
         try skipWhitespaceAndComments()
         tokenStart = index
         guard index < bytes.count else {
@@ -162,29 +189,41 @@ struct DatabaseExpressionParser {
         depth += 1
         defer { depth -= 1 }
         if depth > 100 { throw failure("expression nested too deeply") }
+        let first = tokenStart
         let condition = try parseOr()
         guard token == .symbol("?") else { return condition }
+        let counted = probe(condition, from: first)
         try advance()
         let a = try parseExpression()
         try expect(":")
         let b = try parseExpression()
-        return .conditional(condition, a, b)
+        return .conditional(counted, a, b)
     }
 
     private mutating func parseOr() throws(Failure) -> DatabaseExpression {
+        let first = tokenStart
         var left = try parseAnd()
+        guard token == .symbol("||") else { return left }
+        left = probe(left, from: first)
         while token == .symbol("||") {
             try advance()
-            left = .or(left, try parseAnd())
+            let next = tokenStart
+            let right = try parseAnd()
+            left = .or(left, probe(right, from: next))
         }
         return left
     }
 
     private mutating func parseAnd() throws(Failure) -> DatabaseExpression {
+        let first = tokenStart
         var left = try parseBinary(level: 0)
+        guard token == .symbol("&&") else { return left }
+        left = probe(left, from: first)
         while token == .symbol("&&") {
             try advance()
-            left = .and(left, try parseBinary(level: 0))
+            let next = tokenStart
+            let right = try parseBinary(level: 0)
+            left = .and(left, probe(right, from: next))
         }
         return left
     }

@@ -24,6 +24,8 @@ struct FirestoreEvaluator {
     var debugOutput: [String] = []
     /// The allows whose conditions ran and how each came out; nil when not tracing.
     var trace: [RulesLineOutcome]?
+    /// The counted sub-expressions that ran (``RulesExpressionHit``); nil when not tracing.
+    var hits: [UInt32]?
     /// Document reads of this request, keyed by `a:` / `g:` and the full name.
     var accessCache: [String: RulesDocument?] = [:]
     var accessCallsLeftInRequest = 10
@@ -140,6 +142,23 @@ struct FirestoreEvaluator {
                 }
             }
             return .path(RulesPath(segments: segments))
+        case .probe(let index, let operand):
+            steps -= 1
+            if hits == nil { return try evaluate(operand, frame) }
+            do throws(Failure) {
+                let value = try evaluate(operand, frame)
+                let result: UInt32 =
+                    switch value {
+                    case .bool(true): RulesExpressionHit.isTrue
+                    case .bool(false): RulesExpressionHit.isFalse
+                    default: RulesExpressionHit.isOther
+                    }
+                hits?.append(RulesExpressionHit.make(index, result))
+                return value
+            } catch {
+                hits?.append(RulesExpressionHit.make(index, RulesExpressionHit.isError))
+                throw error
+            }
         case .unresolved(let message):
             throw Failure(message)
         case .identifier(let name):

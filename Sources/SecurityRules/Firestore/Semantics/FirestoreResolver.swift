@@ -108,6 +108,7 @@ struct FirestoreResolver {
             }
             return .method(r(receiver), name, resolved)
         case .not(let x): return .not(r(x))
+        case .probe(let index, let x): return .probe(index, r(x))
         case .negate(let x): return .negate(r(x))
         case .binary(let op, let a, let b): return .binary(op, r(a), r(b))
         case .and(let a, let b): return .and(r(a), r(b))

@@ -25,6 +25,10 @@ indirect enum FirestoreExpression: Sendable {
     case path([FirestorePathPart])
     /// A name that resolves to nothing: evaluating it is an error.
     case unresolved(String)
+    /// A sub-expression counted for coverage: evaluates its operand, and notes the result under
+    /// index `Int` of the ruleset's ``FirestoreRuleset/expressionSpans`` when tracing. Not a
+    /// step of the expression limit.
+    case probe(Int, FirestoreExpression)
 }
 
 enum FirestorePathPart: Sendable {

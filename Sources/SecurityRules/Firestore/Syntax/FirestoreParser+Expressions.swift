@@ -4,29 +4,49 @@ extension FirestoreParser {
         expressionDepth += 1
         defer { expressionDepth -= 1 }
         if expressionDepth > 200 { throw failure("expression nested too deeply", id: "limit.expression-depth") }
+        let first = current
         let condition = try parseOr()
         guard current.isSymbol("?") else { return condition }
+        let counted = probe(condition, from: first)
         try advance()
         let whenTrue = try parseExpression()
         try expectSymbol(":", "in the conditional expression")
         let whenFalse = try parseExpression()
-        return .conditional(condition, whenTrue, whenFalse)
+        return .conditional(counted, whenTrue, whenFalse)
+    }
+
+    /// `e`, parsed from `token` up to the last token consumed, as a sub-expression coverage
+    /// counts (literals are not: they always come out the same).
+    mutating func probe(_ e: FirestoreExpression, from token: FirestoreToken) -> FirestoreExpression {
+        if case .literal = e { return e }
+        probes.append(RulesExpressionSpan(line: token.position.line, column: token.position.column, start: token.offset, end: previousEnd))
+        return .probe(probes.count - 1, e)
     }
 
     mutating func parseOr() throws(Failure) -> FirestoreExpression {
+        let first = current
         var left = try parseAnd()
+        guard current.isSymbol("||") else { return left }
+        left = probe(left, from: first)
         while current.isSymbol("||") {
             try advance()
-            left = .or(left, try parseAnd())
+            let next = current
+            let right = try parseAnd()
+            left = .or(left, probe(right, from: next))
         }
         return left
     }
 
     mutating func parseAnd() throws(Failure) -> FirestoreExpression {
+        let first = current
         var left = try parseEquality()
+        guard current.isSymbol("&&") else { return left }
+        left = probe(left, from: first)
         while current.isSymbol("&&") {
             try advance()
-            left = .and(left, try parseEquality())
+            let next = current
+            let right = try parseEquality()
+            left = .and(left, probe(right, from: next))
         }
         return left
     }

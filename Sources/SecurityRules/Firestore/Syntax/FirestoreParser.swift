@@ -23,6 +23,10 @@ struct FirestoreParser {
     var expressionDepth = 0
     /// Operands in the current top-level expression: bounds tree depth for later passes.
     var operandCount = 0
+    /// The sub-expressions coverage counts (``FirestoreExpression/probe``), by index.
+    var probes: [RulesExpressionSpan] = []
+    /// The byte offset just past the last token consumed.
+    var previousEnd = 0
 
     init(_ source: String) throws(Failure) {
         lexer = FirestoreLexer(source)
@@ -31,6 +35,7 @@ struct FirestoreParser {
     }
 
     mutating func advance() throws(Failure) {
+        previousEnd = lexer.index
         do {
             current = try lexer.next()
         } catch {
