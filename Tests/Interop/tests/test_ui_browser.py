@@ -194,11 +194,6 @@ def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(u
         methods = browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')].map(r => r.record.method)")
         assert methods == ["create", "create", "get", "write", "read"], methods
 
-        # The RTDB detail: the data the rules saw at the path, and the write's new data.
-        browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')][3].click()")
-        browser.wait_for("document.querySelector('#requests-data')")
-        data = browser.evaluate("document.querySelector('#requests-data').innerText")
-        assert "newData" in data and '"/users/bob": 1' in data, data
 
         # Filter by outcome, then by uid and path.
         browser.evaluate("(() => { const s = document.querySelector('#requests-outcome'); s.value = 'deny'; s.dispatchEvent(new Event('input')); })()")
@@ -223,6 +218,12 @@ def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(u
         assert browser.evaluate("document.querySelector('#requests-debug').innerText").strip() == "alice"
         assert browser.evaluate("document.querySelector('#requests-rules .m-allow').dataset.line") == "5"
         assert '"integerValue": "1"' in browser.evaluate("document.querySelector('#requests-detail').innerText")
+
+        # The RTDB detail: the data the rules saw at the path, and the write's new data.
+        browser.evaluate("[...document.querySelectorAll('#requests-table tr.req')][3].click()")
+        browser.wait_for("document.querySelector('#requests-data')")
+        data = browser.evaluate("document.querySelector('#requests-data').innerText")
+        assert "newData" in data and '"/users/bob": 1' in data, data
 
         # Pause holds new decisions back; resume shows them.
         browser.evaluate("document.querySelector('#requests-pause').click()")
