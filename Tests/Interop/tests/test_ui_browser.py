@@ -362,3 +362,71 @@ def test_a_million_documents_and_a_hundred_thousand_children_render_within_budge
         assert browser.errors() == []
     finally:
         browser.close()
+
+
+def test_bad_input_shows_a_clear_message_and_writes_nothing(ui_suite, tmp_path):
+    binary = chromium_binary()
+    if not binary:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    base = f"http://127.0.0.1:{ui_suite['ui']}"
+    documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
+    rtdb = f"http://127.0.0.1:{ui_suite['database']}"
+    ns = f"ns={PROJECT}-default-rtdb"
+    request("PATCH", f"{documents}/things/one", {"fields": {"n": {"integerValue": "1"}}})
+    request("PUT", f"{rtdb}/kept.json?{ns}", {"a": 1})
+
+    browser = Browser(binary, tmp_path / "profile")
+    try:
+        browser.evaluate("window.confirm = () => true")
+        # A field value that does not parse as its type: the form says so, the document keeps its fields.
+        browser.open(base + "/firestore/default/data/things/one")
+        browser.wait_for("document.querySelector('#fs-fields [data-field=n]')")
+        browser.evaluate("document.querySelector('#fs-add-field').click()")
+        browser.wait_for("document.querySelector('#fs-fields form.editor')")
+        browser.evaluate("""(() => {
+            const form = document.querySelector('#fs-fields form.editor');
+            form.querySelector('[aria-label="field name"]').value = 'score';
+            const type = form.querySelector('[aria-label=type]'); type.value = 'number'; type.dispatchEvent(new Event('change'));
+            form.querySelector('[aria-label=value]').value = 'twelve';
+            form.requestSubmit();
+        })()""")
+        assert browser.wait_for("document.querySelector('#fs-fields form.editor .error-text').innerText")
+        assert set(request("GET", f"{documents}/things/one")["fields"]) == {"n"}
+
+        # A document ID with "/" or "..": refused before anything is sent.
+        for bad in ("a/b", ".."):
+            browser.evaluate("document.querySelector('#fs-add-document').click()")
+            browser.wait_for("document.querySelector('[aria-label=\"document ID\"]')")
+            browser.evaluate(f"""(() => {{
+                const id = document.querySelector('[aria-label="document ID"]'); id.value = {json.dumps(bad)};
+                const form = id.closest('form');
+                form.querySelector('[aria-label="field name"]').value = 'x';
+                form.querySelector('[aria-label=value]').value = 'y';
+                form.requestSubmit();
+            }})()""")
+            message = browser.wait_for("(document.querySelector('form.editor .error-text') || {}).innerText")
+            assert "/" in message or ".." in message, message
+            browser.evaluate("[...document.querySelectorAll('form.editor button')].find(b => b.innerText === 'Cancel').click()")
+        assert [d["name"].rsplit("/", 1)[1] for d in request("GET", f"{documents}/things")["documents"]] == ["one"]
+
+        # RTDB import: JSON that does not parse, JSON nested too deep, a key with "." — each refused.
+        browser.open(base + "/database")
+        browser.wait_for("document.querySelector('#db-tree .node[data-path=kept]')")
+        deep = "[" * 40 + "]" * 40
+        for location, text, expected in (("/x", "{not json", "not valid JSON"), ("/x", deep, "more than 32 levels"),
+                                          ("/a/../b", "1", "cannot contain")):
+            browser.evaluate("document.querySelector('#db-import').click()")
+            browser.wait_for("document.querySelector('[aria-label=\"import location\"]')")
+            browser.evaluate(f"""(() => {{
+                document.querySelector('[aria-label="import location"]').value = {json.dumps(location)};
+                document.querySelector('[aria-label=JSON]').value = {json.dumps(text)};
+                document.querySelector('[aria-label=JSON]').closest('form').requestSubmit();
+            }})()""")
+            message = browser.wait_for("(document.querySelector('form.editor .error-text') || {}).innerText")
+            assert expected in message, message
+            browser.evaluate("[...document.querySelectorAll('form.editor button')].find(b => b.innerText === 'Cancel').click()")
+        assert request("GET", f"{rtdb}/.json?{ns}") == {"kept": {"a": 1}}
+        browser.screenshot(tmp_path / "bad-input.png")
+        assert browser.errors() == []
+    finally:
+        browser.close()
