@@ -430,3 +430,45 @@ def test_bad_input_shows_a_clear_message_and_writes_nothing(ui_suite, tmp_path):
         assert browser.errors() == []
     finally:
         browser.close()
+
+
+def test_a_suite_that_stops_while_the_page_is_open_is_reported_and_the_page_recovers(suite, tmp_path):
+    binary = chromium_binary()
+    if not binary:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    firestore, database, hub, ui = free_ports(4)
+    config = {"firestore": {}, "database": {}, "emulators": {
+        "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}, "ui": {"port": ui}}}
+    (tmp_path / "firebase.json").write_text(json.dumps(config))
+    (tmp_path / "tmp").mkdir()
+
+    def start(log_name: str) -> subprocess.Popen:
+        log = tmp_path / log_name
+        process = subprocess.Popen([suite.binary, "start", "--project", PROJECT], cwd=tmp_path,
+                                   env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")), stdout=log.open("w"),
+                                   stderr=subprocess.STDOUT)
+        wait_for_line(log, "All emulators ready", process)
+        return process
+
+    process = start("first.log")
+    browser = Browser(binary, tmp_path / "profile")
+    try:
+        browser.open(f"http://127.0.0.1:{ui}/database")
+        browser.wait_for("document.querySelector('#db-tree .node')")
+        process.terminate()
+        process.wait(timeout=30)
+        # The next request fails: the page says so instead of throwing.
+        browser.evaluate("document.querySelector('#db-import').click()")
+        browser.evaluate("""(() => { document.querySelector('[aria-label=JSON]').value = '1';
+            document.querySelector('[aria-label="import location"]').value = '/x';
+            window.confirm = () => true;
+            document.querySelector('[aria-label=JSON]').closest('form').requestSubmit(); })()""")
+        browser.wait_for("document.getElementById('notice').innerText.includes('not reachable')", timeout=20)
+        process = start("second.log")
+        browser.wait_for("document.getElementById('notice').hidden", timeout=30)
+        browser.wait_for("document.querySelector('#db-tree .node')")
+        assert browser.errors(network=False) == []
+    finally:
+        browser.close()
+        process.terminate()
+        process.wait(timeout=30)
