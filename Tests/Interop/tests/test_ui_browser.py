@@ -2,8 +2,11 @@
 missing) driven over the DevTools protocol on a pipe, from the standard library only. Loads the
 overview, the Firestore and the Realtime Database views against a running suite, adds a field
 through the page, watches rules decisions in the Requests view (filters, detail, pause, clear,
-coverage links), acts as a user in token mode, and checks that no JavaScript error reaches the
-console. Screenshots go to the test's temporary directory."""
+coverage links, the RTDB detail's data and newData), acts as a user in token mode, refuses bad
+input (field values, IDs, import JSON) without writing, reports a suite that stops and recovers
+when it returns, opens a 1,000,000-document collection and a 100,000-child node within a budget
+(release builds), and checks that no JavaScript error reaches the console. Screenshots go to the
+test's temporary directory."""
 
 import contextlib
 import json
