@@ -65,12 +65,13 @@ struct GRPCListenTests {
         }
     }
 
-    static func addQuery(_ client: GRPCTestClient, id: Int32, collection: String) -> [UInt8] {
+    static func addQuery(_ client: GRPCTestClient, id: Int32, collection: String, resumeToken: [UInt8]? = nil) -> [UInt8] {
         addTarget(client) { t in
             t.message(2) { q in
                 q.string(1, client.root)
                 q.message(2) { $0.message(2) { $0.string(2, collection) } }
             }
+            if let resumeToken { t.bytes(4, resumeToken) }
             t.int32(5, id)
         }
     }
@@ -225,14 +226,7 @@ struct GRPCListenTests {
         let writer = CollectingWriter()
         let resumed = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
         defer { resumed.cancelled() }
-        resumed.received(Self.addTarget(client) { t in
-            t.message(2) { q in
-                q.string(1, client.root)
-                q.message(2) { $0.message(2) { $0.string(2, "c") } }
-            }
-            t.bytes(4, token)
-            t.int32(5, 1)
-        })
+        resumed.received(Self.addQuery(client, id: 1, collection: "c", resumeToken: token))
         let responses = try await Self.responses(writer, count: 6)
         #expect(responses.first == .target(type: 1, ids: [1], hasReadTime: false))
         #expect(!responses.contains(.target(type: 4, ids: [1], hasReadTime: false)))
@@ -280,14 +274,7 @@ struct GRPCListenTests {
         let writer = CollectingWriter()
         let call = FirestoreListenCall(service: restarted.service, caller: .owner, writer: writer)
         defer { call.cancelled() }
-        call.received(Self.addTarget(restarted) { t in
-            t.message(2) { q in
-                q.string(1, restarted.root)
-                q.message(2) { $0.message(2) { $0.string(2, "c") } }
-            }
-            t.bytes(4, token)
-            t.int32(5, 1)
-        })
+        call.received(Self.addQuery(restarted, id: 1, collection: "c", resumeToken: token))
         #expect(try await Self.responses(writer, count: 5) == [
             .target(type: 1, ids: [1], hasReadTime: false), .target(type: 4, ids: [1], hasReadTime: false),
             .change(name: restarted.root + "/c/b", ids: [1]), .target(type: 3, ids: [1], hasReadTime: false),
