@@ -48,6 +48,15 @@ def started_suite(suite, tmp_path, config):
 
 
 @pytest.fixture
+def chromium():
+    """The Chromium binary (installed when missing); a test without one is skipped."""
+    binary = chromium_binary()
+    if not binary:
+        pytest.skip("chromium is not installed and could not be installed with apt-get")
+    return binary
+
+
+@pytest.fixture
 def ui_suite(suite, tmp_path):
     firestore, database, hub, ui = free_ports(4)
     config = {"firestore": {}, "database": {}, "emulators": {
@@ -57,10 +66,7 @@ def ui_suite(suite, tmp_path):
         yield {"firestore": firestore, "database": database, "ui": ui}
 
 
-def test_overview_firestore_and_database_views_render_without_errors(ui_suite, tmp_path):
-    binary = chromium_binary()
-    if not binary:
-        pytest.skip("chromium is not installed and could not be installed with apt-get")
+def test_overview_firestore_and_database_views_render_without_errors(chromium, ui_suite, tmp_path):
     base = f"http://127.0.0.1:{ui_suite['ui']}"
     documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
     request("PATCH", f"{documents}/users/ada", {"fields": {
@@ -69,7 +75,7 @@ def test_overview_firestore_and_database_views_render_without_errors(ui_suite, t
     request("PUT", f"http://127.0.0.1:{ui_suite['database']}/users.json?ns={PROJECT}-default-rtdb",
             {"ada": {"name": "Ada"}, "count": 2})
 
-    browser = Browser(binary, tmp_path / "profile")
+    browser = Browser(chromium, tmp_path / "profile")
     try:
         browser.open(base + "/")
         assert browser.wait_for("document.querySelectorAll('[data-emulator]').length") == 4
@@ -170,17 +176,14 @@ def ui_rules_suite(suite, tmp_path):
         yield {"firestore": firestore, "database": database, "ui": ui}
 
 
-def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(ui_rules_suite, tmp_path):
-    binary = chromium_binary()
-    if not binary:
-        pytest.skip("chromium is not installed and could not be installed with apt-get")
+def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(chromium, ui_rules_suite, tmp_path):
     base = f"http://127.0.0.1:{ui_rules_suite['ui']}"
     documents = f"http://127.0.0.1:{ui_rules_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
     rtdb = f"http://127.0.0.1:{ui_rules_suite['database']}"
     ns = f"ns={PROJECT}-default-rtdb"
     alice = mock_token("alice")
 
-    browser = Browser(binary, tmp_path / "profile")
+    browser = Browser(chromium, tmp_path / "profile")
     try:
         browser.open(base + "/requests")
         browser.wait_for("document.querySelector('#requests-table')")
@@ -275,10 +278,7 @@ def test_requests_view_shows_rules_decisions_live_and_token_mode_shows_denials(u
         browser.close()
 
 
-def test_snapshots_export_and_import_from_the_overview(ui_suite, tmp_path):
-    binary = chromium_binary()
-    if not binary:
-        pytest.skip("chromium is not installed and could not be installed with apt-get")
+def test_snapshots_export_and_import_from_the_overview(chromium, ui_suite, tmp_path):
     base = f"http://127.0.0.1:{ui_suite['ui']}"
     documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
     rtdb = f"http://127.0.0.1:{ui_suite['database']}/things.json?ns={PROJECT}-default-rtdb"
@@ -286,7 +286,7 @@ def test_snapshots_export_and_import_from_the_overview(ui_suite, tmp_path):
     request("PUT", rtdb, {"a": 1})
     target = tmp_path / "snapshot"
 
-    browser = Browser(binary, tmp_path / "profile")
+    browser = Browser(chromium, tmp_path / "profile")
     try:
         browser.open(base + "/")
         browser.wait_for("document.querySelector('#snapshot-path')")
@@ -332,19 +332,16 @@ FIRESTORE_BUDGET_MS = 3_000
 DATABASE_BUDGET_MS = 5_000
 
 
-def test_a_million_documents_and_a_hundred_thousand_children_render_within_budget(ui_suite, suite, tmp_path):
+def test_a_million_documents_and_a_hundred_thousand_children_render_within_budget(chromium, ui_suite, suite, tmp_path):
     import ui_bench
 
     if "/release/" not in suite.binary and os.environ.get("EMULATORS_UI_LARGE") != "1":
         pytest.skip("seeding 1,000,000 documents into a debug build takes minutes: run with a release binary or EMULATORS_UI_LARGE=1")
-    binary = chromium_binary()
-    if not binary:
-        pytest.skip("chromium is not installed and could not be installed with apt-get")
     base = f"http://127.0.0.1:{ui_suite['ui']}"
     ui_bench.seed_firestore(ui_suite["firestore"], "big", LARGE_COLLECTION, project=PROJECT)
     ui_bench.seed_database(ui_suite["database"], "big", LARGE_NODE, namespace=f"{PROJECT}-default-rtdb")
 
-    browser = Browser(binary, tmp_path / "profile")
+    browser = Browser(chromium, tmp_path / "profile")
     try:
         browser.call("Page.addScriptToEvaluateOnNewDocument", {"source": ui_bench.MARKS}, session=browser.session)
         first, page, _, _ = ui_bench.time_view(browser, f"{base}/firestore/default/data/big", "fsFirst", "fsPage", 1)
@@ -367,10 +364,7 @@ def test_a_million_documents_and_a_hundred_thousand_children_render_within_budge
         browser.close()
 
 
-def test_bad_input_shows_a_clear_message_and_writes_nothing(ui_suite, tmp_path):
-    binary = chromium_binary()
-    if not binary:
-        pytest.skip("chromium is not installed and could not be installed with apt-get")
+def test_bad_input_shows_a_clear_message_and_writes_nothing(chromium, ui_suite, tmp_path):
     base = f"http://127.0.0.1:{ui_suite['ui']}"
     documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
     rtdb = f"http://127.0.0.1:{ui_suite['database']}"
@@ -378,7 +372,7 @@ def test_bad_input_shows_a_clear_message_and_writes_nothing(ui_suite, tmp_path):
     request("PATCH", f"{documents}/things/one", {"fields": {"n": {"integerValue": "1"}}})
     request("PUT", f"{rtdb}/kept.json?{ns}", {"a": 1})
 
-    browser = Browser(binary, tmp_path / "profile")
+    browser = Browser(chromium, tmp_path / "profile")
     try:
         browser.evaluate("window.confirm = () => true")
         # A field value that does not parse as its type: the form says so, the document keeps its fields.
@@ -435,10 +429,7 @@ def test_bad_input_shows_a_clear_message_and_writes_nothing(ui_suite, tmp_path):
         browser.close()
 
 
-def test_a_suite_that_stops_while_the_page_is_open_is_reported_and_the_page_recovers(suite, tmp_path):
-    binary = chromium_binary()
-    if not binary:
-        pytest.skip("chromium is not installed and could not be installed with apt-get")
+def test_a_suite_that_stops_while_the_page_is_open_is_reported_and_the_page_recovers(chromium, suite, tmp_path):
     firestore, database, hub, ui = free_ports(4)
     config = {"firestore": {}, "database": {}, "emulators": {
         "firestore": {"port": firestore}, "database": {"port": database}, "hub": {"port": hub}, "ui": {"port": ui}}}
@@ -454,7 +445,7 @@ def test_a_suite_that_stops_while_the_page_is_open_is_reported_and_the_page_reco
         return process
 
     process = start("first.log")
-    browser = Browser(binary, tmp_path / "profile")
+    browser = Browser(chromium, tmp_path / "profile")
     try:
         browser.open(f"http://127.0.0.1:{ui}/database")
         browser.wait_for("document.querySelector('#db-tree .node')")
