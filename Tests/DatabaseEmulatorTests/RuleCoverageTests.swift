@@ -60,4 +60,19 @@ import Testing
         #expect(r.bodyText.contains("<tr class=\"none\"><td class=\"n\">6</td>"))
         #expect(db.put("/.inspect/coverage.json?ns=c", "1").status == .methodNotAllowed)
     }
+
+    @Test func namespacesOnTheDefaultRulesCountTheirOwnRequests() throws {
+        let db = DatabaseTestClient()
+        let alice = MockUserToken.make(uid: "alice")
+        for _ in 0..<3 { #expect(db.get("/x.json?ns=busy&auth=\(alice)").status == .ok) }
+        #expect(db.get("/x.json?ns=quiet&auth=\(alice)").status == .ok)
+        func readCount(_ ns: String) throws -> JSONValue? {
+            let json = try JSONReader.parse(Array(db.get("/.inspect/coverage.json?ns=\(ns)").bodyText.utf8))
+            guard case .array(let report)? = json[member: "report"],
+                case .array(let values)? = report.first?[member: "values"] else { return nil }
+            return values.first?[member: "count"]
+        }
+        #expect(try readCount("busy") == .int(3))
+        #expect(try readCount("quiet") == .int(1))
+    }
 }

@@ -11,7 +11,6 @@ final class DatabaseStore: Sendable {
     let rulesLogger: Logger?
     /// Where rules decisions go for the Emulator UI (nil: nowhere).
     let requestLog: RulesRequestLog?
-    private let defaultRules: DatabaseRules
     let engine: StorageEngine
 
     let now: @Sendable () -> Int64
@@ -21,14 +20,15 @@ final class DatabaseStore: Sendable {
         self.now = now
         self.rulesLogger = rulesLogger
         self.requestLog = requestLog
-        defaultRules = .standard(logger: rulesLogger, requestLog: requestLog)
     }
 
     /// The namespace called `name`, created if new.
     func namespace(_ name: String) -> DatabaseNamespace {
         namespaces.withLock { all in
             if let existing = all[name] { return existing }
-            let created = DatabaseNamespace(name: name, engine: engine, now: now, rules: defaultRules)
+            // Each namespace its own default rules, so that its coverage counts its own requests.
+            let rules = DatabaseRules.standard(logger: rulesLogger, requestLog: requestLog)
+            let created = DatabaseNamespace(name: name, engine: engine, now: now, rules: rules)
             all[name] = created
             return created
         }

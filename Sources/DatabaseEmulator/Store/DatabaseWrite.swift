@@ -6,18 +6,6 @@ package enum DatabaseWrite: Sendable {
     case set(DatabasePath, DatabaseNode)
     case update(base: DatabasePath, [(path: DatabasePath, node: DatabaseNode)])
 
-    /// `root` with this write applied.
-    package func apply(to root: DatabaseNode) -> DatabaseNode {
-        switch self {
-        case .set(let path, let node):
-            return root.setting(path, to: node)
-        case .update(let base, let changes):
-            var root = root
-            for change in changes { root = root.setting(base.appending(change.path), to: change.node) }
-            return root
-        }
-    }
-
     /// Every (absolute location, new node) pair, in application order.
     package var changes: [(DatabasePath, DatabaseNode)] {
         switch self {
