@@ -8,14 +8,11 @@ import Testing
 @Suite struct LocalViewTests {
     let db = Firestore(projectID: "p")
 
-    @Test func restWritesBecomeLocalMutations() throws {
-        let prefix = db.documentsName + "/"
+    @Test func writesCarryTheirLocalMutations() throws {
         let set = try WriteOperation.set(db.document("a/b"), ["x": FieldData(any: 1)], merge: false)
         let update = try WriteOperation.update(db.document("a/b"), ["m.y": "two"])
         let delete = WriteOperation.delete(db.document("a/b"))
-        let s = try #require(LocalMutation(write: set.json, documentsPrefix: prefix))
-        let u = try #require(LocalMutation(write: update.json, documentsPrefix: prefix))
-        let d = try #require(LocalMutation(write: delete.json, documentsPrefix: prefix))
+        let (s, u, d) = (set.local, update.local, delete.local)
         #expect(s.path == "a/b" && u.path == "a/b" && d.path == "a/b")
         let afterSet = s.apply(to: nil)
         #expect(afterSet?.value(at: ModelFieldPath(["x"])) == .integer(1))
@@ -27,7 +24,6 @@ import Testing
     }
 
     @Test func transformsAreEstimatedLocally() throws {
-        let prefix = db.documentsName + "/"
         let write = try WriteOperation.update(
             db.document("a/b"),
             [
@@ -35,7 +31,7 @@ import Testing
                 "tags": FieldValue.arrayUnion(["x", "y"]), "gone": FieldValue.arrayRemove([1]),
                 "at": FieldValue.serverTimestamp(), "plain": "v",
             ])
-        let m = try #require(LocalMutation(write: write.json, documentsPrefix: prefix))
+        let m = write.local
         var before = ValueMap()
         before.setValue(.integer(40), at: ModelFieldPath(["n"]))
         before.setValue(.string("not a number"), at: ModelFieldPath(["f"]))

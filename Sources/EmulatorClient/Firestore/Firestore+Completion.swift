@@ -30,8 +30,7 @@ extension Firestore {
 
     /// Records the writes in the local write table (listeners show them); returns the batch id.
     private func showLocally(_ writes: [WriteOperation]) -> Int {
-        let prefix = documentsName + "/"
-        return localWrites.add(writes.compactMap { LocalMutation(write: $0.json, documentsPrefix: prefix) })
+        localWrites.add(writes.map(\.local))
     }
 
     /// On the write queue: commits until the server answers (retrying while it is unreachable),

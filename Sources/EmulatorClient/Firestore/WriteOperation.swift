@@ -10,9 +10,11 @@ extension FieldData {
     }
 }
 
-/// One `google.firestore.v1.Write` as REST JSON.
+/// One `google.firestore.v1.Write` as REST JSON, and the change it makes as this client's local
+/// view applies it before the server answers (built from the typed parts, not read back from the JSON).
 struct WriteOperation: Sendable {
     let json: JSONValue
+    let local: LocalMutation
 
     /// The document it writes.
     var documentName: String? {
@@ -37,7 +39,7 @@ struct WriteOperation: Sendable {
         members.removeAll { $0.name == "currentDocument" }
         let condition: JSONMember = updateTime.map { JSONMember("updateTime", .string($0)) } ?? JSONMember("exists", .bool(false))
         members.append(JSONMember("currentDocument", .object([condition])))
-        return WriteOperation(json: .object(members))
+        return WriteOperation(json: .object(members), local: local)
     }
 
     static func set(_ ref: DocumentReference, _ data: [String: FieldData], merge: Bool) throws(FirestoreError) -> WriteOperation {
@@ -66,7 +68,7 @@ struct WriteOperation: Sendable {
     }
 
     static func delete(_ ref: DocumentReference) -> WriteOperation {
-        WriteOperation(json: .object([JSONMember("delete", .string(ref.name))]))
+        WriteOperation(json: .object([JSONMember("delete", .string(ref.name))]), local: .delete(path: ref.path))
     }
 
     private static func build(_ ref: DocumentReference, _ parts: WriteFields, mask: [ModelFieldPath]?, exists: Bool?) -> WriteOperation {
@@ -81,7 +83,35 @@ struct WriteOperation: Sendable {
         if !parts.transforms.isEmpty {
             members.append(JSONMember("updateTransforms", .array(parts.transforms.map { transform($0.path, $0.value) })))
         }
-        return WriteOperation(json: .object(members))
+        return WriteOperation(json: .object(members), local: localMutation(ref, parts, mask: mask, exists: exists))
+    }
+
+    /// What the write does to the local view: a set, or a patch of the mask's paths, then the
+    /// transforms the server will compute (estimated locally).
+    private static func localMutation(_ ref: DocumentReference, _ parts: WriteFields, mask: [ModelFieldPath]?, exists: Bool?)
+        -> LocalMutation
+    {
+        let base: LocalMutation
+        if let mask {
+            base = .patch(path: ref.path, fields: mask.map { ($0, parts.fields.value(at: $0)) }, mustExist: exists == true)
+        } else {
+            base = .set(path: ref.path, fields: parts.fields)
+        }
+        let transforms = parts.transforms.compactMap { localTransform($0.path, $0.value) }
+        return transforms.isEmpty ? base : .transformed(base, transforms)
+    }
+
+    private static func localTransform(_ path: ModelFieldPath, _ value: FieldValue) -> FieldTransform? {
+        func plain(_ item: FieldData) -> Value { (try? item.plainValue()) ?? .null }
+        switch value.kind {
+        case .serverTimestamp: return FieldTransform(path, .serverTimestamp)
+        case .delete: return nil
+        case .arrayUnion(let items): return FieldTransform(path, .appendMissingElements(items.map(plain)))
+        case .arrayRemove(let items): return FieldTransform(path, .removeAllFromArray(items.map(plain)))
+        case .increment(let n): return FieldTransform(path, .increment(plain(n)))
+        case .minimum(let n): return FieldTransform(path, .minimum(plain(n)))
+        case .maximum(let n): return FieldTransform(path, .maximum(plain(n)))
+        }
     }
 
     private static func plain(_ items: [FieldData]) -> JSONValue {

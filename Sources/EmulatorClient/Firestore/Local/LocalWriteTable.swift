@@ -46,59 +46,6 @@ enum LocalMutation: Sendable {
         if case .serverTimestamp = transform.kind { return .null }
         return transform.apply(to: current, commitTime: 0)
     }
-
-    /// The mutation a REST `Write` makes, with its `updateTransforms` estimated locally until the
-    /// server answers. Nil for JSON it does not recognise.
-    init?(write json: JSONValue, documentsPrefix: String) {
-        guard let base = LocalMutation(change: json, documentsPrefix: documentsPrefix) else { return nil }
-        guard case .array(let items)? = json[member: "updateTransforms"], !items.isEmpty else {
-            self = base
-            return
-        }
-        self = .transformed(base, items.compactMap(Self.transform))
-    }
-
-    /// One `FieldTransform` in REST JSON; nil for one it does not recognise.
-    private static func transform(_ json: JSONValue) -> FieldTransform? {
-        guard case .string(let text)? = json[member: "fieldPath"], let field = try? ModelFieldPath(parsing: text) else { return nil }
-        func value(_ name: String) -> Value? { json[member: name].flatMap { try? Value(firestoreJSON: $0) } }
-        func values(_ name: String) -> [Value]? {
-            guard case .array(let items)? = json[member: name]?[member: "values"] else { return json[member: name] == nil ? nil : [] }
-            return items.compactMap { try? Value(firestoreJSON: $0) }
-        }
-        if json[member: "setToServerValue"] != nil { return FieldTransform(field, .serverTimestamp) }
-        if let v = value("increment") { return FieldTransform(field, .increment(v)) }
-        if let v = value("maximum") { return FieldTransform(field, .maximum(v)) }
-        if let v = value("minimum") { return FieldTransform(field, .minimum(v)) }
-        if let v = values("appendMissingElements") { return FieldTransform(field, .appendMissingElements(v)) }
-        if let v = values("removeAllFromArray") { return FieldTransform(field, .removeAllFromArray(v)) }
-        return nil
-    }
-
-    /// The document change of a REST `Write`, without its transforms.
-    private init?(change json: JSONValue, documentsPrefix: String) {
-        func path(_ name: JSONValue?) -> String? {
-            guard case .string(let n)? = name, n.hasPrefix(documentsPrefix) else { return nil }
-            return String(n.dropFirst(documentsPrefix.count))
-        }
-        if let p = path(json[member: "delete"]) {
-            self = .delete(path: p)
-            return
-        }
-        guard let update = json[member: "update"], let p = path(update[member: "name"]) else { return nil }
-        let fields = (update[member: "fields"].flatMap { try? ValueMap(firestoreFields: $0) }) ?? ValueMap()
-        guard case .array(let mask)? = json[member: "updateMask"]?[member: "fieldPaths"] else {
-            self = .set(path: p, fields: fields)
-            return
-        }
-        var changes: [(ModelFieldPath, Value?)] = []
-        for item in mask {
-            guard case .string(let text) = item, let fieldPath = try? ModelFieldPath(parsing: text) else { continue }
-            changes.append((fieldPath, fields.value(at: fieldPath)))
-        }
-        let mustExist = json[member: "currentDocument"]?[member: "exists"] == .bool(true)
-        self = .patch(path: p, fields: changes, mustExist: mustExist)
-    }
 }
 
 /// The writes of one `Firestore` instance that listeners show before the server confirms them
