@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "EmulatorStorage", dependencies: ["EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),
         .target(name: "SecurityRules", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorSupport"], swiftSettings: settings),
-        .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP"], swiftSettings: settings),
+        .target(name: "EmulatorHTTP2", dependencies: ["EmulatorHTTP", "EmulatorSupport"], swiftSettings: settings),
         .target(name: "EmulatorProtobuf", dependencies: ["EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         // L3
         .target(name: "EmulatorPosix", dependencies: ["EmulatorHTTP", "EmulatorSupport", "CEmulatorLinux"], swiftSettings: settings),

@@ -1,5 +1,6 @@
 import Dispatch
 package import EmulatorHTTP
+import EmulatorSupport
 import Synchronization
 
 /// Serves gRPC on one HTTP/2 connection: drives ``HTTP2Connection`` with the bytes the transport
@@ -54,7 +55,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var nextHold: UInt64 = 0
         /// Unary and server-streaming calls whose requests are complete, waiting to run (in
         /// arrival order) until the responses already queued fit the peer's windows.
-        var waiting: [@Sendable () -> Void] = []
+        var waiting = FIFOQueue<@Sendable () -> Void>()
 
         /// Whether the responses queued behind the peer's windows leave room for more: at most
         /// ``GRPCServerConnection/maxQueuedBytesBeforeNextCall``, bidirectional calls' backlogs
@@ -179,7 +180,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         while true {
             let next = state.withLock { s -> (@Sendable () -> Void)? in
                 guard !s.closed, !s.waiting.isEmpty, s.responsesFit else { return nil }
-                return s.waiting.removeFirst()
+                return s.waiting.popFirst()
             }
             guard let next else { return }
             next()
