@@ -232,7 +232,7 @@ struct GRPCListenTests {
         #expect(!responses.contains(.target(type: 4, ids: [1], hasReadTime: false)))
         #expect(Set(responses.dropFirst().prefix(3)) == [
             .change(name: client.root + "/c/a", ids: [1]), .change(name: client.root + "/c/new", ids: [1]),
-            .remove(name: client.root + "/c/b"),
+            .delete(name: client.root + "/c/b"),  // deleted since the token: DocumentDelete, not DocumentRemove
         ])
         #expect(Array(responses.dropFirst(4)) == [.target(type: 3, ids: [1], hasReadTime: false), .target(type: 0, ids: [], hasReadTime: true)])
     }

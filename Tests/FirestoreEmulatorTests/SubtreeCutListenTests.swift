@@ -5,7 +5,8 @@ import Testing
 @testable import FirestoreEmulator
 
 /// A commit that cuts a whole collection out of the engine (one cleared subtree in the change
-/// feed, no per-document changes) reaches Listen targets as a removal of every document they held.
+/// feed, no per-document changes) reaches Listen targets as a DocumentDelete of every document
+/// they held.
 @Suite struct SubtreeCutListenTests {
     @Test func aCutCollectionRemovesEveryDocumentTheQueryHeld() async throws {
         let client = GRPCTestClient()
@@ -27,7 +28,7 @@ import Testing
 
         let after = Array(try await GRPCListenTests.responses(writer, count: 204).dropFirst(103))
         let removed = Set(after.compactMap { response -> String? in
-            if case .remove(let name) = response { return name }
+            if case .delete(let name) = response { return name }
             return nil
         })
         #expect(removed == Set((0..<100).map { client.root + "/c/d\($0)" }))

@@ -224,10 +224,10 @@ final class ListenStream: Sendable {
             sink.send(.documentChange(.decoded(d), database: database, targets: [target.id]))
         }
         if let previous {
-            let deletes: Bool
-            if case .documents = target.kind { deletes = true } else { deletes = false }
-            for key in previous.keys.sorted() where target.documents[key] == nil {
-                send(.remove(key, deleted: deletes), target: target.id, database: database, readTime: readTime)
+            let gone = previous.keys.filter { target.documents[$0] == nil }.sorted()
+            let deleted = missing(gone, database: database, at: readTime, documentsTarget: target.kind.isDocuments)
+            for key in gone {
+                send(.remove(key, deleted: deleted.contains(key)), target: target.id, database: database, readTime: readTime)
             }
         }
         let time = max(readTime, s.lastReadTime)
@@ -330,9 +330,10 @@ final class ListenStream: Sendable {
                         changed = true
                     }
                 }
-                for key in target.documents.keys where next[key] == nil {
-                    // Left the result; whether it still exists is not known here.
-                    send(.remove(key, deleted: false), target: id, database: database, readTime: readTime)
+                let gone = target.documents.keys.filter { next[$0] == nil }
+                let deleted = missing(gone, database: database, at: readTime, documentsTarget: target.kind.isDocuments)
+                for key in gone {
+                    send(.remove(key, deleted: deleted.contains(key)), target: id, database: database, readTime: readTime)
                     changed = true
                 }
                 target.documents = next
@@ -349,6 +350,15 @@ final class ListenStream: Sendable {
 
     /// Full evaluations after the first, over the stream's life (tests).
     var reevaluations: Int { state.withLock { $0.reevaluations } }
+
+    /// Which of `keys`, documents that left a target's result, no longer exist at `readTime`
+    /// (they get DocumentDelete). A documents target loses a document only when it is deleted; a
+    /// query's are looked up (a failed read counts them as existing: DocumentRemove is never wrong).
+    private func missing(_ keys: [StorageKey], database: DatabaseID, at readTime: Int64, documentsTarget: Bool) -> Set<StorageKey> {
+        if documentsTarget || keys.isEmpty { return Set(keys) }
+        guard let (view, _) = try? service.store.view(database, at: readTime) else { return [] }
+        return Set(keys.filter { view.source.entry(view.namespace, $0) == nil })
+    }
 
     /// The event for one change of `target`: a document (projected), a document that left it
     /// (DocumentChange with the target removed), or its removal — DocumentDelete when the

@@ -14,6 +14,11 @@ struct ListenTarget: Sendable {
     enum Kind: Sendable {
         case documents([DocumentName])
         case query(parent: DocumentName, StructuredQuery)
+
+        var isDocuments: Bool {
+            if case .documents = self { return true }
+            return false
+        }
     }
 
     /// What one changed document means for the target.
