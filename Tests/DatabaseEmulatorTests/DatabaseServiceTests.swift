@@ -50,7 +50,7 @@ import Testing
         let written = try service.set(value(#"{"b": 2, "a": 1, "t": {".sv": "timestamp"}}"#), at: path("x"), in: ns, auth: .admin)
         #expect(written.json() == value(#"{"a": 1, "b": 2, "t": 1700000000000}"#))
         #expect(try service.get(path("x/a"), in: ns, auth: .unauthenticated).json() == .int(1))
-        let first = try DatabaseQuery.parse([("orderBy", "\"$key\""), ("limitToFirst", "1")])
+        let first = try DatabaseQueryParams.parse([("orderBy", "\"$key\""), ("limitToFirst", "1")])
         #expect(try service.query(path("x"), first, in: ns, auth: .admin).json() == value(#"{"a": 1}"#))
     }
 

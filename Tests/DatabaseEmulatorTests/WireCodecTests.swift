@@ -111,18 +111,18 @@ import Testing
 
         let after = try #require(wq(#"{"sp":5,"sn":"[MAX_NAME]","sin":false,"i":".value"}"#))
         #expect(after.index == .value)
-        #expect(after.start == DatabaseQuery.Bound(value: .int(5), key: "[MAX_NAME]", inclusive: false))
+        #expect(after.start == DatabaseQueryParams.Bound(value: .int(5), key: "[MAX_NAME]", inclusive: false))
 
         let keys = try #require(wq(#"{"i":".key","ep":"m","l":3,"vf":"l"}"#))
         #expect(keys.index == .key)
-        #expect(keys.end == DatabaseQuery.Bound(value: .string("m"), inclusive: true))
+        #expect(keys.end == DatabaseQueryParams.Bound(value: .string("m"), inclusive: true))
         #expect(keys.limit == .first(3))
 
         // Legacy limit(): from the left when only a start is set.
         let legacy = try #require(wq(#"{"sp":1,"l":1}"#))
         #expect(legacy.index == .priority && legacy.limit == .first(1))
 
-        #expect(DatabaseQuery(wire: .object([])) == .all)
+        #expect(DatabaseQueryParams(wire: .object([])) == .all)
         #expect(wq(#"{"l":0,"vf":"l"}"#) == nil)
         #expect(wq(#"{"sp":{"a":1}}"#) == nil)
         #expect(wq(#"{"i":"a..b"}"#) == nil)
@@ -144,6 +144,6 @@ import Testing
 }
 
 /// A wire query object written as JSON text, decoded.
-private func wq(_ text: String) -> DatabaseQuery? {
-    j(text).flatMap { DatabaseQuery(wire: $0) }
+private func wq(_ text: String) -> DatabaseQueryParams? {
+    j(text).flatMap { DatabaseQueryParams(wire: $0) }
 }

@@ -103,9 +103,9 @@ import Testing
     @Test func wireQueriesSpellTheQuery() throws {
         let database = Database(url: "http://127.0.0.1:1?ns=x")
         let ref = database.reference(withPath: "scores")
-        #expect(ref.params.wireQuery == nil)
+        #expect(ref.params.wire == nil)
         let top = ref.queryOrdered(byChild: "points").queryStarting(afterValue: 10).queryLimited(toLast: 3)
-        #expect(top.params.wireQuery == .object([
+        #expect(top.params.wire == .object([
             JSONMember("i", .string("points")), JSONMember("sp", .int(10)), JSONMember("sin", .bool(false)),
             JSONMember("l", .int(3)), JSONMember("vf", .string("r")),
         ]))

@@ -10,7 +10,7 @@ extension DatabaseEmulator {
         if http.headers["if-match"] != nil {
             throw .invalid("if-match is not supported for GET requests.")
         }
-        let query = try DatabaseQuery.parse(request.items)
+        let query = try DatabaseQueryParams.parse(request.items)
         if http.headers["Accept"]?.contains("text/event-stream") == true {
             return try stream(request, query: query, namespace)
         }
@@ -57,7 +57,7 @@ extension DatabaseEmulator {
     }
 
     /// `Accept: text/event-stream`: a first `put /`, then one event per write that touches the location.
-    private func stream(_ request: DatabaseRESTRequest, query: DatabaseQuery, _ namespace: DatabaseNamespace)
+    private func stream(_ request: DatabaseRESTRequest, query: DatabaseQueryParams, _ namespace: DatabaseNamespace)
         throws(DatabaseFailure) -> HTTPResponse
     {
         try service.checkRead(request.path, query: query, in: namespace, auth: request.auth)

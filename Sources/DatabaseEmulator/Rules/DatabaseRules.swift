@@ -63,7 +63,7 @@ struct DatabaseRules: Sendable {
 
     /// May `auth` read `path` with `query`, given `data`? `now` is server time (ms).
     func mayRead(
-        _ path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource
+        _ path: DatabasePath, query: DatabaseQueryParams, auth: DatabaseAuth, now: Int64, data: DatabaseSnapshotSource
     ) -> Bool {
         if auth.isAdmin {
             if let requestLog { record(.owner, "read", path, auth, decision: nil, write: nil, data: data, in: requestLog) }
@@ -180,7 +180,7 @@ struct DatabaseRules: Sendable {
     }
 
     /// The read's query as `.read` rules see it (`query.orderByChild`, `query.limitToFirst`, …).
-    static func rulesQuery(_ query: DatabaseQuery) -> DatabaseRulesQuery {
+    static func rulesQuery(_ query: DatabaseQueryParams) -> DatabaseRulesQuery {
         guard query.ordered else { return DatabaseRulesQuery() }
         var result = DatabaseRulesQuery()
         switch query.index {

@@ -44,7 +44,7 @@ final class DatabaseService: Sendable {
     /// The node at `path` (with `priority`, its priority as a node) as it is now, if `auth` may
     /// read `path` with `query`. The query is only checked, not applied (see `query`).
     func get(
-        _ path: DatabasePath, priority: Bool = false, query: DatabaseQuery = .all, in namespace: DatabaseNamespace,
+        _ path: DatabasePath, priority: Bool = false, query: DatabaseQueryParams = .all, in namespace: DatabaseNamespace,
         auth: DatabaseAuth
     ) throws(DatabaseFailure) -> DatabaseNode {
         let data = namespace.head
@@ -56,7 +56,7 @@ final class DatabaseService: Sendable {
     }
 
     /// What `query` selects at `path` now (the whole node for `.all`), if `auth` may read it.
-    func query(_ path: DatabasePath, _ query: DatabaseQuery, in namespace: DatabaseNamespace, auth: DatabaseAuth)
+    func query(_ path: DatabasePath, _ query: DatabaseQueryParams, in namespace: DatabaseNamespace, auth: DatabaseAuth)
         throws(DatabaseFailure) -> DatabaseNode
     {
         query.apply(to: try get(path, query: query, in: namespace, auth: auth))
@@ -64,7 +64,7 @@ final class DatabaseService: Sendable {
 
     /// Throws unless `auth` may read `path` with `query` in `data` (the head when nil).
     func checkRead(
-        _ path: DatabasePath, query: DatabaseQuery, in namespace: DatabaseNamespace, auth: DatabaseAuth,
+        _ path: DatabasePath, query: DatabaseQueryParams, in namespace: DatabaseNamespace, auth: DatabaseAuth,
         data: DatabaseSnapshotSource? = nil
     ) throws(DatabaseFailure) {
         guard namespace.rules.mayRead(path, query: query, auth: auth, now: now(), data: data ?? namespace.head) else {
@@ -75,7 +75,7 @@ final class DatabaseService: Sendable {
     /// Opens an event stream at `path` (after `checkRead`): its first `put /` goes to `writer`
     /// now, then one event per commit that touches the location.
     func openStream(
-        _ path: DatabasePath, query: DatabaseQuery, in namespace: DatabaseNamespace, auth: DatabaseAuth,
+        _ path: DatabasePath, query: DatabaseQueryParams, in namespace: DatabaseNamespace, auth: DatabaseAuth,
         writer: any HTTPStreamWriter
     ) {
         namespace.openStream(path: path, query: query, auth: auth, writer: writer)

@@ -116,7 +116,7 @@ final class DatabaseNamespace: Sendable {
 
     /// Registers a stream: sends the first `put /` and joins the matching group. Commits that the
     /// first value already includes are not sent again.
-    func openStream(path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, writer: any HTTPStreamWriter) {
+    func openStream(path: DatabasePath, query: DatabaseQueryParams, auth: DatabaseAuth, writer: any HTTPStreamWriter) {
         state.withLock { s in
             subscribe(&s)
             let snapshot = head

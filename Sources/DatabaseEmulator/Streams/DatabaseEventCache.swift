@@ -9,7 +9,7 @@ import EmulatorModel
 /// ```
 struct DatabaseEventCache {
     private struct Entry {
-        var query: DatabaseQuery
+        var query: DatabaseQueryParams
         /// The view of a query stream (or the new value of a plain one) after the commit.
         var view: DatabaseNode?
         /// `put /` of `view`, encoded.
@@ -21,7 +21,7 @@ struct DatabaseEventCache {
     private var entries: [[UInt8]: [Entry]] = [:]
 
     /// The view `query` selects at `path` after the commit.
-    mutating func view(at path: DatabasePath, query: DatabaseQuery, _ make: () -> DatabaseNode) -> DatabaseNode {
+    mutating func view(at path: DatabasePath, query: DatabaseQueryParams, _ make: () -> DatabaseNode) -> DatabaseNode {
         let (key, i) = slot(path, query)
         if let view = entries[key]?[i].view { return view }
         let view = make()
@@ -30,7 +30,7 @@ struct DatabaseEventCache {
     }
 
     /// `put /` of the view at `path` for `query`, encoded.
-    mutating func putBytes(at path: DatabasePath, query: DatabaseQuery, _ make: () -> [UInt8]) -> [UInt8] {
+    mutating func putBytes(at path: DatabasePath, query: DatabaseQueryParams, _ make: () -> [UInt8]) -> [UInt8] {
         let (key, i) = slot(path, query)
         if let bytes = entries[key]?[i].putBytes { return bytes }
         let bytes = make()
@@ -39,7 +39,7 @@ struct DatabaseEventCache {
     }
 
     /// The encoded event of a plain (whole-location) stream at `path`, or nil for none.
-    mutating func eventBytes(at path: DatabasePath, query: DatabaseQuery, _ make: () -> [UInt8]?) -> [UInt8]? {
+    mutating func eventBytes(at path: DatabasePath, query: DatabaseQueryParams, _ make: () -> [UInt8]?) -> [UInt8]? {
         let (key, i) = slot(path, query)
         if let cached = entries[key]?[i].eventBytes { return cached }
         let bytes = make()
@@ -49,7 +49,7 @@ struct DatabaseEventCache {
 
     /// The entry for (`path`, `query`), created when new. Keys cannot contain `/`, so joining
     /// them with it names each path once (by bytes, not by `String` equality).
-    private mutating func slot(_ path: DatabasePath, _ query: DatabaseQuery) -> (key: [UInt8], index: Int) {
+    private mutating func slot(_ path: DatabasePath, _ query: DatabaseQueryParams) -> (key: [UInt8], index: Int) {
         var key: [UInt8] = []
         for segment in path.keys {
             key.append(UInt8(ascii: "/"))

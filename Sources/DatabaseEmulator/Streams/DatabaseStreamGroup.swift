@@ -9,7 +9,7 @@ import EmulatorSupport
 /// Only touched under the namespace lock.
 final class DatabaseStreamGroup {
     let path: DatabasePath
-    let query: DatabaseQuery
+    let query: DatabaseQueryParams
     let auth: DatabaseAuth
     /// The last view sent (query streams only: a changed view is sent as a whole `put /`).
     var lastView: DatabaseNode
@@ -18,7 +18,7 @@ final class DatabaseStreamGroup {
 
     var writers: [any HTTPStreamWriter] { members.map(\.writer) }
 
-    init(path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth, view: DatabaseNode) {
+    init(path: DatabasePath, query: DatabaseQueryParams, auth: DatabaseAuth, view: DatabaseNode) {
         self.path = path
         self.query = query
         self.auth = auth

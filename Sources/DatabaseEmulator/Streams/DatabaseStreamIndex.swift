@@ -21,7 +21,7 @@ struct DatabaseStreamIndex {
     private(set) var count = 0
 
     /// The group at `path` for `query` and `auth`, if one exists.
-    func group(at path: DatabasePath, query: DatabaseQuery, auth: DatabaseAuth) -> DatabaseStreamGroup? {
+    func group(at path: DatabasePath, query: DatabaseQueryParams, auth: DatabaseAuth) -> DatabaseStreamGroup? {
         node(at: path, create: false)?.groups.first { $0.query == query && $0.auth == auth }
     }
 

@@ -179,7 +179,7 @@ final class DatabaseConnection: Sendable {
         let (cached, spawn, id) = state.withLock { s -> (DatabaseNode?, Bool, Int?) in
             if !serverOnly, !s.connected, let node = Self.cachedView(s, path: path, params: params) { return (node, false, nil) }
             var body = [JSONMember("p", .string("/" + path.joined(separator: "/")))]
-            if let q = params.wireQuery { body.append(JSONMember("q", q)) }
+            if let q = params.wire { body.append(JSONMember("q", q)) }
             let id = Self.enqueue(&s, "g", .object(body), isRead: true) { result in
                 complete(result.mapError(Self.databaseError).flatMap { json in
                     Result { () throws(DatabaseError) in try DatabaseQuery.node(json) }
@@ -266,7 +266,7 @@ final class DatabaseConnection: Sendable {
 
     private static func listenBody(_ key: DatabaseListenKey, _ listen: Listen, hash: Bool) -> JSONValue {
         var body = [JSONMember("p", .string("/" + key.path.joined(separator: "/")))]
-        if let q = key.params.wireQuery { body.append(JSONMember("q", q)) }
+        if let q = key.params.wire { body.append(JSONMember("q", q)) }
         if let tag = listen.tag { body.append(JSONMember("t", .int(tag))) }
         if hash { body.append(JSONMember("h", .string(""))) }
         return .object(body)

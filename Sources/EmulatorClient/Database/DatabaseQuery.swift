@@ -38,14 +38,14 @@ public class DatabaseQuery: @unchecked Sendable {
         return DatabaseQuery(database: database, path: path, params: p)
     }
 
-    public func queryOrderedByKey() -> DatabaseQuery { with { $0.index = .key; $0.explicitIndex = true } }
-    public func queryOrderedByValue() -> DatabaseQuery { with { $0.index = .value; $0.explicitIndex = true } }
-    public func queryOrderedByPriority() -> DatabaseQuery { with { $0.index = .priority; $0.explicitIndex = true } }
+    public func queryOrderedByKey() -> DatabaseQuery { with { $0.index = .key; $0.ordered = true } }
+    public func queryOrderedByValue() -> DatabaseQuery { with { $0.index = .value; $0.ordered = true } }
+    public func queryOrderedByPriority() -> DatabaseQuery { with { $0.index = .priority; $0.ordered = true } }
     public func queryOrdered(byChild key: String) -> DatabaseQuery {
-        with { $0.index = .child(DatabaseReference.split(key)); $0.explicitIndex = true }
+        with { $0.index = .child(DatabasePath(keys: DatabaseReference.split(key))); $0.ordered = true }
     }
-    public func queryLimited(toFirst limit: UInt) -> DatabaseQuery { with { $0.limitToFirst = Int(limit) } }
-    public func queryLimited(toLast limit: UInt) -> DatabaseQuery { with { $0.limitToLast = Int(limit) } }
+    public func queryLimited(toFirst limit: UInt) -> DatabaseQuery { with { $0.limit = .first(Int(limit)) } }
+    public func queryLimited(toLast limit: UInt) -> DatabaseQuery { with { $0.limit = .last(Int(limit)) } }
 
     private func bound(_ value: Any?) -> JSONValue { (try? DatabaseValue.json(value)) ?? .null }
     public func queryStarting(atValue value: Any?, childKey: String? = nil) -> DatabaseQuery {

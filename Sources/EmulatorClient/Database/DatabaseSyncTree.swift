@@ -118,39 +118,3 @@ enum DatabaseSyncTree {
         return events
     }
 }
-
-extension DatabaseQueryParams {
-    /// The query the server listens to: the default one when this query only orders (the server
-    /// treats such a listen as the whole location and tags nothing), else this one.
-    var listenParams: DatabaseQueryParams {
-        start == nil && end == nil && limitToFirst == nil && limitToLast == nil ? DatabaseQueryParams() : self
-    }
-
-    /// The wire protocol's query object (`q` of a listen or get), nil for the default query:
-    /// `i` index, `sp`/`sn`/`sin` start, `ep`/`en`/`ein` end, `l` limit with `vf` `l` or `r`.
-    var wireQuery: JSONValue? {
-        guard !isDefault else { return nil }
-        var members: [JSONMember] = []
-        switch index {
-        case .priority: if explicitIndex { members.append(JSONMember("i", .string(".priority"))) }
-        case .key: members.append(JSONMember("i", .string(".key")))
-        case .value: members.append(JSONMember("i", .string(".value")))
-        case .child(let path): members.append(JSONMember("i", .string(path.joined(separator: "/"))))
-        }
-        func post(_ bound: Bound, _ value: String, _ name: String, _ inclusive: String) {
-            members.append(JSONMember(value, bound.value))
-            if let key = bound.key { members.append(JSONMember(name, .string(key))) }
-            if !bound.inclusive { members.append(JSONMember(inclusive, .bool(false))) }
-        }
-        if let start { post(start, "sp", "sn", "sin") }
-        if let end { post(end, "ep", "en", "ein") }
-        if let n = limitToFirst {
-            members.append(JSONMember("l", .int(Int64(n))))
-            members.append(JSONMember("vf", .string("l")))
-        } else if let n = limitToLast {
-            members.append(JSONMember("l", .int(Int64(n))))
-            members.append(JSONMember("vf", .string("r")))
-        }
-        return .object(members)
-    }
-}

@@ -6,7 +6,7 @@ import EmulatorSupport
 /// and for filtered listens the client's tag and the last view sent.
 struct DatabaseWireListen: Sendable {
     var path: DatabasePath
-    var query: DatabaseQuery
+    var query: DatabaseQueryParams
     /// The query object as the client sent it (echoed in a `c` revocation); nil for default listens.
     var wireQuery: JSONValue?
     /// The client's tag: every push for this listen carries it.
@@ -20,7 +20,7 @@ struct DatabaseWireListen: Sendable {
     var isFiltered: Bool { !query.isIdentity }
 
     /// Whether an unlisten for (`path`, `query`, `tag`) names this listen.
-    func matches(path other: DatabasePath, query otherQuery: DatabaseQuery, tag otherTag: Int64?) -> Bool {
+    func matches(path other: DatabasePath, query otherQuery: DatabaseQueryParams, tag otherTag: Int64?) -> Bool {
         if let tag, let otherTag { return tag == otherTag }
         return path == other && query == otherQuery
     }

@@ -9,10 +9,10 @@ extension DatabaseWireSession {
     /// `permission_denied` and send nothing. The client's hash is not used: data always goes out.
     func listen(_ body: JSONValue) -> Answer {
         guard let (path, _) = Self.location(body[member: "p"]) else { return .failure(.invalid("Invalid path")) }
-        var query = DatabaseQuery.all
+        var query = DatabaseQueryParams.all
         var wireQuery: JSONValue?
         if let q = body[member: "q"], q != .null {
-            guard let parsed = DatabaseQuery(wire: q) else { return .failure(.invalid("Invalid query")) }
+            guard let parsed = DatabaseQueryParams(wire: q) else { return .failure(.invalid("Invalid query")) }
             query = parsed
             if !parsed.isIdentity { wireQuery = q }
         }
@@ -46,8 +46,8 @@ extension DatabaseWireSession {
     /// `n` (and legacy `u`): `{"p":path[,"q":query,"t":tag]}` stops the matching listen.
     func unlisten(_ body: JSONValue) -> Answer {
         guard let (path, _) = Self.location(body[member: "p"]) else { return .failure(.invalid("Invalid path")) }
-        var query = DatabaseQuery.all
-        if let q = body[member: "q"], q != .null, let parsed = DatabaseQuery(wire: q) { query = parsed }
+        var query = DatabaseQueryParams.all
+        if let q = body[member: "q"], q != .null, let parsed = DatabaseQueryParams(wire: q) { query = parsed }
         var tag: Int64?
         if case .int(let t)? = body[member: "t"], !query.isIdentity { tag = t }
         state.withLock { s in s.listens.removeAll { $0.matches(path: path, query: query, tag: tag) } }
@@ -57,9 +57,9 @@ extension DatabaseWireSession {
     /// `g`: `{"p":path,"q":query}`, a one-shot read of the (query-filtered) value.
     func get(_ body: JSONValue) -> Answer {
         guard let (path, _) = Self.location(body[member: "p"]) else { return .failure(.invalid("Invalid path")) }
-        var query = DatabaseQuery.all
+        var query = DatabaseQueryParams.all
         if let q = body[member: "q"], q != .null {
-            guard let parsed = DatabaseQuery(wire: q) else { return .failure(.invalid("Invalid query")) }
+            guard let parsed = DatabaseQueryParams(wire: q) else { return .failure(.invalid("Invalid query")) }
             query = parsed
         }
         do throws(DatabaseFailure) {

@@ -1,15 +1,15 @@
 import EmulatorModel
 import EmulatorSupport
 
-extension DatabaseQuery {
+extension DatabaseQueryParams {
     /// Parses the REST query parameters (`orderBy`, `startAt`, `startAfter`, `endAt`,
     /// `endBefore`, `equalTo`, `limitToFirst`, `limitToLast`, `shallow`). Values are JSON; a bound
     /// may carry a key tie-breaker after a comma (`startAt=5,"k"`).
     ///
     /// Without `orderBy`, only `shallow=true&limitToFirst=N[&startAfter=<raw key>]` is accepted
     /// (firebase-tools' key pagination); any other filter is a 400.
-    static func parse(_ items: [(name: String, value: String)]) throws(DatabaseFailure) -> DatabaseQuery {
-        var query = DatabaseQuery.all
+    static func parse(_ items: [(name: String, value: String)]) throws(DatabaseFailure) -> DatabaseQueryParams {
+        var query = DatabaseQueryParams.all
         var orderBy: String?
         var raw: [String: String] = [:]
         for (name, value) in items {

@@ -1,7 +1,6 @@
-package import EmulatorModel
-import EmulatorSupport
+package import EmulatorSupport
 
-extension DatabaseQuery {
+extension DatabaseQueryParams {
     /// The view of `node` this query selects: matching children (in key order), limited; with
     /// `shallow`, each remaining child becomes `true`.
     package func apply(to node: DatabaseNode) -> DatabaseNode {
@@ -34,7 +33,7 @@ extension DatabaseQuery {
     }
 
     /// The value a child is ordered by under this index.
-    func indexValue(key: String, node: DatabaseNode) -> JSONValue? {
+    package func indexValue(key: String, node: DatabaseNode) -> JSONValue? {
         switch index {
         case .priority: node.priority
         case .key: .string(key)
@@ -53,14 +52,14 @@ extension DatabaseQuery {
     }
 
     /// Index order with the key tie-break.
-    func compare(_ aKey: String, _ aNode: DatabaseNode, _ bKey: String, _ bNode: DatabaseNode) -> Int {
+    package func compare(_ aKey: String, _ aNode: DatabaseNode, _ bKey: String, _ bNode: DatabaseNode) -> Int {
         if index == .key { return DatabaseOrder.compareKeys(aKey, bKey) }
         let c = compareIndexValues(indexValue(key: aKey, node: aNode), indexValue(key: bKey, node: bNode))
         return c != 0 ? c : DatabaseOrder.compareKeys(aKey, bKey)
     }
 
     /// Whether the child (key, node) lies between the start and end posts.
-    func matches(key: String, node: DatabaseNode) -> Bool {
+    package func matches(key: String, node: DatabaseNode) -> Bool {
         let value = indexValue(key: key, node: node)
         if let start {
             let c = comparePost(value, key, start, defaultKey: start.inclusive ? DatabaseOrder.minKey : DatabaseOrder.maxKey)

@@ -1,7 +1,6 @@
-import EmulatorModel
-import EmulatorSupport
+package import EmulatorSupport
 
-extension DatabaseQuery {
+extension DatabaseQueryParams {
     /// Decodes the wire query object of a listen or get (`q`): `i` index (`.key`, `.value`,
     /// `.priority` or a child path; absent is priority), `sp`/`sn`/`sin` start, `ep`/`en`/`ein` end
     /// (`[MIN_NAME]`/`[MAX_NAME]` names are sentinels; inclusive unless `sin`/`ein` is false), `l`
@@ -9,9 +8,9 @@ extension DatabaseQuery {
     ///
     /// ```swift
     /// // limitToLast(2) ordered by child "ts"
-    /// DatabaseQuery(wire: .object([JSONMember("i", .string("ts")), JSONMember("l", .int(2)), JSONMember("vf", .string("r"))]))
+    /// DatabaseQueryParams(wire: .object([JSONMember("i", .string("ts")), JSONMember("l", .int(2)), JSONMember("vf", .string("r"))]))
     /// ```
-    init?(wire: JSONValue) {
+    package init?(wire: JSONValue) {
         guard case .object(let members) = wire else { return nil }
         self = .all
         if members.isEmpty { return }
@@ -46,6 +45,36 @@ extension DatabaseQuery {
             default: return nil
             }
         }
+    }
+
+    /// The wire query object (`q`) for this query, the inverse of ``init(wire:)``; nil for the
+    /// default query (a listen or get of the whole location sends none).
+    package var wire: JSONValue? {
+        guard ordered || filters else { return nil }
+        var members: [JSONMember] = []
+        switch index {
+        case .priority: if ordered { members.append(JSONMember("i", .string(".priority"))) }
+        case .key: members.append(JSONMember("i", .string(".key")))
+        case .value: members.append(JSONMember("i", .string(".value")))
+        case .child(let path): members.append(JSONMember("i", .string(path.keys.joined(separator: "/"))))
+        }
+        func post(_ bound: Bound, _ value: String, _ name: String, _ inclusive: String) {
+            members.append(JSONMember(value, bound.value))
+            if let key = bound.key { members.append(JSONMember(name, .string(key))) }
+            if !bound.inclusive { members.append(JSONMember(inclusive, .bool(false))) }
+        }
+        if let start { post(start, "sp", "sn", "sin") }
+        if let end { post(end, "ep", "en", "ein") }
+        switch limit {
+        case .first(let n)?:
+            members.append(JSONMember("l", .int(Int64(n))))
+            members.append(JSONMember("vf", .string("l")))
+        case .last(let n)?:
+            members.append(JSONMember("l", .int(Int64(n))))
+            members.append(JSONMember("vf", .string("r")))
+        case nil: break
+        }
+        return .object(members)
     }
 
     private enum WirePost {

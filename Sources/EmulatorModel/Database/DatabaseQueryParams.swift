@@ -1,18 +1,19 @@
-package import EmulatorModel
 package import EmulatorSupport
 
 /// A Realtime Database query: an index, optional start/end posts, an optional limit, `shallow`.
 ///
-/// Shared by REST GETs and event streams. See `DatabaseQuery+Parsing` for the REST parameters and
-/// `DatabaseQuery+Evaluation` for how it selects children.
+/// One definition for the emulator (REST GETs, event streams, wire listens) and the Swift
+/// client (what it asks for, and its local views). See `+Evaluation` for how it selects
+/// children, `+Wire` for the wire protocol's `q` object, and the emulator's `+Parsing` for the
+/// REST parameters.
 ///
 /// ```swift
 /// // ?orderBy="height"&startAt=3&limitToFirst=2
-/// let q = DatabaseQuery(index: .child(DatabasePath(keys: ["height"])),
-///                       start: .init(value: .int(3), key: nil, inclusive: true), limit: .first(2))
+/// let q = DatabaseQueryParams(index: .child(DatabasePath(keys: ["height"])),
+///                             start: .init(value: .int(3), key: nil, inclusive: true), limit: .first(2), ordered: true)
 /// ```
-package struct DatabaseQuery: Sendable, Equatable {
-    package enum Index: Sendable, Equatable {
+package struct DatabaseQueryParams: Sendable, Hashable {
+    package enum Index: Sendable, Hashable {
         case priority
         case key
         case value
@@ -20,7 +21,7 @@ package struct DatabaseQuery: Sendable, Equatable {
     }
 
     /// One end of a range: a value and an optional key tie-breaker.
-    package struct Bound: Sendable, Equatable {
+    package struct Bound: Sendable, Hashable {
         package var value: JSONValue
         package var key: String?
         package var inclusive: Bool
@@ -32,7 +33,7 @@ package struct DatabaseQuery: Sendable, Equatable {
         }
     }
 
-    package enum Limit: Sendable, Equatable {
+    package enum Limit: Sendable, Hashable {
         case first(Int)
         case last(Int)
     }
@@ -47,7 +48,7 @@ package struct DatabaseQuery: Sendable, Equatable {
 
     package init(
         index: Index = .priority, start: Bound? = nil, end: Bound? = nil, limit: Limit? = nil, shallow: Bool = false,
-        ordered: Bool = true
+        ordered: Bool = false
     ) {
         self.index = index
         self.start = start
@@ -58,7 +59,7 @@ package struct DatabaseQuery: Sendable, Equatable {
     }
 
     /// The query that returns the whole location.
-    package static let all = DatabaseQuery(ordered: false)
+    package static let all = DatabaseQueryParams()
 
     /// True when the query filters children (a range or a limit).
     package var filters: Bool { start != nil || end != nil || limit != nil }
