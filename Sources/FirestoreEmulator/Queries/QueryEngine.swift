@@ -83,16 +83,20 @@ package struct QueryEngine: Sendable {
     }
 
     /// Whether a matching document lies within `startAt` / `endAt`.
-    package func withinCursors(_ document: StoredDocument) -> Bool {
+    package func withinCursors(_ document: StoredDocument) -> Bool { cursorPosition(document) == 0 }
+
+    /// Where a document lies against the cursors: negative before `startAt`, 0 within, positive
+    /// after `endAt` (a walk in query order stops at the first document after the end).
+    package func cursorPosition(_ document: StoredDocument) -> Int {
         if let start = query.startAt {
             let c = compare(document, start)
-            if start.before ? c < 0 : c <= 0 { return false }
+            if start.before ? c < 0 : c <= 0 { return -1 }
         }
         if let end = query.endAt {
             let c = compare(document, end)
-            if end.before ? c >= 0 : c > 0 { return false }
+            if end.before ? c >= 0 : c > 0 { return 1 }
         }
-        return true
+        return 0
     }
 
     /// The ordered, windowed result without projection, and how many documents the offset skipped.

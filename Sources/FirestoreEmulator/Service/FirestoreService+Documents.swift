@@ -1,5 +1,6 @@
 package import EmulatorModel
 import EmulatorSupport
+import Synchronization
 
 /// One element of a BatchGet answer: the document, or the name of a missing one.
 package enum BatchGetItem: Sendable, Equatable {
@@ -97,18 +98,27 @@ extension FirestoreService {
         var locked = Set<ResourcePath>()
         // A pessimistic transaction locks the page it returns: read, lock, read again until the
         // page holds only locked documents (a document that joins the listing later aborts the commit).
+        let paged = try QueryEngine(query, database: database)
         for round in 0..<4 {
             let (view, _) = try store.view(database, at: resolved.time)
-            var candidates = try view.documents(in: collection)
+            var candidates: [StoredDocument]
             missing = []
-            if showMissing {
-                for id in view.missingDocumentIDs(in: collection) {
-                    let path = collection.appending(id)
-                    missing.insert(path)
-                    candidates.append(StoredDocument(path: path, fields: ValueMap(), createTime: 0, updateTime: 0))
+            if useIndexes, let walk = try Self.nameOrderedCandidates(view, parent: parent, engine: paged, includeMissing: showMissing) {
+                // A page in name order: only the page is decoded.
+                (candidates, missing) = (walk.documents, walk.missing)
+                documentsDecoded.add(walk.decoded, ordering: .relaxed)
+            } else {
+                candidates = try view.documents(in: collection)
+                documentsDecoded.add(candidates.count, ordering: .relaxed)
+                if showMissing {
+                    for id in view.missingDocumentIDs(in: collection) {
+                        let path = collection.appending(id)
+                        missing.insert(path)
+                        candidates.append(StoredDocument(path: path, fields: ValueMap(), createTime: 0, updateTime: 0))
+                    }
                 }
             }
-            documents = try QueryEngine(query, database: database).window(candidates).documents
+            documents = paged.window(candidates).documents
             guard let lock = resolved.lock, round < 3 else { break }
             let fresh = documents.map(\.path).filter { !locked.contains($0) }
             if fresh.isEmpty && round > 0 { break }

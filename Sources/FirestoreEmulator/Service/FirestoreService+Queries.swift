@@ -1,6 +1,7 @@
 package import EmulatorModel
 import EmulatorStorage
 import EmulatorSupport
+import Synchronization
 
 /// The answer to RunQuery: the documents in order, the offset's skipped count and the read time.
 package struct QueryResult: Sendable, Equatable {
@@ -162,9 +163,13 @@ extension FirestoreService {
         let query = engine.query
         var candidates: [StoredDocument]
         var readTime: Int64
+        var decoded: Int?
         let (view, viewTime) = try store.view(database, at: resolved.time)
         try checkList(database, parent: parent, query: query, caller: caller, view: view, time: viewTime)
-        if useIndexes, resolved.time == nil, let hit = try orderedCandidates(database, parent: parent, engine: engine) {
+        if useIndexes, let walk = try Self.nameOrderedCandidates(view, parent: parent, engine: engine) {
+            // Ordered by name alone: the collection's own key order answers it (at any read time).
+            (candidates, readTime, decoded) = (walk.documents, viewTime, walk.decoded)
+        } else if useIndexes, resolved.time == nil, let hit = try orderedCandidates(database, parent: parent, engine: engine) {
             (candidates, readTime) = hit
         } else if useIndexes, resolved.time == nil, let selector = query.from.first, selector.allDescendants,
             !selector.collectionID.isEmpty,
@@ -181,6 +186,7 @@ extension FirestoreService {
             candidates = try Self.candidates(view, parent: parent, query: query)
             readTime = viewTime
         }
+        documentsDecoded.add(decoded ?? candidates.count, ordering: .relaxed)
         let (documents, skipped) = engine.window(candidates)
         candidates = []
         return (documents, skipped, readTime)
@@ -204,6 +210,66 @@ extension FirestoreService {
             database, collection: parent.appending(selector.collectionID), equality: equality, order: order[0].field,
             descending: order[0].direction == .descending, needed: needed,
             accept: { engine.matches($0) && engine.withinCursors($0) })
+    }
+
+    /// What a walk in name order found: the matching documents in order (at most offset +
+    /// limit), the ids of missing documents among them, and how many documents it decoded.
+    struct NameWalk {
+        var documents: [StoredDocument] = []
+        var missing = Set<ResourcePath>()
+        var decoded = 0
+    }
+
+    /// For a query over one collection ordered by `__name__` alone, with a limit: the collection
+    /// walked in name order, decoding documents only until offset + limit of them match; a
+    /// `startAt` on a document of the collection seeks to it. Nil when the shape does not fit.
+    /// The caller windows the result as it windows a scan's (the same documents come out).
+    ///
+    /// - Parameter includeMissing: missing documents (no fields, only descendants) join the
+    ///   result as empty documents, as `listDocuments` with `show_missing` lists them.
+    static func nameOrderedCandidates<S: DocumentSource>(
+        _ view: DatabaseView<S>, parent: ResourcePath, engine: QueryEngine, includeMissing: Bool = false
+    ) throws(EmulatorError) -> NameWalk? {
+        let query = engine.query
+        guard let limit = query.limit, query.from.count == 1, let selector = query.from.first, !selector.allDescendants,
+            engine.rank.count == 1, engine.order.count == 1, let order = engine.rank.first, order.field.isDocumentID
+        else { return nil }
+        let (needed, overflow) = query.offset.addingReportingOverflow(limit)
+        if overflow { return nil }
+        var walk = NameWalk()
+        guard needed > 0 else { return walk }
+        let collection = parent.appending(selector.collectionID)
+        let start = query.startAt.flatMap { Self.seekID($0, in: collection, database: engine.database) }
+        try view.walkInNameOrder(
+            collection, descending: order.direction == .descending, from: start, includeMissing: includeMissing
+        ) { (id, entry) throws(EmulatorError) -> Bool in
+            let path = collection.appending(id)
+            // The order is the name alone: the cursors are checked before anything is decoded.
+            let bare = StoredDocument(path: path, fields: ValueMap(), createTime: 0, updateTime: 0)
+            let position = engine.cursorPosition(bare)
+            if position != 0 { return position < 0 }
+            var document = bare
+            if let entry {
+                document = try DatabaseView<S>.decode(entry, path: path)
+                walk.decoded += 1
+            } else {
+                walk.missing.insert(path)
+            }
+            guard engine.matches(document) else { return true }
+            walk.documents.append(document)
+            return walk.documents.count < needed
+        }
+        return walk
+    }
+
+    /// The id a cursor on `__name__` names when it is a document directly in `collection`.
+    static func seekID(_ cursor: StructuredQuery.Cursor, in collection: ResourcePath, database: DatabaseID) -> String? {
+        guard cursor.values.count == 1, case .reference(let name) = cursor.values[0] else { return nil }
+        let prefix = database.documentName(collection) + "/"
+        guard name.utf8.starts(with: prefix.utf8) else { return nil }
+        let id = String(decoding: name.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+        guard !id.isEmpty, !id.utf8.contains(0x2F) else { return nil }
+        return id
     }
 
     static func versions(_ documents: [StoredDocument]) -> [ResourcePath: Int64] {

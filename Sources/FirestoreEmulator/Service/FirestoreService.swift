@@ -12,8 +12,11 @@ package final class FirestoreService: Sendable {
     let listenHub: ListenHub
     /// Rules uploaded per project (`:securityRules`), and the rules of every other project.
     private let gates: Mutex<(byProject: [String: FirestoreRulesGate], fallback: FirestoreRulesGate)>
-    /// Whether queries may use equality indexes (off only to compare against plain scans in tests).
+    /// Whether queries may use equality indexes and walks in key order (off only to compare
+    /// against plain scans in tests).
     let useIndexes: Bool
+    /// Documents decoded by queries and listings so far: how much of the store they read.
+    let documentsDecoded = Atomic<Int>(0)
 
     /// `transactionLifetime` and `lockTimeout` (µs) are production's 270 s and the official
     /// emulator's 30 s unless a test shortens them.

@@ -6,18 +6,25 @@ import EmulatorStorage
 protocol DocumentSource {
     func entry(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry?
     func childEntries(_ namespace: NamespaceID, of parent: StorageKey) -> ChildSequence
+    func childEntries(_ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange, reverse: Bool) -> ChildSequence
     func entries(_ namespace: NamespaceID, _ range: StorageKeyRange) -> EntrySequence
 }
 
 extension StorageSnapshot: DocumentSource {
     func entry(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? { get(namespace, key) }
     func childEntries(_ namespace: NamespaceID, of parent: StorageKey) -> ChildSequence { children(namespace, of: parent) }
+    func childEntries(_ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange, reverse: Bool) -> ChildSequence {
+        children(namespace, of: parent, in: range, reverse: reverse)
+    }
     func entries(_ namespace: NamespaceID, _ range: StorageKeyRange) -> EntrySequence { scan(namespace, range) }
 }
 
 extension CommitBuilder: DocumentSource {
     func entry(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? { get(namespace, key) }
     func childEntries(_ namespace: NamespaceID, of parent: StorageKey) -> ChildSequence { children(namespace, of: parent) }
+    func childEntries(_ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange, reverse: Bool) -> ChildSequence {
+        children(namespace, of: parent, in: range, reverse: reverse)
+    }
     func entries(_ namespace: NamespaceID, _ range: StorageKeyRange) -> EntrySequence { scan(namespace, range) }
 }
 
