@@ -12,6 +12,10 @@
 
     python3 Tests/Interop/ui_bench.py .build/release/emulators [--sizes 1000,100000,1000000]
         [--children 100000] [--rate 10000] [--seconds 10] [--runs 3]
+        [--processes 2] [--connections 8] [--depth 64] [--requests-only]
+
+The streaming part also prints the CPU the suite and the generator spent per decision, to tell
+which of them bounds the rate reached.
 
 Standard library only; Chromium is Debian's `chromium` (tests/chromium.py drives it).
 """
@@ -63,6 +67,12 @@ def mock_token(uid):
     return part({"alg": "none", "typ": "JWT"}) + "." + part(
         {"sub": uid, "user_id": uid, "iat": 0, "exp": 9999999999, "aud": PROJECT, "iss": "bench",
          "firebase": {"sign_in_provider": "custom"}}) + "."
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of process `pid` so far (from /proc/pid/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kib(pid):
@@ -131,7 +141,8 @@ def seed_database(port, node, count, namespace=NAMESPACE):
 
 def stream_worker(port, rate, seconds, connections, depth, result):
     """Sends pipelined GETs at `rate`/s over `connections` keep-alive sockets (at most `depth`
-    unanswered on each) for `seconds`; puts (sent, answered, non-200, elapsed) into `result`."""
+    unanswered on each) for `seconds`; puts (sent, answered, non-200, elapsed, CPU seconds)
+    into `result`."""
     token = mock_token("streamer")
     requests = [(f"GET /stream/k{i % 64}.json?ns={NAMESPACE} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                  f"Authorization: Bearer {token}\r\n\r\n").encode() for i in range(64)]
@@ -195,7 +206,8 @@ def stream_worker(port, rate, seconds, connections, depth, result):
     elapsed = time.monotonic() - started
     for s in socks:
         s.close()
-    result.put((sent, answered, answered - good, elapsed))
+    cpu = os.times()
+    result.put((sent, answered, answered - good, elapsed, cpu.user + cpu.system))
 
 
 def stream_decisions(port, rate, seconds, processes=2, connections=8, depth=64):
@@ -252,6 +264,10 @@ def main():
     parser.add_argument("--rate", type=int, default=10000)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--processes", type=int, default=2, help="generator processes")
+    parser.add_argument("--connections", type=int, default=8, help="keep-alive connections per generator process")
+    parser.add_argument("--depth", type=int, default=64, help="unanswered requests per connection at most")
+    parser.add_argument("--requests-only", action="store_true", help="only the Requests view part")
     parser.add_argument("--screenshots", help="directory for screenshots")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
@@ -295,7 +311,8 @@ def main():
         idle_heap, _, idle_nodes = heap(browser)
         idle_rss = rss_kib(suite.pid)
         seq_before = json.loads(urllib_get(base + "/api/requests?after=0&limit=1"))["last"]
-        workers, results = stream_decisions(database, args.rate, args.seconds)
+        suite_cpu_before = cpu_seconds(suite.pid)
+        workers, results = stream_decisions(database, args.rate, args.seconds, args.processes, args.connections, args.depth)
         samples = []
         started = time.monotonic()
         while any(w.is_alive() for w in workers) and time.monotonic() - started < args.seconds + 15:
@@ -306,11 +323,13 @@ def main():
         totals = [results.get(timeout=30) for _ in workers]
         for w in workers:
             w.join()
+        suite_cpu = cpu_seconds(suite.pid) - suite_cpu_before
         seq_after = json.loads(urllib_get(base + "/api/requests?after=0&limit=1"))["last"]
         sent = sum(t[0] for t in totals)
         answered = sum(t[1] for t in totals)
         bad = sum(t[2] for t in totals)
         elapsed = max(t[3] for t in totals)
+        generator_cpu = sum(t[4] for t in totals)
         decisions = seq_after - seq_before
         if answered != sent or bad:
             raise SystemExit(f"ui_bench: {sent} sent, {answered} answered, {bad} not 200")
@@ -319,6 +338,9 @@ def main():
             during = samples
         print(f"\nRequests view streaming: target {args.rate}/s for {args.seconds:.0f} s; sent {sent}, answered {answered} "
               f"({bad} not 200) in {elapsed:.1f} s: {answered / elapsed:,.0f}/s reached; decisions recorded {decisions}")
+        print(f"  CPU: suite {suite_cpu:.1f} s ({suite_cpu / max(answered, 1) * 1e6:.0f} µs per decision), generator "
+              f"{generator_cpu:.1f} s ({generator_cpu / max(answered, 1) * 1e6:.0f} µs per request; {args.processes} processes × "
+              f"{args.connections} connections × depth {args.depth}); {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
         print(f"  page JS heap: idle {fmt_mib(idle_heap)}, while streaming median {fmt_mib(statistics.median(s[1] for s in during))}, "
               f"max {fmt_mib(max(s[1] for s in samples))}; DOM nodes idle {idle_nodes:.0f}, max {max(s[3] for s in samples):.0f}; "
               f"rows shown max {max(s[5] for s in samples)}")
@@ -328,6 +350,8 @@ def main():
         if args.screenshots:
             browser.screenshot(Path(args.screenshots) / "bench-requests.png")
 
+        if args.requests_only:
+            return
         # 2. First render of big collections and a big node.
         rows = []
         for size in sizes:
