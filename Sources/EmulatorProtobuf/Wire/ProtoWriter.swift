@@ -84,14 +84,18 @@ package struct ProtoWriter: Sendable {
             bytes[start] = UInt8(length)
             return
         }
-        var prefix: [UInt8] = []
+        // A longer length: open room after the placeholder in place (no temporary buffer) and
+        // write the varint there.
+        let size = Self.varintSize(UInt64(length))
+        bytes.insert(contentsOf: repeatElement(0, count: size - 1), at: start + 1)
         var v = UInt64(length)
+        var i = start
         while v >= 0x80 {
-            prefix.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            bytes[i] = UInt8(truncatingIfNeeded: v) | 0x80
             v >>= 7
+            i += 1
         }
-        prefix.append(UInt8(v))
-        bytes.replaceSubrange(start..<(start + 1), with: prefix)
+        bytes[i] = UInt8(v)
     }
 
     /// A proto1 group (App Engine's `EntityProto` uses them for path elements, points and
@@ -113,7 +117,7 @@ package struct ProtoWriter: Sendable {
     }
 
     /// How many bytes `v` takes as a varint.
-    static func varintSize(_ v: UInt64) -> Int {
+    package static func varintSize(_ v: UInt64) -> Int {
         var v = v
         var n = 1
         while v >= 0x80 {

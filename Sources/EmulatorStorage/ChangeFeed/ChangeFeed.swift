@@ -41,6 +41,19 @@ final class ChangeFeed: Sendable {
     ) {
         let all = registry.withLock { $0.byNamespace }
         guard !all.isEmpty else { return }
+        // The common case of one subscriber of a whole namespace (a Listen hub of a database)
+        // and a commit within it: the batch is the commit's own array, not a copy built change
+        // by change.
+        if cleared.isEmpty, let namespace = changes.first?.namespace, let subscribers = all[namespace],
+            subscribers.count == 1, let (prefix, handlers) = subscribers.first, prefix.isEmpty,
+            handlers.count == 1, let handler = handlers.first?.value,
+            changes.allSatisfy({ $0.namespace == namespace })
+        {
+            handler(ChangeBatch(
+                namespace: namespace, commitTime: commitTime, clearedSubtrees: [], changes: changes, before: before,
+                after: after))
+            return
+        }
         var batches: [Int: Pending] = [:]
         for subtree in cleared {
             guard let subscribers = all[subtree.namespace] else { continue }

@@ -1,6 +1,7 @@
 import EmulatorHTTP2
 import EmulatorModel
 import EmulatorProtobuf
+import EmulatorStorage
 import Synchronization
 
 /// The gRPC framing of a Listen stream: protobuf `ListenRequest`s in, protobuf
@@ -46,6 +47,24 @@ final class FirestoreListenCall: GRPCStreamingCall {
                     swap(&w.bytes, &buffer)
                 }
                 p.names = names
+                return p.framed.bytes.count >= Self.limit
+            }
+            if full { flush() }
+        }
+
+        func sendStored(_ entry: StoredEntry, database: DatabaseID, target: Int32) {
+            guard batches != nil else {
+                send(.documentChange(.stored(entry), database: database, targets: [target]))
+                return
+            }
+            let full = pending.withLock { p -> Bool in
+                let prefix = p.names.prefix(database)
+                p.framed.append { buffer in
+                    var w = ProtoWriter()
+                    swap(&w.bytes, &buffer)
+                    ListenResponse.write(entry, prefix: prefix, target: target, to: &w)
+                    swap(&w.bytes, &buffer)
+                }
                 return p.framed.bytes.count >= Self.limit
             }
             if full { flush() }

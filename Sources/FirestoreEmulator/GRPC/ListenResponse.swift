@@ -68,6 +68,23 @@ enum ListenResponse {
         }
     }
 
+    /// ``write(_:prefix:targets:removed:to:)`` for one target and none removed, without arrays.
+    static func write(_ e: StoredEntry, prefix: [UInt8], target: Int32, to w: inout ProtoWriter) {
+        w.message(3) { c in
+            c.message(1) { d in
+                writeName(prefix, e.key, to: &d)
+                try? ProtoStoredFields.write(e.value, field: 2, to: &d)
+                ProtoValue.writeTimestamp(3, microseconds: e.createTime, to: &d)
+                ProtoValue.writeTimestamp(4, microseconds: e.updateTime, to: &d)
+            }
+            // target_ids, packed: one varint (an int32 sign-extends to ten bytes).
+            let value = UInt64(bitPattern: Int64(target))
+            c.key(5, .lengthDelimited)
+            c.varint(UInt64(ProtoWriter.varintSize(value)))
+            c.varint(value)
+        }
+    }
+
     /// Field 1 (`name`): `prefix` then `/segment` per segment of `key`, unescaped.
     static func writeName(_ prefix: [UInt8], _ key: StorageKey, to w: inout ProtoWriter) {
         let encoded = key.encoded

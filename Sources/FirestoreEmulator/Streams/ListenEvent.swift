@@ -64,6 +64,10 @@ enum ListenEvent: Sendable {
 /// Where a Listen stream's responses go: the transport encodes and sends them.
 protocol ListenEventSink: Sendable {
     func send(_ event: ListenEvent)
+    /// A DocumentChange of a committed entry for one target, the bulk of what a stream sends
+    /// after commits: the same as ``send(_:)`` with that event, which a transport may write
+    /// without building the event.
+    func sendStored(_ entry: StoredEntry, database: DatabaseID, target: Int32)
     /// The events sent since the last flush belong together (one request's answer, one
     /// refresh): a transport may put them on the wire at once.
     func flush()
@@ -73,6 +77,10 @@ protocol ListenEventSink: Sendable {
 
 extension ListenEventSink {
     func flush() {}
+
+    func sendStored(_ entry: StoredEntry, database: DatabaseID, target: Int32) {
+        send(.documentChange(.stored(entry), database: database, targets: [target]))
+    }
 }
 
 /// The document a DocumentChange carries: decoded (an evaluation's result, a projection), or a

@@ -146,17 +146,42 @@ final class ListenHub: Sendable {
                 for id in watch.inboxes.keys { commits[id] = ListenCommit(time: time, everything: true) }
             }
             let scanGroups = !watch.groups.isEmpty
+            let scanDocuments = !watch.documents.isEmpty
+            // A commit's documents mostly share a collection: its targets are looked up once per
+            // run of changes in it (`last*`), without building its key again.
+            var lastParent: [UInt8] = []
+            var lastRefs: [Ref] = []
+            var lastIsCollection = false
+            var lastValid = false
             for change in batch.changes {
                 let key = change.key
-                guard let collection = key.parent, collection.depth % 2 == 1 else { continue }
-                var refs: [Ref] = []
-                if let r = watch.collections[collection] { refs.append(contentsOf: r) }
-                if let r = watch.documents[key] { refs.append(contentsOf: r) }
-                if scanGroups, let id = collection.segmentBytes.last, let r = watch.groups[id] { refs.append(contentsOf: r) }
-                refs.append(contentsOf: watch.descendants)
-                guard !refs.isEmpty else { continue }
+                let encoded = key.encoded
+                guard !encoded.isEmpty else { continue }
+                var end = encoded.count - 1  // the parent's encoding ends before the last segment
+                while end > 0 && encoded[end - 1] != 0 { end -= 1 }
+                if !(lastValid && lastParent.count == end && encoded[0..<end].elementsEqual(lastParent)) {
+                    lastParent = Array(encoded[0..<end])
+                    lastRefs = []
+                    lastValid = true
+                    let collection = StorageKey(trustedEncoding: lastParent)
+                    // Documents sit in collections (an odd depth); other keys are not documents.
+                    lastIsCollection = collection.depth % 2 == 1
+                    if lastIsCollection {
+                        if let r = watch.collections[collection] { lastRefs.append(contentsOf: r) }
+                        if scanGroups, let id = collection.segmentBytes.last, let r = watch.groups[id] {
+                            lastRefs.append(contentsOf: r)
+                        }
+                        lastRefs.append(contentsOf: watch.descendants)
+                    }
+                }
+                guard lastIsCollection else { continue }
+                let named = scanDocuments ? watch.documents[key] : nil
+                guard !lastRefs.isEmpty || named != nil else { continue }
                 let document = ChangedDocument(key: key, entry: change.new)
-                for ref in refs { commits[ref.stream, default: ListenCommit(time: time)].add(document, for: ref.target) }
+                for ref in lastRefs { commits[ref.stream, default: ListenCommit(time: time)].add(document, for: ref.target) }
+                if let named {
+                    for ref in named { commits[ref.stream, default: ListenCommit(time: time)].add(document, for: ref.target) }
+                }
             }
             for (id, commit) in commits { watch.inboxes[id]?.push(commit) }
         }

@@ -259,7 +259,8 @@ final class ListenStream: Sendable {
             for commit in commits {
                 newest = max(newest, commit.time)
                 if commit.everything { redo.formUnion(s.targets.keys) }
-                var decoded: [StoredDocument??] = Array(repeating: nil, count: commit.documents.count)
+                // Filled on the first decode: most targets never look inside a document.
+                var decoded: [StoredDocument??] = []
                 for (id, indexes) in commit.targets.sorted(by: { $0.key < $1.key }) {
                     // Only small fields are read here: a copy of the target would share its
                     // dictionaries and make the first change below copy them.
@@ -290,6 +291,7 @@ final class ListenStream: Sendable {
                     for i in indexes {
                         let changedDocument = commit.documents[i]
                         let decided = target.apply(changedDocument) {
+                            if decoded.isEmpty { decoded = Array(repeating: nil, count: commit.documents.count) }
                             if decoded[i] == nil {
                                 decoded[i] = .some(changedDocument.entry.flatMap { entry in
                                     try? DatabaseView<StorageSnapshot>.decode(entry, path: changedDocument.path)
@@ -366,6 +368,8 @@ final class ListenStream: Sendable {
     /// a query's result (the SDKs learn its new state from another target or ask for it).
     private func send(_ change: ListenTarget.Change, target: Int32, database: DatabaseID, readTime: Int64) {
         switch change {
+        case .put(.stored(let e)):
+            sink.sendStored(e, database: database, target: target)
         case .put(let d):
             sink.send(.documentChange(d, database: database, targets: [target]))
         case .leave(let d):
