@@ -44,7 +44,17 @@ package struct DatabaseID: Sendable, Hashable, CustomStringConvertible {
     }
 
     package static func == (a: DatabaseID, b: DatabaseID) -> Bool {
-        a.project.utf8.elementsEqual(b.project.utf8) && a.database.utf8.elementsEqual(b.database.utf8)
+        sameUTF8(a.project, b.project) && sameUTF8(a.database, b.database)
+    }
+
+    /// Byte equality (not String's canonical equivalence), over contiguous storage when the
+    /// strings have it (every native string does).
+    private static func sameUTF8(_ a: String, _ b: String) -> Bool {
+        let same = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.count == y.count && x.elementsEqual(y) }
+        }
+        if let same, let same { return same }
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     package func hash(into hasher: inout Hasher) {

@@ -323,7 +323,7 @@ final class ListenStream: Sendable {
                     continue
                 }
                 newest = max(newest, readTime)
-                var next: [StorageKey: Int64] = [:]
+                var next = HeldDocuments()
                 for d in documents {
                     let key = ListenTarget.key(d.path)
                     next[key] = d.updateTime

@@ -40,7 +40,7 @@ struct ListenTarget: Sendable {
     /// Where the client asked to resume from (resume_token or read_time), if it did.
     var resume: Resume?
     /// The documents the client holds, by storage key (cheaper to hash than a path).
-    var documents: [StorageKey: Int64] = [:]
+    var documents = HeldDocuments()
     /// For a query with a limit: the held documents in query order, reduced to the ordered fields.
     /// Fewer than `limit` means the window holds every matching document.
     var window: [StoredDocument] = []
