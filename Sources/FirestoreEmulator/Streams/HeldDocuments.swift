@@ -5,7 +5,7 @@ import EmulatorStorage
 /// that keeps each key's hash beside it: a probe compares hashes before keys and growing never
 /// hashes a key again. The dictionary it replaces compared whole keys along every probe and
 /// rehashed every key at each growth, per document a listener received.
-struct HeldDocuments: Sendable {
+struct HeldDocuments: Sendable, Equatable {
     private struct Slot: Sendable {
         /// 0 for an empty slot; else the key's hash with its top bit set.
         var hash: UInt64 = 0
@@ -92,6 +92,13 @@ struct HeldDocuments: Sendable {
         slots[hole] = Slot()
         count -= 1
         return old
+    }
+
+    /// The same keys with the same times, whatever their slots.
+    static func == (a: HeldDocuments, b: HeldDocuments) -> Bool {
+        guard a.count == b.count else { return false }
+        for s in a.slots where s.hash != 0 && b[s.key] != s.time { return false }
+        return true
     }
 
     /// Doubles the slots (at most three in four are used), moving each entry by its kept hash.

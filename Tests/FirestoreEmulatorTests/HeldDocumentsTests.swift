@@ -1,0 +1,53 @@
+import EmulatorStorage
+import Testing
+
+@testable import FirestoreEmulator
+
+/// The table of documents a Listen target holds answers as a dictionary would, through growth
+/// and deletions that shift probe runs.
+@Suite struct HeldDocumentsTests {
+    @Test func randomOperationsMatchADictionary() {
+        var rng = SplitMix(seed: 23)
+        var table = HeldDocuments()
+        var model: [StorageKey: Int64] = [:]
+        // Few distinct keys against many operations: runs form, break and form again.
+        let keys = (0..<600).map { StorageKey(segments: ["c", "d\($0)"]) }
+        for step in 0..<20_000 {
+            let key = keys[Int(rng.next() % UInt64(keys.count))]
+            switch rng.next() % 3 {
+            case 0, 1:
+                let time = Int64(step)
+                #expect(table.updateValue(time, forKey: key) == model.updateValue(time, forKey: key))
+            default:
+                #expect(table.removeValue(forKey: key) == model.removeValue(forKey: key))
+            }
+            if step % 1_000 == 0 {
+                #expect(table.count == model.count)
+                for k in keys { #expect(table[k] == model[k]) }
+            }
+        }
+        #expect(Set(table.keys) == Set(model.keys))
+        var rebuilt = HeldDocuments()
+        for (k, v) in model { rebuilt[k] = v }
+        #expect(rebuilt == table)
+        rebuilt[keys[0]] = -1
+        #expect(rebuilt != table)
+        for k in keys { table[k] = nil }
+        #expect(table.isEmpty && table.keys.isEmpty && table[keys[0]] == nil)
+        table[keys[1]] = 7
+        #expect(table[keys[1]] == 7 && table.count == 1)
+    }
+
+    /// A small deterministic generator (the test repeats exactly).
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
