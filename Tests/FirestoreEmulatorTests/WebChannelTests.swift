@@ -115,6 +115,40 @@ struct WebChannelTests {
         try await Self.waitFor(back) { Self.targetChange($0, "REMOVE") }
     }
 
+    @Test("Listen: commits made while the client has no back channel wait, then come as one global snapshot")
+    func listenCoalescesWhileBehind() async throws {
+        let c = FirestoreTestClient()
+        let session = try Session(c, Self.listen, [Self.queryTarget(c, "cities")])
+        let first = session.backChannel()
+        try await Self.waitFor(first) { $0[member: "targetChange"]?[member: "readTime"] != nil }
+        let seen = try #require(WebChannelFrame.split(first.writer.bytes)).count
+        // The client's back channel goes away; the forward channel's answer shows when it is gone.
+        first.writer.close()
+        var reply = ""
+        for _ in 0..<500 {
+            reply = String(decoding: try #require(WebChannelFrame.split(session.forward(ofs: 1, []).bodyBytes)).first ?? [], as: UTF8.self)
+            if reply.hasPrefix("[0,") { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(reply.hasPrefix("[0,"))
+        for city in ["la", "sf", "ny"] {
+            c.set([("cities/\(city)", #"{"name":{"stringValue":"x"}}"#)])
+            session.refresh(c)
+        }
+        // Nothing was queued for the client meanwhile: the commits wait for it.
+        let waiting = String(decoding: try #require(WebChannelFrame.split(session.forward(ofs: 1, []).bodyBytes)).first ?? [], as: UTF8.self)
+        #expect(waiting == reply)
+        // A new back channel (after every id the first carried) wakes the stream by itself.
+        let lastID = Int(reply.split(separator: ",")[1]) ?? 0
+        let second = session.backChannel(aid: lastID)
+        try await Self.waitFor(second) { $0[member: "targetChange"]?[member: "readTime"] != nil }
+        let sent = try Self.payloads(second)
+        #expect(sent.compactMap { $0[member: "documentChange"]?[member: "document"]?[member: "name"] }
+            == ["la", "sf", "ny"].map { .string(c.name("cities/\($0)")) })
+        #expect(sent.filter { $0[member: "targetChange"]?[member: "readTime"] != nil }.count == 1)
+        #expect(seen > 0)
+    }
+
     @Test("Write: handshake, then commits answered with results; a replayed ofs commits once")
     func writeStream() async throws {
         let c = FirestoreTestClient()

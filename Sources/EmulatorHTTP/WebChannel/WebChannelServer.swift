@@ -132,7 +132,7 @@ package final class WebChannelServer: Sendable {
         let box = WebChannelSessionBox(
             id: sid, session: WebChannelSession(
                 maxUnacknowledgedBytes: configuration.maxUnacknowledgedBytes, maxBackChannelBytes: configuration.maxBackChannelBytes), now: now())
-        let output = WebChannelOutput { [weak box] messages in box?.enqueue(messages) }
+        let output = WebChannelOutput({ [weak box] messages in box?.enqueue(messages) }, isBackedUp: { [weak box] in box?.isBackedUp ?? false })
         box.setStream(opener(WebChannelOpening(request: request, headers: form.headers), output))
         let evicted = sessions.withLock { table -> WebChannelSessionBox? in
             var evicted: WebChannelSessionBox?

@@ -6,7 +6,8 @@
 /// until the client acknowledges them (`AID` on any request), so a new back channel resends what
 /// the last one may have lost. A streaming back channel (`CI=0`) stays open and gets each message
 /// as it comes, until it has carried ``maxBackChannelBytes`` (the client then opens another); a
-/// long-polling one (`CI=1`) ends with the first data it carries.
+/// long-polling one (`CI=1`) ends with the first data it carries. Either carries at most about
+/// ``maxBackChannelBytes`` of a backlog (at least one message); the rest waits for the next.
 ///
 /// ```swift
 /// var session = WebChannelSession()
@@ -68,9 +69,10 @@ package struct WebChannelSession: Sendable {
     private var holds = 0
     /// Unacknowledged bytes past which the session fails.
     package let maxUnacknowledgedBytes: Int
-    /// A streaming back channel ends after the write that takes it past this many bytes. The
-    /// client keeps a back channel's whole response as one growing string and searches it again
-    /// after every network read (the JS SDK's WebChannel does), so a long-lived back channel
+    /// A back channel carries about this many bytes at most (one message may exceed it alone),
+    /// then ends. The client keeps a back channel's whole response as one growing string and
+    /// copies and searches it again after every network read (the JS SDK's WebChannel over
+    /// `fetch` does), so a long-lived back channel, or one that carries a large backlog at once,
     /// costs the client time quadratic in what it carried; a fresh one starts from nothing.
     package let maxBackChannelBytes: Int
 
@@ -81,6 +83,10 @@ package struct WebChannelSession: Sendable {
 
     /// Whether a back channel is attached.
     package var isBackChannelOpen: Bool { backChannel != nil }
+
+    /// No back channel is attached: the client has not come back for what it was sent. (Held
+    /// messages do not count: their release sends them without the client's help.)
+    package var isBackedUp: Bool { backChannel == nil }
 
     /// The bytes of messages not yet written on any back channel (the forward channel's
     /// "outstanding bytes").
@@ -195,15 +201,29 @@ package struct WebChannelSession: Sendable {
         return actions
     }
 
-    /// Writes what the back channel has not carried yet.
+    /// Writes what the back channel has not carried yet, as far as its byte bound allows: at least
+    /// one message, then more while they fit. A back channel that cannot take everything ends;
+    /// the rest waits for the client's next one (a client catching up gets its backlog in pieces
+    /// of about the bound, not as one response it must hold and search as a whole).
     private mutating func flush() -> [Action] {
         guard var channel = backChannel, holds == 0, lastID > channel.sentThrough else { return [] }
-        let pending = outgoing[firstIndex(after: channel.sentThrough)...].lazy.map { (id: $0.id, payload: $0.payload) }
-        let bytes = WebChannelFrame.frame(WebChannelFrame.messages(pending))
-        channel.sentThrough = lastID
+        let start = firstIndex(after: channel.sentThrough)
+        var end = start + 1
+        var size = Self.framedSize(outgoing[start].payload)
+        while end < outgoing.count {
+            let next = Self.framedSize(outgoing[end].payload)
+            guard channel.written + size + next <= maxBackChannelBytes else { break }
+            size += next
+            end += 1
+        }
+        let bytes = WebChannelFrame.frame(WebChannelFrame.messages(outgoing[start..<end].lazy.map { (id: $0.id, payload: $0.payload) }))
+        channel.sentThrough = outgoing[end - 1].id
         channel.written += bytes.count
-        let finish = channel.mode == .polling || channel.written >= maxBackChannelBytes
+        let finish = channel.mode == .polling || channel.written >= maxBackChannelBytes || end < outgoing.count
         backChannel = finish ? nil : channel
         return [.write(generation: channel.generation, bytes: bytes, finish: finish)]
     }
+
+    /// About what one message adds to a frame: its payload and `[id,[…]],` around it.
+    private static func framedSize(_ payload: [UInt8]) -> Int { payload.count + 16 }
 }

@@ -100,9 +100,12 @@ final class WebChannelSessionBox: Sendable {
         state.withLock { s in (s.session.isBackChannelOpen, s.session.lastID, s.session.unsentBytes) }
     }
 
-    /// Makes `writer` the back channel; nil (and the writer ended) when the session is gone.
+    var isBackedUp: Bool { state.withLock { $0.session.isBackedUp } }
+
+    /// Makes `writer` the back channel, then tells the stream; nil (and the writer ended) when
+    /// the session is gone.
     func attach(_ writer: any HTTPStreamWriter, mode: WebChannelSession.Mode, acknowledged: Int) -> Int? {
-        state.withLock { s -> Int? in
+        let attached = state.withLock { s -> (generation: Int, stream: (any WebChannelStream)?)? in
             guard !s.closed, !s.failed else {
                 writer.finish()
                 return nil
@@ -111,8 +114,10 @@ final class WebChannelSessionBox: Sendable {
             let old = s.writer
             s.writer = (generation, writer)
             perform(actions, &s, replaced: old)
-            return generation
+            return (generation, s.stream)
         }
+        attached?.stream?.backChannelAttached()
+        return attached?.generation
     }
 
     func detach(_ generation: Int, now: UInt64) {

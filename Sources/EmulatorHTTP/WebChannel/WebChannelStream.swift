@@ -5,6 +5,14 @@ package protocol WebChannelStream: Sendable {
     func receive(_ message: [UInt8])
     /// The session ended (terminated by the client, expired, or failed): stop sending.
     func close()
+    /// The client attached a back channel: what waited for one has gone out, or some of it (then
+    /// the output is still backed up). A stream that holds work back while its output is
+    /// backed up (``WebChannelOutput/isBackedUp``) resumes it here.
+    func backChannelAttached()
+}
+
+extension WebChannelStream {
+    package func backChannelAttached() {}
 }
 
 /// What a WebChannel service is asked to open a session with.
@@ -27,10 +35,16 @@ package struct WebChannelOpening: Sendable {
 /// channel is attached wait for it.
 package final class WebChannelOutput: Sendable {
     private let sendMessages: @Sendable ([[UInt8]]) -> Void
+    private let backedUp: @Sendable () -> Bool
 
-    package init(_ send: @escaping @Sendable ([[UInt8]]) -> Void) {
+    package init(_ send: @escaping @Sendable ([[UInt8]]) -> Void, isBackedUp: @escaping @Sendable () -> Bool = { false }) {
         self.sendMessages = send
+        self.backedUp = isBackedUp
     }
+
+    /// True while the client has no back channel (it has not come back for what it was sent):
+    /// later messages would only queue behind.
+    package var isBackedUp: Bool { backedUp() }
 
     /// Queues one message (its JSON) for the client.
     package func send(_ message: [UInt8]) { sendMessages([message]) }

@@ -73,10 +73,15 @@ protocol ListenEventSink: Sendable {
     func flush()
     /// Ends the stream: OK when `error` is nil, else that status.
     func finish(_ error: EmulatorError?)
+    /// True while the client has not taken what it was sent (no WebChannel back channel to carry
+    /// it): commits then wait and are folded into one answer, with one global snapshot, when the
+    /// transport calls ``ListenStream/wake()``.
+    var isBackedUp: Bool { get }
 }
 
 extension ListenEventSink {
     func flush() {}
+    var isBackedUp: Bool { false }
 
     func sendStored(_ entry: StoredEntry, database: DatabaseID, target: Int32) {
         send(.documentChange(.stored(entry), database: database, targets: [target]))

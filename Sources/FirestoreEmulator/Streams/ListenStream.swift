@@ -14,7 +14,9 @@ import Synchronization
 /// folds each into its targets (``ListenTarget/apply(_:document:)``): DocumentChange,
 /// DocumentDelete for documents targets, DocumentRemove for queries, then a global NO_CHANGE at
 /// the commit's time. Only a target whose `limit` window lost its boundary (or with an `offset`)
-/// runs its query again. Nothing here depends on the transport.
+/// runs its query again. While the transport says its client is behind (``ListenEventSink/isBackedUp``:
+/// a WebChannel session without a back channel), commits wait in the inbox and go out together,
+/// under one global snapshot, when it catches up. Nothing here depends on the transport.
 ///
 /// The transport decodes each request into a ``ListenRequest`` and encodes each ``ListenEvent``
 /// the stream hands its ``ListenEventSink``.
@@ -230,26 +232,51 @@ final class ListenStream: Sendable {
                 send(.remove(key, deleted: deleted.contains(key)), target: target.id, database: database, readTime: readTime)
             }
         }
-        let time = max(readTime, s.lastReadTime)
+        if !target.once { s.targets[target.id] = target }
+        // The global snapshot below stands for every target: commits still waiting (for the
+        // worker, or for a client that is behind) go in first. The new target skips those its
+        // read saw.
+        let newest = fold(&s, database).newest
+        let time = max(readTime, newest, s.lastReadTime)
         s.lastReadTime = time
         sink.send(.targetChange(.current, targets: [target.id], resumeToken: ListenEvent.resumeToken(time, database, epoch: service.listenHub.epoch)))
         sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database, epoch: service.listenHub.epoch)))
-        if target.once {
-            sink.send(.targetChange(.remove, targets: [target.id]))
-        } else {
-            s.targets[target.id] = target
-        }
+        if target.once { sink.send(.targetChange(.remove, targets: [target.id])) }
     }
 
     private func unfile(_ target: Int32, _ s: inout State) {
         if let database = s.database, let id = s.hubID { service.listenHub.unfile(database, stream: id, target: target) }
     }
 
-    /// Sends what the pending commits changed in the targets they concern.
+    /// Runs ``refresh()`` soon, on the worker (the transport can take more again).
+    func wake() { signals.yield() }
+
+    /// Sends what the pending commits changed in the targets they concern, with one global
+    /// snapshot. While the sink is backed up the commits wait in the inbox: a client that is
+    /// behind gets everything that happened meanwhile as one consistent point when it catches up
+    /// (the transport wakes the stream), not one global snapshot per commit it missed.
     func refresh() {
-        let (commits, overflowed, newestSeen) = inbox.take()
+        guard !sink.isBackedUp else { return }
         state.withLock { s in
-            guard !s.ended, let database = s.database else { return }
+            guard !s.ended, let database = s.database else {
+                _ = inbox.take()
+                return
+            }
+            let (changed, newest) = fold(&s, database)
+            guard changed else { return }
+            let time = max(newest, s.lastReadTime + 1)
+            s.lastReadTime = time
+            sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database, epoch: service.listenHub.epoch)))
+            sink.flush()
+        }
+    }
+
+    /// Folds the commits in the inbox into the targets they concern and sends what changed,
+    /// without a global snapshot (the caller sends it): whether anything was sent, and the newest
+    /// time the commits reached.
+    private func fold(_ s: inout State, _ database: DatabaseID) -> (changed: Bool, newest: Int64) {
+        let (commits, overflowed, newestSeen) = inbox.take()
+        do {
             var changed = false
             var newest = s.lastReadTime
             var redo: Set<Int32> = overflowed ? Set(s.targets.keys) : []
@@ -342,11 +369,7 @@ final class ListenStream: Sendable {
                 target.asOf = published
                 s.targets[id] = target
             }
-            guard changed else { return }
-            let time = max(newest, s.lastReadTime + 1)
-            s.lastReadTime = time
-            sink.send(.targetChange(.noChange, targets: [], readTime: time, resumeToken: ListenEvent.resumeToken(time, database, epoch: service.listenHub.epoch)))
-            sink.flush()
+            return (changed, newest)
         }
     }
 

@@ -83,6 +83,8 @@ final class ListenChannel: WebChannelStream {
             flush()
             if let error { output.send(FirestoreWebChannel.error(error)) }
         }
+
+        var isBackedUp: Bool { output.isBackedUp }
     }
 
     func receive(_ message: [UInt8]) {
@@ -90,6 +92,9 @@ final class ListenChannel: WebChannelStream {
     }
 
     func close() { stream.cancel() }
+
+    /// Commits waited while the client had no back channel: fold them in now.
+    func backChannelAttached() { stream.wake() }
 }
 
 /// One Write session: ProtoJSON in and out around a ``WriteStream``.

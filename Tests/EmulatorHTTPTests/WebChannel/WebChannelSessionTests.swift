@@ -79,6 +79,55 @@ struct WebChannelSessionTests {
         #expect(s.isBackChannelOpen)
     }
 
+    @Test("a backlog past the byte bound goes out over several back channels, in order, each within the bound")
+    func backlogInPieces() throws {
+        var s = WebChannelSession(maxBackChannelBytes: 64)
+        let messages = (1...9).map { "\"message \($0)\"" }
+        for m in messages { #expect(try s.enqueue(Self.message(m)) == []) }
+        #expect(s.isBackedUp)
+        var received: [(Int, String)] = []
+        var acknowledged = 0
+        for _ in 0..<20 where acknowledged < 10 {
+            let (g, actions) = s.attach(.streaming, acknowledged: acknowledged)
+            guard case .write(let generation, let bytes, let finish)? = actions.last else { break }
+            #expect(generation == g)
+            #expect(bytes.count <= 64)
+            let frames = try #require(WebChannelFrame.split(bytes))
+            #expect(frames.count == 1)
+            let text = String(decoding: frames[0], as: UTF8.self)
+            for match in text.matches(of: /\[(\d+),\[("[^"]*")\]\]/) {
+                received.append((Int(match.1) ?? 0, String(match.2)))
+            }
+            acknowledged = received.last?.0 ?? acknowledged
+            if !finish {
+                #expect(!s.isBackedUp)
+                break
+            }
+            #expect(s.isBackChannelOpen == false)
+        }
+        // Each streaming back channel queues a noop as it opens: they come after the backlog.
+        #expect(received.map(\.0) == Array(1..<(received.count + 1)))
+        #expect(Array(received.prefix(9).map(\.1)) == messages)
+        #expect(received.count > 9 && received.dropFirst(9).allSatisfy { $0.1 == #""noop""# })
+    }
+
+    @Test("backed up: while no back channel is attached (held messages do not count)")
+    func backedUp() throws {
+        var s = WebChannelSession()
+        #expect(s.isBackedUp)
+        let (g, _) = s.attach(.streaming, acknowledged: 0)
+        #expect(!s.isBackedUp)
+        s.hold()
+        _ = try s.enqueue(Self.message("{}"))
+        #expect(!s.isBackedUp)
+        _ = s.release()
+        s.detach(g)
+        #expect(s.isBackedUp)
+        let (_, polled) = s.attach(.polling, acknowledged: 0)
+        #expect(polled.count == 1)  // the poll ends with what it carried
+        #expect(s.isBackedUp)
+    }
+
     @Test("a second back channel ends the first; only the second gets messages")
     func openedTwice() throws {
         var s = WebChannelSession()
