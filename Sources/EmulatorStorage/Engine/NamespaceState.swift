@@ -217,6 +217,57 @@ struct NamespaceState: Sendable {
         headSlot(key, hash: hash).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) } }
     }
 
+    /// False when no tree of the head holds an entry in `range` (live or a tombstone), so a
+    /// scan of the range at head finds nothing; true when one may (only a scan can tell then).
+    /// One descent per tree, nothing allocated.
+    func mayHoldEntries(in range: StorageKeyRange) -> Bool {
+        range.lower.withUnsafeBufferPointer { lower in
+            if NamespaceState.mayHold(pending.root, lower, range.upper) { return true }
+            for run in fresh where NamespaceState.mayHold(run.root, lower, range.upper) { return true }
+            return NamespaceState.mayHold(recent.root, lower, range.upper)
+                || NamespaceState.mayHold(draining.root, lower, range.upper)
+                || NamespaceState.mayHold(main.tree.root, lower, range.upper)
+        }
+    }
+
+    /// Whether the tree at `root` may hold a key in `lower..<upper` (nil: unbounded): false only
+    /// when the first key ≥ `lower` in the leaf a search for `lower` ends in is ≥ `upper`, or the
+    /// leaf has none and the nearest separator to the right of the descent (a lower bound of
+    /// every later key) is ≥ `upper` or there is none.
+    private static func mayHold(_ root: TreeNode, _ lower: UnsafeBufferPointer<UInt8>, _ upper: [UInt8]?) -> Bool {
+        // The caller holds the root, and nodes below a held root are never changed or freed.
+        var node = Unmanaged.passUnretained(root)
+        var right: (node: Unmanaged<TreeNode>, separator: Int)?
+        while let (child, index, separators) = node._withUnsafeGuaranteedRef({ n -> (Unmanaged<TreeNode>, Int, Int)? in
+            n.isLeaf ? nil : n.children.withUnsafeBufferPointer { children in
+                guard !children.isEmpty else { return nil }
+                let index = n.childIndex(for: lower)
+                return (Unmanaged.passUnretained(children[index]), index, n.separatorCount)
+            }
+        }) {
+            if index < separators { right = (node, index) }
+            node = child
+        }
+        return node._withUnsafeGuaranteedRef { leaf -> Bool in
+            let position = leaf.entryIndex(for: lower, from: 0).index
+            if position < leaf.count {
+                guard let upper else { return true }
+                return leaf.withKey(at: position) { key in
+                    upper.withUnsafeBufferPointer { ByteOrder.compare(key, 0, key.count, $0) < 0 }
+                }
+            }
+            guard let (parent, separator) = right else { return false }
+            guard let upper else { return true }
+            return parent._withUnsafeGuaranteedRef { parent in
+                let start = separator == 0 ? 0 : Int(parent.separatorEnds[separator - 1])
+                let end = Int(parent.separatorEnds[separator])
+                return parent.arena.withUnsafeBufferPointer { arena in
+                    upper.withUnsafeBufferPointer { ByteOrder.compare(arena, start, end - start, $0) < 0 }
+                }
+            }
+        }
+    }
+
     // MARK: Writing
 
     /// Runs `body` on the head entry for `key` (an absent placeholder if none) and, if it
