@@ -316,9 +316,8 @@ package enum DatabaseStorageMapping {
             var leaves = 0
             // A location with nothing below it (the common case of new data) costs a descent per
             // tree and no scan.
-            let subtree = StorageKeyRange.subtree(of: locationKey)
-            if txn.mayHoldEntries(ns, in: subtree) {
-                for entry in txn.scan(ns, subtree) {
+            if txn.mayHoldEntries(ns, inSubtreeOf: locationKey) {
+                for entry in txn.scan(ns, .subtree(of: locationKey)) {
                     leaves += DatabasePackedCodec.leafCount(entry.value)
                     if leaves > txn.subtreeCutThreshold { break }
                     old.append(entry.key)

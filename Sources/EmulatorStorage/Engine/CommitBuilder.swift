@@ -85,6 +85,12 @@ package struct CommitBuilder {
         state.namespaces.withState(namespace) { $0.mayHoldEntries(in: range) } ?? false
     }
 
+    /// `mayHoldEntries(_:in:)` for the subtree of `key` (`StorageKeyRange.subtree(of:)`),
+    /// without making the range.
+    package func mayHoldEntries(_ namespace: NamespaceID, inSubtreeOf key: StorageKey) -> Bool {
+        state.namespaces.withState(namespace) { $0.mayHoldEntries(inSubtreeOf: key.encoded) } ?? false
+    }
+
     /// Immediate children of `parent` as this commit sees them.
     package func children(
         _ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange = .all, reverse: Bool = false
