@@ -244,7 +244,16 @@ package enum DatabaseStorageMapping {
         var clearedAncestors: Set<DatabasePath> = []
         // The parent of the last location, once known clear (an update's siblings share it).
         var clearParent: DatabasePath?
-        for (written, writtenNode) in write.changes {
+        // Each location's key extends the base's (an update's locations share it).
+        let base: DatabasePath
+        let relatives: [(path: DatabasePath, node: DatabaseNode)]
+        switch write {
+        case .set(let path, let node): (base, relatives) = (.root, [(path, node)])
+        case .update(let updateBase, let changes): (base, relatives) = (updateBase, changes)
+        }
+        let baseKey = key(base)
+        for (relative, writtenNode) in relatives {
+            let written = base.isRoot ? relative : base.appending(relative)
             var location = written
             var node = writtenNode
             let isPriority = location.keys.last == priorityKey
@@ -254,8 +263,8 @@ package enum DatabaseStorageMapping {
             var visited: [DatabasePath] = []
             var found: (path: DatabasePath, entry: StoredEntry)?
             var leafAbove: StorageKey?
-            var next: DatabasePath? = isPriority ? owner : location.parent
-            if !isPriority, let parent = next, let clearParent, parent == clearParent { next = nil }
+            let belowClearParent = clearParent.map { location.count == $0.count + 1 && $0.isAncestor(of: location) } ?? false
+            var next: DatabasePath? = isPriority ? owner : belowClearParent ? nil : location.parent
             while let path = next, !clearedAncestors.contains(path) {
                 if let entry = txn.get(ns, leafKey(path)) {
                     found = (path, entry)
@@ -293,7 +302,7 @@ package enum DatabaseStorageMapping {
                     var above: DatabasePath? = leafOwner
                     while let path = above, clearedAncestors.insert(path).inserted { above = path.parent }
                 }
-                clearParent = location.parent
+                if !belowClearParent { clearParent = location.parent }
             }
             // A large old subtree is cut out whole (O(log n), one cleared subtree in the change
             // feed); a small one is overwritten in place: store the new entries, then drop old
@@ -301,15 +310,18 @@ package enum DatabaseStorageMapping {
             // more leaves than the engine's cut threshold, counting each leaf of a packed entry,
             // so which writes cut does not depend on how the leaves are stored.
             var entries: [(key: StorageKey, bytes: [UInt8])] = []
-            let locationKey = key(location)
+            let locationKey = location.count == written.count ? relative.keys.reduce(baseKey) { $0.appending($1) } : key(location)
             collect(node, key: locationKey, isRoot: location.isRoot, packs: packs, into: &entries)
             var old: [StorageKey] = []
             var leaves = 0
-            // A location with nothing below it (the common case of new data) costs one seek.
-            for entry in txn.scan(ns, .subtree(of: locationKey)) {
-                leaves += DatabasePackedCodec.leafCount(entry.value)
-                if leaves > txn.subtreeCutThreshold { break }
-                old.append(entry.key)
+            // A location with nothing below it (the common case of new data) costs a descent per
+            // tree and no scan.
+            if txn.mayHoldEntries(ns, inSubtreeOf: locationKey) {
+                for entry in txn.scan(ns, .subtree(of: locationKey)) {
+                    leaves += DatabasePackedCodec.leafCount(entry.value)
+                    if leaves > txn.subtreeCutThreshold { break }
+                    old.append(entry.key)
+                }
             }
             if leaves > txn.subtreeCutThreshold, txn.cutWholeSubtree(ns, locationKey) != nil {
                 old = []

@@ -27,6 +27,7 @@ extension DatabaseNode {
             var value: JSONValue? = nil
             var serverValue: JSONValue? = nil
             var pairs: [(key: String, node: DatabaseNode)] = []
+            pairs.reserveCapacity(members.count)
             for member in members {
                 switch member.name {
                 case ".priority": priority = resolvePriority(member.value, now: now)

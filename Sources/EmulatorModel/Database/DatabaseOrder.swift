@@ -45,6 +45,9 @@ package enum DatabaseOrder {
     /// Key order: the min/max sentinels outermost; int-like keys first, numerically (a tie goes to
     /// the shorter string: `"7" < "007"`, `"0" < "-0"`); then other keys by UTF-16 code units.
     package static func compareKeys(_ a: String, _ b: String) -> Int {
+        // Keys starting with neither a digit, `-` nor `[` are neither integer-like nor a
+        // sentinel: the usual case, compared as strings at once.
+        if let x = a.utf8.first, let y = b.utf8.first, isPlainStart(x), isPlainStart(y) { return compareUTF16(a, b) }
         if UTF8Order.equal(a, b) { return 0 }
         if UTF8Order.equal(a, minKey) || UTF8Order.equal(b, maxKey) { return -1 }
         if UTF8Order.equal(b, minKey) || UTF8Order.equal(a, maxKey) { return 1 }
@@ -58,6 +61,12 @@ package enum DatabaseOrder {
         case (nil, .some): return 1
         case (nil, nil): return compareUTF16(a, b)
         }
+    }
+
+    /// Whether a key starting with `byte` can be neither integer-like nor a sentinel.
+    @inline(__always)
+    private static func isPlainStart(_ byte: UInt8) -> Bool {
+        !(byte >= 0x30 && byte <= 0x39) && byte != UInt8(ascii: "-") && byte != UInt8(ascii: "[")
     }
 
     /// Compares by UTF-16 code units (JavaScript `<`), without transcoding: UTF-8 byte order is

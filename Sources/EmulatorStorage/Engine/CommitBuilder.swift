@@ -77,6 +77,20 @@ package struct CommitBuilder {
         view.scan(namespace, range, reverse: reverse)
     }
 
+    /// False when no entry at all (live or deleted) lies in `range` as this commit sees it, so a
+    /// `scan` of it finds nothing; true when one may. Cheaper than starting a scan: a descent of
+    /// each of the namespace's trees, nothing allocated (for writers that ask, per location,
+    /// whether anything is stored below it, where usually nothing is).
+    package func mayHoldEntries(_ namespace: NamespaceID, in range: StorageKeyRange) -> Bool {
+        state.namespaces.withState(namespace) { $0.mayHoldEntries(in: range) } ?? false
+    }
+
+    /// `mayHoldEntries(_:in:)` for the subtree of `key` (`StorageKeyRange.subtree(of:)`),
+    /// without making the range.
+    package func mayHoldEntries(_ namespace: NamespaceID, inSubtreeOf key: StorageKey) -> Bool {
+        state.namespaces.withState(namespace) { $0.mayHoldEntries(inSubtreeOf: key.encoded) } ?? false
+    }
+
     /// Immediate children of `parent` as this commit sees them.
     package func children(
         _ namespace: NamespaceID, of parent: StorageKey, in range: StorageKeyRange = .all, reverse: Bool = false

@@ -217,6 +217,70 @@ struct NamespaceState: Sendable {
         headSlot(key, hash: hash).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) } }
     }
 
+    /// False when no tree of the head holds an entry in `range` (live or a tombstone), so a
+    /// scan of the range at head finds nothing; true when one may (only a scan can tell then).
+    /// One descent per tree, nothing allocated.
+    func mayHoldEntries(in range: StorageKeyRange) -> Bool {
+        guard let upper = range.upper else { return mayHoldEntries(from: range.lower) { _ in true } }
+        return upper.withUnsafeBufferPointer { upper in
+            mayHoldEntries(from: range.lower) { ByteOrder.compare($0, 0, $0.count, upper) < 0 }
+        }
+    }
+
+    /// `mayHoldEntries(in:)` for the subtree of the key encoded as `prefix` (the keys starting
+    /// with it), without making the range's upper bound.
+    func mayHoldEntries(inSubtreeOf prefix: [UInt8]) -> Bool {
+        prefix.withUnsafeBufferPointer { bytes in
+            mayHoldEntries(from: prefix) { key in
+                key.count >= bytes.count && ByteOrder.compare(key, 0, bytes.count, bytes) == 0
+            }
+        }
+    }
+
+    /// Whether a tree may hold a key ≥ `lower` for which `inRange` holds, where the keys
+    /// `inRange` accepts are one stretch of the order from `lower` on.
+    private func mayHoldEntries(from lower: [UInt8], _ inRange: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        lower.withUnsafeBufferPointer { lower in
+            if NamespaceState.mayHold(pending.root, lower, inRange) { return true }
+            for run in fresh where NamespaceState.mayHold(run.root, lower, inRange) { return true }
+            return NamespaceState.mayHold(recent.root, lower, inRange)
+                || NamespaceState.mayHold(draining.root, lower, inRange)
+                || NamespaceState.mayHold(main.tree.root, lower, inRange)
+        }
+    }
+
+    /// Whether the tree at `root` may hold a key ≥ `lower` in range: false only when the first
+    /// key ≥ `lower` in the leaf a search for `lower` ends in is out of range, or the leaf has
+    /// none and the nearest separator to the right of the descent (a lower bound of every later
+    /// key) is out of range or there is none.
+    private static func mayHold(
+        _ root: TreeNode, _ lower: UnsafeBufferPointer<UInt8>, _ inRange: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        // The caller holds the root, and nodes below a held root are never changed or freed.
+        var node = Unmanaged.passUnretained(root)
+        var right: (node: Unmanaged<TreeNode>, separator: Int)?
+        while let (child, index, separators) = node._withUnsafeGuaranteedRef({ n -> (Unmanaged<TreeNode>, Int, Int)? in
+            n.isLeaf ? nil : n.children.withUnsafeBufferPointer { children in
+                guard !children.isEmpty else { return nil }
+                let index = n.childIndex(for: lower)
+                return (Unmanaged.passUnretained(children[index]), index, n.separatorCount)
+            }
+        }) {
+            if index < separators { right = (node, index) }
+            node = child
+        }
+        return node._withUnsafeGuaranteedRef { leaf -> Bool in
+            let position = leaf.entryIndex(for: lower, from: 0).index
+            if position < leaf.count { return leaf.withKey(at: position, inRange) }
+            guard let (parent, separator) = right else { return false }
+            return parent._withUnsafeGuaranteedRef { parent in
+                let start = separator == 0 ? 0 : Int(parent.separatorEnds[separator - 1])
+                let end = Int(parent.separatorEnds[separator])
+                return parent.arena.withUnsafeBufferPointer { inRange(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+            }
+        }
+    }
+
     // MARK: Writing
 
     /// Runs `body` on the head entry for `key` (an absent placeholder if none) and, if it

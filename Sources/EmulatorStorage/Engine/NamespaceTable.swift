@@ -52,6 +52,15 @@ struct NamespaceTable: Sendable {
         return body(&states[position])
     }
 
+    /// Runs `body` on namespace `id`'s state where it is stored, without copying it (a copy
+    /// retains and releases each of the state's references); nil if there is none. For reads
+    /// of a state that has no view (a commit reading its own writes).
+    @inline(__always)
+    func withState<R>(_ id: NamespaceID, _ body: (borrowing NamespaceState) -> R) -> R? {
+        guard let position = position(of: id) else { return nil }
+        return states.withUnsafeBufferPointer { body($0[position]) }
+    }
+
     /// Namespace `id`'s state as reads see it, if it has not changed since `refreshViews`.
     @inline(__always)
     func view(of id: NamespaceID) -> NamespaceView? {

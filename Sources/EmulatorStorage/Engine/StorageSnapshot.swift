@@ -30,15 +30,14 @@ package struct StorageSnapshot: Sendable {
     }
 
     /// Runs `body` on a namespace's state, or returns nil if there is none: the state is
-    /// borrowed from the namespace's view when it has one (a published state), else copied (a
-    /// commit reading its own writes; see `NamespaceTable`).
+    /// borrowed from the namespace's view when it has one (a published state), else from where
+    /// the table stores it (a commit reading its own writes; see `NamespaceTable`).
     @inline(__always)
     private func read<R>(_ namespace: NamespaceID, _ body: (borrowing NamespaceState) -> R) -> R? {
         if let view = state.namespaces.view(of: namespace) {
             return Unmanaged.passUnretained(view)._withUnsafeGuaranteedRef { body($0.state) }
         }
-        guard let space = state.namespaces[namespace] else { return nil }
-        return body(space)
+        return state.namespaces.withState(namespace, body)
     }
 
     @inline(__always)

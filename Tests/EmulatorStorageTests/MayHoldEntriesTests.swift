@@ -1,0 +1,67 @@
+import EmulatorTestSupport
+import Testing
+@testable import EmulatorStorage
+
+/// `CommitBuilder.mayHoldEntries`, the check writers make before scanning below a location:
+/// whatever level holds a key (and with this commit's own writes), it must never answer false
+/// for a range a scan finds entries in, and it must answer false for most ranges nothing was
+/// ever written in (else it saves nothing).
+@Suite struct MayHoldEntriesTests {
+    @Test func neverMissesAnEntryAndRulesOutEmptySubtrees() throws {
+        let engine = StorageEngine(levels: LevelTests.small)
+        var rng = SeededGenerator(seed: 7)
+        var ruledOut = 0
+        var emptyProbes = 0
+        for _ in 0..<40 {
+            try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+                for write in 0..<40 {
+                    // Nested keys under every tenth parent, so subtrees hold several entries.
+                    let parent = Int.random(in: 0..<2_000, using: &rng)
+                    let target = parent % 10 == 0 ? key("c/p\(parent)/x\(write % 3)") : key("c/p\(parent)")
+                    if Int.random(in: 0..<6, using: &rng) == 0 {
+                        try txn.delete(testNamespace, target)
+                    } else {
+                        try txn.put(testNamespace, target, [UInt8(write)])
+                    }
+                    // Probed mid-commit too: this commit's own writes count.
+                    if write % 8 == 0 {
+                        (ruledOut, emptyProbes) = Self.probe(txn, &rng, ruledOut, emptyProbes)
+                    }
+                }
+            }
+        }
+        #expect(emptyProbes > 100)
+        // Most probes of subtrees never written are answered without a scan.
+        #expect(ruledOut * 2 > emptyProbes)
+    }
+
+    /// Checks 20 random subtrees and ranges; returns the running counts of probes answered false
+    /// and of probes whose scan was empty.
+    private static func probe(
+        _ txn: CommitBuilder, _ rng: inout SeededGenerator, _ ruledOut: Int, _ emptyProbes: Int
+    ) -> (Int, Int) {
+        var (ruledOut, emptyProbes) = (ruledOut, emptyProbes)
+        for _ in 0..<20 {
+            let probe = key("c/p\(Int.random(in: 0..<3_000, using: &rng))")
+            let subtree = StorageKeyRange.subtree(of: probe)
+            let holds = txn.scan(testNamespace, subtree).contains { _ in true }
+            let mayHold = txn.mayHoldEntries(testNamespace, inSubtreeOf: probe)
+            #expect(mayHold == txn.mayHoldEntries(testNamespace, in: subtree))
+            if holds {
+                #expect(mayHold, "\(probe) holds entries")
+            } else {
+                emptyProbes += 1
+                if !mayHold { ruledOut += 1 }
+            }
+            // Open-ended and whole-namespace ranges.
+            let open = StorageKeyRange(lower: probe.encoded, upper: nil)
+            if txn.scan(testNamespace, open).contains(where: { _ in true }) {
+                #expect(txn.mayHoldEntries(testNamespace, in: open))
+            }
+        }
+        if txn.scan(testNamespace).contains(where: { _ in true }) {
+            #expect(txn.mayHoldEntries(testNamespace, inSubtreeOf: .root))
+        }
+        return (ruledOut, emptyProbes)
+    }
+}
