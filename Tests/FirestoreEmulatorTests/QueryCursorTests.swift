@@ -68,9 +68,16 @@ import Testing
             "\(c),\"offset\":7,\"limit\":0", "\(c),\"limit\":3", "\(c),\"offset\":500", "\(c),\"offset\":3",
             #"\#(c),"select":{"fields":[{"fieldPath":"n"}]},"limit":4"#,
             sub, "\(sub),\(desc),\"limit\":4", "\(sub),\(n1)", "\(sub),\"offset\":2", all, "\(all),\(desc),\"offset\":1",
-            // Sorted on a field: read whole, as before.
+            // Sorted on a field: sort keys first, then the window (or an ordered index).
             #"\#(c),"orderBy":[{"field":{"fieldPath":"n"}}],"limit":9"#,
+            #"\#(c),"orderBy":[{"field":{"fieldPath":"n"},"direction":"DESCENDING"}],"offset":3"#,
             #"\#(c),"where":{"fieldFilter":{"field":{"fieldPath":"n"},"op":"GREATER_THAN","value":{"integerValue":"2"}}}"#,
+            #"\#(c),\#(n3),"orderBy":[{"field":{"fieldPath":"i"},"direction":"DESCENDING"}],"offset":1"#,
+            #"\#(c),"orderBy":[{"field":{"fieldPath":"s"}},{"field":{"fieldPath":"n"},"direction":"DESCENDING"}],"offset":2,"limit":200"#,
+            #"\#(c),"orderBy":[{"field":{"fieldPath":"s"}},{"field":{"fieldPath":"n"}}],"limit":7,"select":{"fields":[{"fieldPath":"s"}]}"#,
+            #"\#(c),"orderBy":[{"field":{"fieldPath":"n"}}],"startAt":{"values":[{"integerValue":"2"}],"before":false},"endAt":{"values":[{"integerValue":"5"}]}"#,
+            #"\#(sub),"orderBy":[{"field":{"fieldPath":"n"}}],"offset":1,"limit":3"#,
+            #"\#(all),"orderBy":[{"field":{"fieldPath":"n"},"direction":"DESCENDING"}]"#,
         ] {
             out.append(("", "{\(q)}"))
         }
@@ -237,6 +244,24 @@ import Testing
         #expect(probe.peakHeld <= 2, "\(probe.peakHeld) decoded documents held at once")
         #expect(probe.decoded == decodes)
         #expect(probe.open == 0)
+    }
+
+    /// A query sorted on a field needs every match before its first answer, but holds their
+    /// sort keys, not the documents: it decodes each twice (to rank it, then to answer it).
+    @Test func aSortedQueryHoldsSortKeysNotDocuments() throws {
+        let probe = QueryCursorProbe()
+        let service = try Self.big(probe)
+        do {
+            let stream = try restQuery(service, #"{"from":[{"collectionId":"big"}],"orderBy":[{"field":{"fieldPath":"n"}}],"offset":5}"#)
+            let reader = Reader()
+            stream.start(reader)
+            #expect(probe.decoded > Self.bigCount && probe.decoded < Self.bigCount + 300, "\(probe.decoded)")
+            while reader.readOne() {}
+            #expect(reader.finished)
+        }
+        #expect(probe.peakHeld <= 2, "\(probe.peakHeld) decoded documents held at once")
+        #expect(probe.decoded == 2 * Self.bigCount - 5)
+        #expect(probe.open == 0 && probe.held == 0)
     }
 
     /// A REST client that goes away mid-answer frees the cursor (and its snapshot).

@@ -8,8 +8,10 @@ extension FirestoreService {
     ///
     /// A query ordered by name alone (no orderBy, or only `__name__`, and no inequality on a
     /// field) is read lazily (``NameOrderedScan``): at most one decoded document is held, whatever
-    /// the size of the result. Other queries are read whole first, as ``runQuery(_:parent:query:consistency:caller:explain:)``
-    /// reads them: those that sort on a field (the sort needs every match), reads in a read-write
+    /// the size of the result. One sorted on a field holds a path and the sort values per match
+    /// (``SortedScan``), and decodes the documents of its window as they are handed out. Read
+    /// whole first, as ``runQuery(_:parent:query:consistency:caller:explain:)`` reads them: the
+    /// shape an ordered index answers (at most offset + limit documents), reads in a read-write
     /// transaction (the result is locked, or recorded for the commit's check, before it is
     /// answered), and explain requests.
     package func openQuery(
@@ -26,7 +28,8 @@ extension FirestoreService {
         try Self.validateParent(parent, query)
         let resolved = try resolve(consistency, database)
         let nameOrdered = engine.rank.count == 1 && engine.rank[0].field.isDocumentID
-        guard nameOrdered, resolved.lock == nil, resolved.recordingTransaction == nil else {
+        let orderedIndex = useIndexes && resolved.time == nil && Self.fitsOrderedIndex(engine)
+        guard !orderedIndex, resolved.lock == nil, resolved.recordingTransaction == nil else {
             let (documents, skipped, readTime) = try window(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
             return QueryCursor(
                 transaction: resolved.newTransaction, readTime: readTime, producer: DocumentList(documents), skipped: skipped,
@@ -47,8 +50,22 @@ extension FirestoreService {
         }
         let (view, time) = try store.view(database, at: resolved.time)
         try checkList(database, parent: parent, query: query, caller: caller, view: view, time: time)
-        let scan = NameOrderedScan(engine: engine, parent: parent, snapshot: view.source, namespace: view.namespace, index: index)
+        let producer: any QueryDocumentProducer =
+            nameOrdered
+            ? NameOrderedScan(engine: engine, parent: parent, snapshot: view.source, namespace: view.namespace, index: index)
+            : SortedScan(engine: engine, parent: parent, snapshot: view.source, namespace: view.namespace, index: index)
         return QueryCursor(
-            transaction: resolved.newTransaction, readTime: time, producer: scan, select: query.select, probe: cursorProbe)
+            transaction: resolved.newTransaction, readTime: time, producer: producer, select: query.select, probe: cursorProbe)
+    }
+
+    /// Whether the query has the shape the ordered indexes answer at head
+    /// (`[where e == x] orderBy f [desc] limit n` on one collection; see `orderedCandidates`):
+    /// its window is read whole, at most offset + limit documents.
+    static func fitsOrderedIndex(_ engine: QueryEngine) -> Bool {
+        let order = engine.rank
+        guard engine.query.limit != nil, let selector = engine.query.from.first, !selector.allDescendants, order.count == 2 else {
+            return false
+        }
+        return !order[0].field.isDocumentID && order[1].field.isDocumentID && order[0].direction == order[1].direction
     }
 }

@@ -11,38 +11,6 @@ import EmulatorStorage
 /// the key-order stream, found first by their keys alone (a key range for one collection, a
 /// pass over the keys for a group or a kindless query), sorted by name and merged back.
 struct NameOrderedScan: QueryDocumentProducer {
-    /// One of the three ways to the candidates, each in key order (or reverse).
-    struct KeyStream {
-        /// The documents of one collection: the children of its key.
-        var children: ChildSequence.Iterator?
-        /// Every entry below the parent; documents of the group whose encoded id is `wanted`, or
-        /// of any collection when nil.
-        var entries: EntrySequence.Iterator?
-        var wanted: [UInt8]?
-        /// Hits of an index (a collection group's members, or one collection's documents with an
-        /// equal field), read from the snapshot; only those below `within` when set.
-        var hits: IndexSequence.Iterator?
-        var within: StorageKey?
-
-        mutating func next(_ snapshot: StorageSnapshot, _ namespace: NamespaceID) -> StoredEntry? {
-            while let child = children?.next() {
-                if let entry = child.entry { return entry }
-            }
-            while let entry = entries?.next() {
-                if let wanted {
-                    if DocumentStore.isMember(entry.key.encoded, ofGroup: wanted) { return entry }
-                } else if entry.key.depth % 2 == 0 {
-                    return entry
-                }
-            }
-            while let hit = hits?.next() {
-                if let within, !within.isAncestor(of: hit.key) { continue }
-                if let entry = snapshot.get(namespace, hit.key) { return entry }
-            }
-            return nil
-        }
-    }
-
     private let engine: QueryEngine
     /// The query's end cursor alone: a name past it ends the scan (no later name comes back).
     private let endOnly: QueryEngine?
@@ -86,9 +54,8 @@ struct NameOrderedScan: QueryDocumentProducer {
         }
         offsetLeft = max(0, query.offset)
         limitLeft = max(0, query.limit ?? Int.max)
-        let parentKey = DatabaseView<StorageSnapshot>.key(parent)
-        let hits = index.flatMap { try? snapshot.scanIndex(namespace, $0.id, $0.range, reverse: descending) }
-        var stream = KeyStream()
+        let stream = KeyStream(
+            query: query, parent: parent, snapshot: snapshot, namespace: namespace, index: index, reverse: descending)
         var numeric: [ResourcePath] = []
         guard let selector = query.from.first else {
             (main, numericFrom, self.numeric) = (stream, 0, [])
@@ -97,9 +64,6 @@ struct NameOrderedScan: QueryDocumentProducer {
         if !selector.allDescendants {
             let collection = parent.appending(selector.collectionID)
             let key = DatabaseView<StorageSnapshot>.key(collection)
-            if let hits { stream.hits = hits.makeIterator() } else {
-                stream.children = snapshot.children(namespace, of: key, reverse: descending).makeIterator()
-            }
             numericFrom = collection.count
             // Numeric ids sort among the ids that begin with `__id` in key order.
             let range = StorageKeyRange(from: .including(key.appending("__id")), to: .excluding(key.appending("__ie")))
@@ -107,18 +71,6 @@ struct NameOrderedScan: QueryDocumentProducer {
                 if let id = child.key.lastSegment, ResourcePath.numericID(id) != nil { numeric.append(collection.appending(id)) }
             }
         } else {
-            if selector.collectionID.isEmpty {
-                stream.wanted = nil
-            } else {
-                stream.wanted = StorageKey(segments: [selector.collectionID]).encoded
-            }
-            let range: StorageKeyRange = parent.isEmpty ? .all : .descendants(of: parentKey)
-            if let hits {
-                stream.within = parent.isEmpty ? nil : parentKey
-                stream.hits = hits.makeIterator()
-            } else {
-                stream.entries = snapshot.scan(namespace, range, reverse: descending).makeIterator()
-            }
             numericFrom = parent.count
             // A pass over the keys alone: a numeric id may be any segment below the parent.
             var pass = stream
@@ -216,3 +168,61 @@ struct NameOrderedScan: QueryDocumentProducer {
         return nil
     }
 }
+
+/// The candidates of a query (undecoded entries), in key order or its reverse, one of three ways.
+struct KeyStream {
+    /// The documents of one collection: the children of its key.
+    var children: ChildSequence.Iterator?
+    /// Every entry below the parent; documents of the group whose encoded id is `wanted`, or
+    /// of any collection when nil.
+    var entries: EntrySequence.Iterator?
+    var wanted: [UInt8]?
+    /// Hits of an index (a collection group's members, or one collection's documents with an
+    /// equal field), read from the snapshot; only those below `within` when set.
+    var hits: IndexSequence.Iterator?
+    var within: StorageKey?
+
+    /// The candidates of `query` below `parent`: through `index` when given and the snapshot
+    /// can scan it (head snapshots), else from the documents themselves.
+    init(
+        query: StructuredQuery, parent: ResourcePath, snapshot: StorageSnapshot, namespace: NamespaceID,
+        index: (id: String, range: IndexRange)?, reverse: Bool
+    ) {
+        guard let selector = query.from.first else { return }
+        let hits = index.flatMap { try? snapshot.scanIndex(namespace, $0.id, $0.range, reverse: reverse) }
+        let parentKey = DatabaseView<StorageSnapshot>.key(parent)
+        if !selector.allDescendants {
+            if let hits { self.hits = hits.makeIterator() } else {
+                let collection = DatabaseView<StorageSnapshot>.key(parent.appending(selector.collectionID))
+                children = snapshot.children(namespace, of: collection, reverse: reverse).makeIterator()
+            }
+            return
+        }
+        if !selector.collectionID.isEmpty { wanted = StorageKey(segments: [selector.collectionID]).encoded }
+        if let hits {
+            within = parent.isEmpty ? nil : parentKey
+            self.hits = hits.makeIterator()
+        } else {
+            entries = snapshot.scan(namespace, parent.isEmpty ? .all : .descendants(of: parentKey), reverse: reverse).makeIterator()
+        }
+    }
+
+    mutating func next(_ snapshot: StorageSnapshot, _ namespace: NamespaceID) -> StoredEntry? {
+        while let child = children?.next() {
+            if let entry = child.entry { return entry }
+        }
+        while let entry = entries?.next() {
+            if let wanted {
+                if DocumentStore.isMember(entry.key.encoded, ofGroup: wanted) { return entry }
+            } else if entry.key.depth % 2 == 0 {
+                return entry
+            }
+        }
+        while let hit = hits?.next() {
+            if let within, !within.isAncestor(of: hit.key) { continue }
+            if let entry = snapshot.get(namespace, hit.key) { return entry }
+        }
+        return nil
+    }
+}
+
