@@ -69,3 +69,10 @@ extension FirestoreService {
         return !order[0].field.isDocumentID && order[1].field.isDocumentID && order[0].direction == order[1].direction
     }
 }
+
+extension FirestoreREST {
+    /// A `StructuredQuery` in its JSON form (benchmarks and tools).
+    package static func structuredQuery(json: String) throws(EmulatorError) -> StructuredQuery {
+        try RESTDecoding.structuredQuery(object(Array(json.utf8), .structuredQuery))
+    }
+}
