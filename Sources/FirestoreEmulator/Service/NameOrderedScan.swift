@@ -54,8 +54,17 @@ struct NameOrderedScan: QueryDocumentProducer {
         }
         offsetLeft = max(0, query.offset)
         limitLeft = max(0, query.limit ?? Int.max)
+        // A start cursor on a document of the collection: key order reaches it by a seek (a
+        // numeric id is no place to seek to: in key order, names before it come after it).
+        var seek: String?
+        if let start = query.startAt, let selector = query.from.first, !selector.allDescendants,
+            let id = FirestoreService.seekID(start, in: parent.appending(selector.collectionID), database: engine.database),
+            ResourcePath.numericID(id) == nil
+        {
+            seek = id
+        }
         let stream = KeyStream(
-            query: query, parent: parent, snapshot: snapshot, namespace: namespace, index: index, reverse: descending)
+            query: query, parent: parent, snapshot: snapshot, namespace: namespace, index: index, reverse: descending, from: seek)
         var numeric: [ResourcePath] = []
         guard let selector = query.from.first else {
             (main, numericFrom, self.numeric) = (stream, 0, [])
@@ -183,10 +192,11 @@ struct KeyStream {
     var within: StorageKey?
 
     /// The candidates of `query` below `parent`: through `index` when given and the snapshot
-    /// can scan it (head snapshots), else from the documents themselves.
+    /// can scan it (head snapshots), else from the documents themselves; a collection's from the
+    /// id `seek` on (down from it when reversed), when given.
     init(
         query: StructuredQuery, parent: ResourcePath, snapshot: StorageSnapshot, namespace: NamespaceID,
-        index: (id: String, range: IndexRange)?, reverse: Bool
+        index: (id: String, range: IndexRange)?, reverse: Bool, from seek: String? = nil
     ) {
         guard let selector = query.from.first else { return }
         let hits = index.flatMap { try? snapshot.scanIndex(namespace, $0.id, $0.range, reverse: reverse) }
@@ -194,7 +204,13 @@ struct KeyStream {
         if !selector.allDescendants {
             if let hits { self.hits = hits.makeIterator() } else {
                 let collection = DatabaseView<StorageSnapshot>.key(parent.appending(selector.collectionID))
-                children = snapshot.children(namespace, of: collection, reverse: reverse).makeIterator()
+                var range = StorageKeyRange.all
+                if let seek {
+                    // `seek` first (after it, reversed): the ids before it are before the cursor.
+                    let key = collection.appending(seek)
+                    range = reverse ? StorageKeyRange(from: .unbounded, to: .including(key)) : StorageKeyRange(from: .including(key), to: .unbounded)
+                }
+                children = snapshot.children(namespace, of: collection, in: range, reverse: reverse).makeIterator()
             }
             return
         }
