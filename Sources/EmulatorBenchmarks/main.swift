@@ -39,6 +39,9 @@ let scenarios: [BenchmarkScenario] = [
         runDatabaseBulkBenchmark(quick: $0.quick)
     },
     BenchmarkScenario(name: "firestore", summary: "Firestore emulator through its router: load, queries, 500-doc commits") { runFirestoreBenchmark(quick: $0.quick) },
+    BenchmarkScenario(name: "firestore-cursor", summary: "RunQuery through the query cursor vs the whole result: time and decoded documents held") {
+        runFirestoreCursorBenchmark(quick: $0.quick)
+    },
     BenchmarkScenario(name: "firestore-commit", summary: "only 500-doc Firestore commits through the router (for profiling)") {
         runFirestoreCommitBenchmark(quick: $0.quick)
     },

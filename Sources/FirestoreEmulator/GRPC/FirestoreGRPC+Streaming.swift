@@ -71,26 +71,28 @@ extension FirestoreGRPC {
         return (try DocumentName.parent(parent), query, try consistency.value, explain)
     }
 
-    /// RunQuery: the whole result is read at one read time (and locked, in a transaction) before
-    /// the first response; the responses are then made as the client reads them.
+    /// RunQuery: rules, consistency and the read time are settled (and the result locked, in a
+    /// transaction) before the first response; the documents are then read and the responses
+    /// made as the client reads them (``QueryCursor``).
     func runQuery(_ request: ProtoReader, _ caller: FirestoreCaller) throws(EmulatorError) -> @Sendable () -> GRPCProducerStep {
         let (parent, q, consistency, explain) = try queryRequest(request, selectors: (5, 6, 7, 10))
         guard let q else { throw .invalidArgument("RunQuery requires a structured_query.") }
         let query = try ProtoDecoding.structuredQuery(q)
         let db = DatabaseID(project: parent.projectID, database: parent.databaseID)
-        let result = try service.runQuery(
+        let cursor = try service.openQuery(
             db, parent: parent.path, query: query, consistency: consistency, caller: caller, explain: explain)
         var prefix: [[UInt8]] = []
-        if let t = result.transaction { prefix.append(Self.encode { $0.bytes(2, t) }) }
+        if let t = cursor.transaction { prefix.append(Self.encode { $0.bytes(2, t) }) }
+        let readTime = cursor.readTime
         // An empty result still answers once, with the read time (nil stands for "no document").
-        let items: [StoredDocument?] = result.documents.isEmpty ? [nil] : result.documents.map { Optional($0) }
-        let (readTime, skipped, metrics) = (result.readTime, result.skipped, result.explainMetrics)
-        let responses = PacedResponses(prefix: prefix, items: items) { d, i, count in
+        let responses = PacedResponses(
+            prefix: prefix, pull: { cursor.next() }, status: { cursor.failure.map(Self.status) ?? .ok }
+        ) { d, i, isLast in
             Self.encode { w in
                 if let d { w.message(1) { Self.write(d, database: db, to: &$0) } }
                 ProtoValue.writeTimestamp(3, microseconds: readTime, to: &w)
-                if i == 0, skipped > 0 { w.int32(4, Int32(clamping: skipped)) }
-                if i == count - 1, let metrics { w.message(11) { metrics.write(to: &$0) } }
+                if i == 0, case let skipped = cursor.skipped, skipped > 0 { w.int32(4, Int32(clamping: skipped)) }
+                if isLast, let metrics = cursor.explainMetrics { w.message(11) { metrics.write(to: &$0) } }
             }
         }
         return { responses.step() }

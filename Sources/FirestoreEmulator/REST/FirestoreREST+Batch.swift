@@ -45,14 +45,29 @@ extension FirestoreREST {
     /// a time only when the connection has room (``HTTPStreamBody/init(paced:)``, sent chunked),
     /// each item dropped once encoded. The bytes are those of the whole array written at once.
     static func pacedArray<Item: Sendable>(
-        head: [[UInt8]], items: [Item], element: @escaping @Sendable (Item, _ index: Int, _ count: Int, inout JSONWriter) -> Void
+        head: [[UInt8]], items: [Item], element: @escaping @Sendable (Item, _ index: Int, _ isLast: Bool, inout JSONWriter) -> Void
+    ) -> HTTPResponse {
+        pacedArray(head: head, element: element) { PacedResponses(prefix: [$0], items: items, encode: $1) }
+    }
+
+    /// As above, the items pulled one at a time (nil after the last, with whether each is the last).
+    static func pacedArray<Item: Sendable>(
+        head: [[UInt8]], pull: @escaping @Sendable () -> (Item, Bool)?,
+        element: @escaping @Sendable (Item, _ index: Int, _ isLast: Bool, inout JSONWriter) -> Void
+    ) -> HTTPResponse {
+        pacedArray(head: head, element: element) { PacedResponses(prefix: [$0], pull: pull, encode: $1) }
+    }
+
+    private static func pacedArray<Item: Sendable>(
+        head: [[UInt8]], element: @escaping @Sendable (Item, _ index: Int, _ isLast: Bool, inout JSONWriter) -> Void,
+        responses make: ([UInt8], @escaping @Sendable (Item, Int, Bool) -> [UInt8]) -> PacedResponses<Item>
     ) -> HTTPResponse {
         let opening = [UInt8(ascii: "[")] + Array(head.joined(separator: [UInt8(ascii: ",")]))
         let separated = !head.isEmpty
-        let responses = PacedResponses(prefix: [opening], items: items) { item, index, count in
+        let responses = make(opening) { item, index, isLast in
             var w = JSONWriter()
             if index > 0 || separated { w.bytes.append(UInt8(ascii: ",")) }
-            element(item, index, count, &w)
+            element(item, index, isLast, &w)
             return w.bytes
         }
         var headers = HTTPHeaders()
@@ -142,18 +157,18 @@ extension FirestoreREST {
         return Self.ok(w.bytes)
     }
 
+    /// runQuery: the documents are read and encoded as the client reads them (``QueryCursor``).
     func runQuery(_ path: RESTPath, _ body: JSONObject, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let explain = try Self.explainOptions(body)
         let query = try RESTDecoding.structuredQuery(body.object("structuredQuery", .structuredQuery))
-        let result = try service.runQuery(
+        let cursor = try service.openQuery(
             path.database, parent: path.path, query: query, consistency: try RESTDecoding.consistency(body), caller: caller,
             explain: explain)
-        let time = RESTEncoding.timestamp(result.readTime)
+        let time = RESTEncoding.timestamp(cursor.readTime)
         let database = path.database
-        let (skipped, metrics) = (result.skipped, result.explainMetrics)
         // An empty result still answers once, with the read time (nil stands for "no document").
-        let items: [StoredDocument?] = result.documents.isEmpty ? [nil] : result.documents.map { Optional($0) }
-        return Self.pacedArray(head: result.transaction.map { [Self.transactionElement($0)] } ?? [], items: items) { d, i, count, w in
+        return Self.pacedArray(head: cursor.transaction.map { [Self.transactionElement($0)] } ?? [], pull: { cursor.next() }) {
+            d, i, isLast, w in
             w.beginObject()
             if let d {
                 w.appendKey("document")
@@ -161,11 +176,11 @@ extension FirestoreREST {
             }
             w.appendKey("readTime")
             w.appendString(time)
-            if i == 0 && skipped > 0 {
+            if i == 0, case let skipped = cursor.skipped, skipped > 0 {
                 w.appendKey("skippedResults")
                 w.appendInt(skipped)
             }
-            if i == count - 1, let metrics {
+            if isLast, let metrics = cursor.explainMetrics {
                 w.appendKey("explainMetrics")
                 RESTEncoding.writeExplainMetrics(metrics, to: &w)
             }

@@ -136,7 +136,7 @@ extension FirestoreService {
     /// The ordered, windowed (unprojected) result, after rules and transaction bookkeeping. A
     /// pessimistic transaction locks the documents of the result: run, lock, run again until the
     /// result holds only locked documents (one that joins the result later aborts the commit).
-    private func window(
+    func window(
         _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, resolved: ResolvedRead, caller: FirestoreCaller
     ) throws(EmulatorError) -> ([StoredDocument], Int, Int64) {
         var result = try windowOnce(database, parent: parent, engine: engine, resolved: resolved, caller: caller)

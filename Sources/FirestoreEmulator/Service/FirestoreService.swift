@@ -17,13 +17,16 @@ package final class FirestoreService: Sendable {
     let useIndexes: Bool
     /// Documents decoded by queries and listings so far: how much of the store they read.
     let documentsDecoded = Atomic<Int>(0)
+    /// Counts what query cursors hold (tests).
+    let cursorProbe: QueryCursorProbe?
 
     /// `transactionLifetime` and `lockTimeout` (µs) are production's 270 s and the official
     /// emulator's 30 s unless a test shortens them.
     package init(
         store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true,
-        transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000
+        transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000, cursorProbe: QueryCursorProbe? = nil
     ) {
+        self.cursorProbe = cursorProbe
         self.store = store
         self.listenHub = ListenHub(engine: store.engine, startTime: store.currentTime())
         self.useIndexes = useIndexes

@@ -9,14 +9,7 @@ extension DocumentStore {
         _ database: DatabaseID, parent: ResourcePath, collectionID: String
     ) throws(EmulatorError) -> (documents: [StoredDocument], readTime: Int64)? {
         let ns = Self.namespace(database)
-        let id = "firestore-group|\(collectionID)"
-        // The id as the key encoding stores a segment: escaped bytes and a 0x00 terminator.
-        let wanted = StorageKey(segments: [collectionID]).encoded
-        ensureIndex(ns, id: id) {
-            IndexDefinition(
-                id: id, scope: .root, includes: { Self.isMember($0.encoded, ofGroup: wanted) },
-                extract: { _, _ in [[1]] })
-        }
+        let id = ensureGroupIndex(ns, collectionID: collectionID)
         let before = clock() - 1
         let snapshot: StorageSnapshot
         do { snapshot = try engine.snapshot() } catch { return nil }
@@ -29,6 +22,20 @@ extension DocumentStore {
             out.append(try DatabaseView<StorageSnapshot>.decode(e, path: DatabaseView<StorageSnapshot>.path(hit.key)))
         }
         return (out, readTime(snapshot, clockBefore: before))
+    }
+
+    /// Ensures the index of the members of collection group `collectionID` (every document whose
+    /// immediate collection it is, in key order) and returns its id.
+    func ensureGroupIndex(_ ns: NamespaceID, collectionID: String) -> String {
+        let id = "firestore-group|\(collectionID)"
+        // The id as the key encoding stores a segment: escaped bytes and a 0x00 terminator.
+        let wanted = StorageKey(segments: [collectionID]).encoded
+        ensureIndex(ns, id: id) {
+            IndexDefinition(
+                id: id, scope: .root, includes: { Self.isMember($0.encoded, ofGroup: wanted) },
+                extract: { _, _ in [[1]] })
+        }
+        return id
     }
 
     /// Whether an encoded key names a document (even depth) whose second-to-last segment is

@@ -80,15 +80,7 @@ package final class DocumentStore: Sendable {
         _ database: DatabaseID, collection: ResourcePath, field: FieldPath, equalTo value: Value
     ) throws(EmulatorError) -> (documents: [StoredDocument], readTime: Int64)? {
         let ns = Self.namespace(database)
-        let id = "firestore-eq|\(collection.description)|\(field.canonicalString)"
-        ensureIndex(ns, id: id) { [depth = collection.count + 1] in
-            IndexDefinition(
-                id: id, scope: DatabaseView<StorageSnapshot>.key(collection), includes: { $0.depth == depth },
-                extract: { _, bytes in
-                    guard let fields = try? ValueCodec.decode(bytes), let v = fields.value(at: field) else { return [] }
-                    return [IndexKey.key(v)]
-                })
-        }
+        let id = ensureEqualityIndex(ns, collection: collection, field: field)
         let before = clock() - 1
         let snapshot: StorageSnapshot
         do { snapshot = try engine.snapshot() } catch { return nil }
@@ -99,6 +91,21 @@ package final class DocumentStore: Sendable {
             out.append(try DatabaseView<StorageSnapshot>.decode(e, path: DatabaseView<StorageSnapshot>.path(hit.key)))
         }
         return (out, readTime(snapshot, clockBefore: before))
+    }
+
+    /// Ensures the equality index on `field` of `collection` (index key: the field's value) and
+    /// returns its id.
+    func ensureEqualityIndex(_ ns: NamespaceID, collection: ResourcePath, field: FieldPath) -> String {
+        let id = "firestore-eq|\(collection.description)|\(field.canonicalString)"
+        ensureIndex(ns, id: id) { [depth = collection.count + 1] in
+            IndexDefinition(
+                id: id, scope: DatabaseView<StorageSnapshot>.key(collection), includes: { $0.depth == depth },
+                extract: { _, bytes in
+                    guard let fields = try? ValueCodec.decode(bytes), let v = fields.value(at: field) else { return [] }
+                    return [IndexKey.key(v)]
+                })
+        }
+        return id
     }
 
     /// The time a head read reports: never before the newest commit.

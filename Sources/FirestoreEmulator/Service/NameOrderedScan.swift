@@ -1,0 +1,244 @@
+import EmulatorModel
+import EmulatorStorage
+
+/// The documents of a query ordered by name alone (`__name__` ascending or descending, the
+/// implicit order of a query without orderBy or inequality on a field), read lazily from one
+/// snapshot: filters, cursors, offset and limit are applied one document at a time, so only the
+/// document being looked at is decoded.
+///
+/// Key order is name order but for numeric ids (`__id<n>__`, which sort before every other id
+/// in name order, by their number): documents with one below the query's parent are taken out of
+/// the key-order stream, found first by their keys alone (a key range for one collection, a
+/// pass over the keys for a group or a kindless query), sorted by name and merged back.
+struct NameOrderedScan: QueryDocumentProducer {
+    private let engine: QueryEngine
+    /// The query's end cursor alone: a name past it ends the scan (no later name comes back).
+    private let endOnly: QueryEngine?
+    private let hasCursors: Bool
+    private let snapshot: StorageSnapshot
+    private let namespace: NamespaceID
+    private let descending: Bool
+    private var main: KeyStream
+    /// Segments of a path before the first one a numeric id is looked for in.
+    private let numericFrom: Int
+    /// Paths of the documents with a numeric id, in reading order, and the next to merge.
+    private var numeric: [ResourcePath]
+    private var numericNext = 0
+    /// The next document of the key-order stream (not decoded), once read ahead for the merge.
+    private var pending: (path: ResourcePath, entry: StoredEntry)?
+    private var mainDone = false
+    private var offsetLeft: Int
+    private var limitLeft: Int
+
+    var held: Int { 0 }
+
+    /// - Parameter index: an index to read the candidates from (head snapshots only), with the
+    ///   range of its keys; the scan reads the store when the snapshot cannot scan it.
+    init(
+        engine: QueryEngine, parent: ResourcePath, snapshot: StorageSnapshot, namespace: NamespaceID,
+        index: (id: String, range: IndexRange)?
+    ) {
+        let query = engine.query
+        self.engine = engine
+        self.snapshot = snapshot
+        self.namespace = namespace
+        let descending = engine.rank.first?.direction == .descending
+        self.descending = descending
+        hasCursors = query.startAt != nil || query.endAt != nil
+        if query.endAt != nil {
+            var end = query
+            end.startAt = nil
+            endOnly = try? QueryEngine(end, database: engine.database)
+        } else {
+            endOnly = nil
+        }
+        offsetLeft = max(0, query.offset)
+        limitLeft = max(0, query.limit ?? Int.max)
+        // A start cursor on a document of the collection: key order reaches it by a seek (a
+        // numeric id is no place to seek to: in key order, names before it come after it).
+        var seek: String?
+        if let start = query.startAt, let selector = query.from.first, !selector.allDescendants,
+            let id = FirestoreService.seekID(start, in: parent.appending(selector.collectionID), database: engine.database),
+            ResourcePath.numericID(id) == nil
+        {
+            seek = id
+        }
+        let stream = KeyStream(
+            query: query, parent: parent, snapshot: snapshot, namespace: namespace, index: index, reverse: descending, from: seek)
+        var numeric: [ResourcePath] = []
+        guard let selector = query.from.first else {
+            (main, numericFrom, self.numeric) = (stream, 0, [])
+            return
+        }
+        if !selector.allDescendants {
+            let collection = parent.appending(selector.collectionID)
+            let key = DatabaseView<StorageSnapshot>.key(collection)
+            numericFrom = collection.count
+            // Numeric ids sort among the ids that begin with `__id` in key order.
+            let range = StorageKeyRange(from: .including(key.appending("__id")), to: .excluding(key.appending("__ie")))
+            for child in snapshot.children(namespace, of: key, in: range) where child.entry != nil {
+                if let id = child.key.lastSegment, ResourcePath.numericID(id) != nil { numeric.append(collection.appending(id)) }
+            }
+        } else {
+            numericFrom = parent.count
+            // A pass over the keys alone: a numeric id may be any segment below the parent.
+            var pass = stream
+            while let entry = pass.next(snapshot, namespace) {
+                if Self.hasNumericID(entry.key, from: parent.count) { numeric.append(DatabaseView<StorageSnapshot>.path(entry.key)) }
+            }
+        }
+        numeric.sort { descending ? ResourcePath.compare($0, $1) > 0 : ResourcePath.compare($0, $1) < 0 }
+        main = stream
+        self.numeric = numeric
+    }
+
+    /// Whether a segment of `key` from index `start` on is a numeric id (a byte search first: most
+    /// keys have no `__id` at all).
+    static func hasNumericID(_ key: StorageKey, from start: Int) -> Bool {
+        let bytes = key.encoded
+        var found = false
+        bytes.withUnsafeBufferPointer { b in
+            var i = 0
+            while i + 3 < b.count {
+                if b[i] == 0x5F, b[i + 1] == 0x5F, b[i + 2] == 0x69, b[i + 3] == 0x64 {
+                    found = true
+                    return
+                }
+                i += 1
+            }
+        }
+        guard found else { return false }
+        let segments = key.segments
+        guard start < segments.count else { return false }
+        return segments[start...].contains { ResourcePath.numericID($0) != nil }
+    }
+
+    mutating func next(skipped: inout Int, probe: QueryCursorProbe?) throws(EmulatorError) -> StoredDocument? {
+        while offsetLeft > 0 || limitLeft > 0 {
+            guard let (path, entry) = nextCandidate() else { break }
+            if hasCursors {
+                let named = StoredDocument(path: path, fields: ValueMap(), createTime: 0, updateTime: 0)
+                if !engine.withinCursors(named) {
+                    if let endOnly, !endOnly.withinCursors(named) { break }
+                    continue
+                }
+            }
+            let document = try DatabaseView<StorageSnapshot>.decode(entry, path: path)
+            probe?.decoded(1)
+            guard engine.matches(document) else {
+                probe?.release(1)
+                continue
+            }
+            if offsetLeft > 0 {
+                offsetLeft -= 1
+                skipped += 1
+                probe?.release(1)
+                continue
+            }
+            limitLeft -= 1
+            return document
+        }
+        offsetLeft = 0
+        limitLeft = 0
+        return nil
+    }
+
+    /// The next candidate in name order: the key-order stream merged with the numeric ids.
+    private mutating func nextCandidate() -> (ResourcePath, StoredEntry)? {
+        while true {
+            if pending == nil && !mainDone {
+                pending = nextInKeyOrder()
+                mainDone = pending == nil
+            }
+            if numericNext < numeric.count {
+                let n = numeric[numericNext]
+                var first = true
+                if let p = pending {
+                    let c = ResourcePath.compare(n, p.path)
+                    first = descending ? c > 0 : c < 0
+                }
+                if first {
+                    numericNext += 1
+                    guard let entry = snapshot.get(namespace, DatabaseView<StorageSnapshot>.key(n)) else { continue }
+                    return (n, entry)
+                }
+            }
+            guard let p = pending else { return nil }
+            pending = nil
+            return p
+        }
+    }
+
+    private mutating func nextInKeyOrder() -> (path: ResourcePath, entry: StoredEntry)? {
+        while let entry = main.next(snapshot, namespace) {
+            if Self.hasNumericID(entry.key, from: numericFrom) { continue }
+            return (DatabaseView<StorageSnapshot>.path(entry.key), entry)
+        }
+        return nil
+    }
+}
+
+/// The candidates of a query (undecoded entries), in key order or its reverse, one of three ways.
+struct KeyStream {
+    /// The documents of one collection: the children of its key.
+    var children: ChildSequence.Iterator?
+    /// Every entry below the parent; documents of the group whose encoded id is `wanted`, or
+    /// of any collection when nil.
+    var entries: EntrySequence.Iterator?
+    var wanted: [UInt8]?
+    /// Hits of an index (a collection group's members, or one collection's documents with an
+    /// equal field), read from the snapshot; only those below `within` when set.
+    var hits: IndexSequence.Iterator?
+    var within: StorageKey?
+
+    /// The candidates of `query` below `parent`: through `index` when given and the snapshot
+    /// can scan it (head snapshots), else from the documents themselves; a collection's from the
+    /// id `seek` on (down from it when reversed), when given.
+    init(
+        query: StructuredQuery, parent: ResourcePath, snapshot: StorageSnapshot, namespace: NamespaceID,
+        index: (id: String, range: IndexRange)?, reverse: Bool, from seek: String? = nil
+    ) {
+        guard let selector = query.from.first else { return }
+        let hits = index.flatMap { try? snapshot.scanIndex(namespace, $0.id, $0.range, reverse: reverse) }
+        let parentKey = DatabaseView<StorageSnapshot>.key(parent)
+        if !selector.allDescendants {
+            if let hits { self.hits = hits.makeIterator() } else {
+                let collection = DatabaseView<StorageSnapshot>.key(parent.appending(selector.collectionID))
+                var range = StorageKeyRange.all
+                if let seek {
+                    // `seek` first (after it, reversed): the ids before it are before the cursor.
+                    let key = collection.appending(seek)
+                    range = reverse ? StorageKeyRange(from: .unbounded, to: .including(key)) : StorageKeyRange(from: .including(key), to: .unbounded)
+                }
+                children = snapshot.children(namespace, of: collection, in: range, reverse: reverse).makeIterator()
+            }
+            return
+        }
+        if !selector.collectionID.isEmpty { wanted = StorageKey(segments: [selector.collectionID]).encoded }
+        if let hits {
+            within = parent.isEmpty ? nil : parentKey
+            self.hits = hits.makeIterator()
+        } else {
+            entries = snapshot.scan(namespace, parent.isEmpty ? .all : .descendants(of: parentKey), reverse: reverse).makeIterator()
+        }
+    }
+
+    mutating func next(_ snapshot: StorageSnapshot, _ namespace: NamespaceID) -> StoredEntry? {
+        while let child = children?.next() {
+            if let entry = child.entry { return entry }
+        }
+        while let entry = entries?.next() {
+            if let wanted {
+                if DocumentStore.isMember(entry.key.encoded, ofGroup: wanted) { return entry }
+            } else if entry.key.depth % 2 == 0 {
+                return entry
+            }
+        }
+        while let hit = hits?.next() {
+            if let within, !within.isAncestor(of: hit.key) { continue }
+            if let entry = snapshot.get(namespace, hit.key) { return entry }
+        }
+        return nil
+    }
+}
+

@@ -1,0 +1,176 @@
+package import EmulatorModel
+import EmulatorStorage
+import Synchronization
+
+/// RunQuery's answer made a document at a time while the transport has room (REST's paced JSON
+/// array, gRPC's paced responses): see ``FirestoreService/openQuery(_:parent:query:consistency:caller:explain:)``.
+///
+/// A query ordered by name alone reads its documents in key order from one snapshot and decodes
+/// one at a time (``NameOrderedScan``): the cursor holds the snapshot, a position, the keys of the
+/// few documents whose names key order misplaces, and one decoded document ahead (to tell the
+/// last answer). Any other query was read whole before the cursor was made (``DocumentList``),
+/// and each document is dropped as it is handed out. The cursor ends, and frees its snapshot,
+/// after the last document; a transport that drops it (the client went away) frees it all.
+///
+/// ```swift
+/// let cursor = try service.openQuery(db, parent: [], query: query)
+/// while let (document, isLast) = cursor.next() { … }   // document is nil for an empty answer
+/// ```
+package final class QueryCursor: Sendable {
+    /// The transaction the request began, answered first.
+    package let transaction: [UInt8]?
+    /// The read time of every answer.
+    package let readTime: Int64
+    /// With `explain_options` (such a query is read whole first).
+    package let explainMetrics: ExplainMetrics?
+    private let select: [FieldPath]?
+    private let probe: QueryCursorProbe?
+    private let state: Mutex<State>
+
+    private struct State {
+        var producer: any QueryDocumentProducer
+        /// The next document to hand out (decoded), so that each answer knows whether it is the last.
+        var lookahead: StoredDocument?
+        var started = false
+        var finished = false
+        var skipped: Int
+        var failure: EmulatorError?
+    }
+
+    init(
+        transaction: [UInt8]?, readTime: Int64, producer: sending any QueryDocumentProducer, skipped: Int = 0,
+        select: [FieldPath]?, explainMetrics: ExplainMetrics? = nil, probe: QueryCursorProbe?
+    ) {
+        self.transaction = transaction
+        self.readTime = readTime
+        self.explainMetrics = explainMetrics
+        self.select = select
+        self.probe = probe
+        probe?.opened(holding: producer.held)
+        state = Mutex(State(producer: producer, skipped: skipped))
+    }
+
+    deinit {
+        let held = state.withLock { s in s.producer.held + (s.lookahead == nil ? 0 : 1) }
+        probe?.closed(releasing: held)
+    }
+
+    /// How many documents the offset skipped: final once ``next()`` answered first.
+    package var skipped: Int { state.withLock { $0.skipped } }
+
+    /// Why the answers ended early (a stored document that does not decode), if they did.
+    package var failure: EmulatorError? { state.withLock { $0.failure } }
+
+    /// The next answer and whether it is the last; nil after the last. A query without documents
+    /// answers once, with no document (the transports still send the read time).
+    package func next() -> (StoredDocument?, Bool)? {
+        state.withLock { s -> (StoredDocument?, Bool)? in
+            if !s.started {
+                s.started = true
+                s.lookahead = Self.pull(&s, probe)
+                if s.lookahead == nil { return (nil, true) }
+            }
+            guard var current = s.lookahead else { return nil }
+            s.lookahead = Self.pull(&s, probe)
+            probe?.release(1)
+            if let select { current.fields = QueryEngine.project(current.fields, select) }
+            return (current, s.lookahead == nil)
+        }
+    }
+
+    /// Every remaining document (in-process callers and tests).
+    package func collect() -> [StoredDocument] {
+        var out: [StoredDocument] = []
+        while let (document, _) = next() {
+            if let document { out.append(document) }
+        }
+        return out
+    }
+
+    private static func pull(_ s: inout State, _ probe: QueryCursorProbe?) -> StoredDocument? {
+        guard !s.finished else { return nil }
+        do throws(EmulatorError) {
+            if let d = try s.producer.next(skipped: &s.skipped, probe: probe) { return d }
+        } catch {
+            s.failure = error
+        }
+        // Done: the snapshot and iterators go now, even if the transport keeps the cursor a while.
+        s.finished = true
+        probe?.release(s.producer.held)
+        s.producer = DocumentList([])
+        return nil
+    }
+}
+
+/// Where a ``QueryCursor`` takes its documents from (the cursor's lock guards it).
+protocol QueryDocumentProducer {
+    /// The next document of the window, or nil after the last; `skipped` counts the documents the
+    /// offset skipped, and `probe` each document decoded and dropped.
+    mutating func next(skipped: inout Int, probe: QueryCursorProbe?) throws(EmulatorError) -> StoredDocument?
+    /// Decoded documents held.
+    var held: Int { get }
+}
+
+/// A result read whole, handed out in order, each document dropped once handed out.
+struct DocumentList: QueryDocumentProducer {
+    private var reversed: [StoredDocument]
+
+    init(_ documents: [StoredDocument]) { reversed = documents.reversed() }
+
+    mutating func next(skipped: inout Int, probe: QueryCursorProbe?) -> StoredDocument? { reversed.popLast() }
+
+    var held: Int { reversed.count }
+}
+
+/// Counts what the query cursors of a service hold (tests and diagnostics): how many are open,
+/// how many documents they decoded, and the most decoded documents they held at once.
+package final class QueryCursorProbe: Sendable {
+    private struct Counts {
+        var open = 0
+        var decoded = 0
+        var held = 0
+        var peakHeld = 0
+    }
+
+    private let counts = Mutex(Counts())
+
+    package init() {}
+
+    /// Cursors made and not yet freed.
+    package var open: Int { counts.withLock { $0.open } }
+    /// Documents decoded by every cursor (those of a result read whole count when it is handed over).
+    package var decoded: Int { counts.withLock { $0.decoded } }
+    /// Decoded documents cursors hold now.
+    package var held: Int { counts.withLock { $0.held } }
+    /// The most decoded documents the cursors held at one time.
+    package var peakHeld: Int { counts.withLock { $0.peakHeld } }
+
+    func opened(holding n: Int) {
+        counts.withLock { c in
+            c.open += 1
+            c.decoded += n
+            c.held += n
+            c.peakHeld = max(c.peakHeld, c.held)
+        }
+    }
+
+    func closed(releasing n: Int) {
+        counts.withLock { c in
+            c.open -= 1
+            c.held -= n
+        }
+    }
+
+    /// A document was decoded (and is held until released).
+    func decoded(_ n: Int) {
+        counts.withLock { c in
+            c.decoded += n
+            c.held += n
+            c.peakHeld = max(c.peakHeld, c.held)
+        }
+    }
+
+    func release(_ n: Int) {
+        counts.withLock { $0.held -= n }
+    }
+}
