@@ -57,12 +57,7 @@ enum ListenResponse {
 
     static func write(_ e: StoredEntry, prefix: [UInt8], targets: [Int32], removed: [Int32], to w: inout ProtoWriter) {
         w.message(3) { c in
-            c.message(1) { d in
-                writeName(prefix, e.key, to: &d)
-                try? ProtoStoredFields.write(e.value, field: 2, to: &d)
-                ProtoValue.writeTimestamp(3, microseconds: e.createTime, to: &d)
-                ProtoValue.writeTimestamp(4, microseconds: e.updateTime, to: &d)
-            }
+            c.message(1) { writeDocument(e, prefix: prefix, to: &$0) }
             c.packedInt32(5, targets)
             c.packedInt32(6, removed)
         }
@@ -71,18 +66,21 @@ enum ListenResponse {
     /// ``write(_:prefix:targets:removed:to:)`` for one target and none removed, without arrays.
     static func write(_ e: StoredEntry, prefix: [UInt8], target: Int32, to w: inout ProtoWriter) {
         w.message(3) { c in
-            c.message(1) { d in
-                writeName(prefix, e.key, to: &d)
-                try? ProtoStoredFields.write(e.value, field: 2, to: &d)
-                ProtoValue.writeTimestamp(3, microseconds: e.createTime, to: &d)
-                ProtoValue.writeTimestamp(4, microseconds: e.updateTime, to: &d)
-            }
+            c.message(1) { writeDocument(e, prefix: prefix, to: &$0) }
             // target_ids, packed: one varint (an int32 sign-extends to ten bytes).
             let value = UInt64(bitPattern: Int64(target))
             c.key(5, .lengthDelimited)
             c.varint(UInt64(ProtoWriter.varintSize(value)))
             c.varint(value)
         }
+    }
+
+    /// The `Document` of a committed entry: name, fields from the stored bytes, create and update time.
+    private static func writeDocument(_ e: StoredEntry, prefix: [UInt8], to d: inout ProtoWriter) {
+        writeName(prefix, e.key, to: &d)
+        try? ProtoStoredFields.write(e.value, field: 2, to: &d)
+        ProtoValue.writeTimestamp(3, microseconds: e.createTime, to: &d)
+        ProtoValue.writeTimestamp(4, microseconds: e.updateTime, to: &d)
     }
 
     /// Field 1 (`name`): `prefix` then `/segment` per segment of `key`, unescaped.
