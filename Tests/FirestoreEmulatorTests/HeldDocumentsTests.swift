@@ -1,4 +1,5 @@
 import EmulatorStorage
+import EmulatorTestSupport
 import Testing
 
 @testable import FirestoreEmulator
@@ -7,7 +8,7 @@ import Testing
 /// and deletions that shift probe runs.
 @Suite struct HeldDocumentsTests {
     @Test func randomOperationsMatchADictionary() {
-        var rng = SplitMix(seed: 23)
+        var rng = SeededGenerator(seed: 23)
         var table = HeldDocuments()
         var model: [StorageKey: Int64] = [:]
         // Few distinct keys against many operations: runs form, break and form again.
@@ -36,18 +37,5 @@ import Testing
         #expect(table.isEmpty && table.keys.isEmpty && table[keys[0]] == nil)
         table[keys[1]] = 7
         #expect(table[keys[1]] == 7 && table.count == 1)
-    }
-
-    /// A small deterministic generator (the test repeats exactly).
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

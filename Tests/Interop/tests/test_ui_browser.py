@@ -66,6 +66,19 @@ def ui_suite(suite, tmp_path):
         yield {"firestore": firestore, "database": database, "ui": ui}
 
 
+
+def add_number_field(browser, name, value):
+    """Opens the add-field form of the shown document and submits a number field."""
+    browser.evaluate("document.querySelector('#fs-add-field').click()")
+    browser.wait_for("document.querySelector('#fs-fields form.editor')")
+    browser.evaluate("""(() => {
+        const form = document.querySelector('#fs-fields form.editor');
+        form.querySelector('[aria-label="field name"]').value = %s;
+        const type = form.querySelector('[aria-label=type]'); type.value = 'number'; type.dispatchEvent(new Event('change'));
+        form.querySelector('[aria-label=value]').value = %s;
+        form.requestSubmit();
+    })()""" % (json.dumps(name), json.dumps(value)))
+
 def test_overview_firestore_and_database_views_render_without_errors(chromium, ui_suite, tmp_path):
     base = f"http://127.0.0.1:{ui_suite['ui']}"
     documents = f"http://127.0.0.1:{ui_suite['firestore']}/v1/projects/{PROJECT}/databases/(default)/documents"
@@ -88,15 +101,7 @@ def test_overview_firestore_and_database_views_render_without_errors(chromium, u
         assert "ada" in browser.evaluate("document.querySelector('#fs-document-list').innerText")
 
         # Add a field through the page; the emulator stores it.
-        browser.evaluate("document.querySelector('#fs-add-field').click()")
-        browser.wait_for("document.querySelector('#fs-fields form.editor')")
-        browser.evaluate("""(() => {
-            const form = document.querySelector('#fs-fields form.editor');
-            form.querySelector('[aria-label="field name"]').value = 'score';
-            const type = form.querySelector('[aria-label=type]'); type.value = 'number'; type.dispatchEvent(new Event('change'));
-            form.querySelector('[aria-label=value]').value = '42';
-            form.requestSubmit();
-        })()""")
+        add_number_field(browser, "score", "42")
         browser.wait_for("document.querySelector('#fs-fields [data-field=score]')")
         assert request("GET", f"{documents}/users/ada")["fields"]["score"] == {"integerValue": "42"}
         # Another client writes: the open document follows.
@@ -378,15 +383,7 @@ def test_bad_input_shows_a_clear_message_and_writes_nothing(chromium, ui_suite, 
         # A field value that does not parse as its type: the form says so, the document keeps its fields.
         browser.open(base + "/firestore/default/data/things/one")
         browser.wait_for("document.querySelector('#fs-fields [data-field=n]')")
-        browser.evaluate("document.querySelector('#fs-add-field').click()")
-        browser.wait_for("document.querySelector('#fs-fields form.editor')")
-        browser.evaluate("""(() => {
-            const form = document.querySelector('#fs-fields form.editor');
-            form.querySelector('[aria-label="field name"]').value = 'score';
-            const type = form.querySelector('[aria-label=type]'); type.value = 'number'; type.dispatchEvent(new Event('change'));
-            form.querySelector('[aria-label=value]').value = 'twelve';
-            form.requestSubmit();
-        })()""")
+        add_number_field(browser, "score", "twelve")
         assert browser.wait_for("document.querySelector('#fs-fields form.editor .error-text').innerText")
         assert set(request("GET", f"{documents}/things/one")["fields"]) == {"n"}
 
