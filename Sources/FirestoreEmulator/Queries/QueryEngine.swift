@@ -139,17 +139,23 @@ package struct QueryEngine: Sendable {
         if k <= 0 { return [] }
         var best: [StoredDocument] = []
         best.reserveCapacity(k + 1)
-        for item in items {
-            if best.count == k, let last = best.last, compare(item, last) >= 0 { continue }
-            var low = 0
-            var high = best.count
-            while low < high {
-                let mid = (low + high) / 2
-                if compare(best[mid], item) <= 0 { low = mid + 1 } else { high = mid }
-            }
-            best.insert(item, at: low)
-            if best.count > k { best.removeLast() }
-        }
+        for item in items { _ = insert(item, into: &best, keeping: k, by: compare) }
         return best
+    }
+
+    /// Inserts `item` into `best` (in `compare` order, ties after their equals) and keeps its
+    /// `k` smallest; returns true when an element, `item` or the one it pushed out, was dropped.
+    static func insert<T>(_ item: T, into best: inout [T], keeping k: Int, by compare: (T, T) -> Int) -> Bool {
+        if best.count == k, let last = best.last, compare(item, last) >= 0 { return true }
+        var low = 0
+        var high = best.count
+        while low < high {
+            let mid = (low + high) / 2
+            if compare(best[mid], item) <= 0 { low = mid + 1 } else { high = mid }
+        }
+        best.insert(item, at: low)
+        guard best.count > k else { return false }
+        best.removeLast()
+        return true
     }
 }

@@ -77,21 +77,7 @@ struct SortedScan: QueryDocumentProducer {
                 continue
             }
             // The `wanted` first so far, in order.
-            if ranked.count == wanted, let last = ranked.last, compare(item, last) >= 0 {
-                if keep { probe?.release(1) }
-                continue
-            }
-            var low = 0
-            var high = ranked.count
-            while low < high {
-                let mid = (low + high) / 2
-                if compare(ranked[mid], item) <= 0 { low = mid + 1 } else { high = mid }
-            }
-            ranked.insert(item, at: low)
-            if ranked.count > wanted {
-                ranked.removeLast()
-                if keep { probe?.release(1) }
-            }
+            if QueryEngine.insert(item, into: &ranked, keeping: wanted, by: compare), keep { probe?.release(1) }
         }
         if !bounded { ranked.sort { compare($0, $1) < 0 } }
         let start = min(query.offset, ranked.count)
