@@ -13,6 +13,17 @@ import EmulatorStorage
 
     func contents(_ engine: StorageEngine) throws -> [String: String] { try engine.contents(namespaced: true) }
 
+    /// Writes `a/1` = "one" and `a/2` = "two" through a data directory at `dir/live`, closes it and
+    /// returns the name of its last journal file.
+    func journalOfTwoWrites(in dir: TemporaryDirectory) throws -> String {
+        let engine = StorageEngine()
+        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
+        try put(engine, ns, "a/1", "one")
+        try put(engine, ns, "a/2", "two")
+        data.close()
+        return try SnapshotFileSystem().list(dir.path + "/live").filter { $0.hasPrefix("journal-") }.max() ?? ""
+    }
+
     @Test func everyAcknowledgedWriteSurvivesWithoutAClose() throws {
         let dir = TemporaryDirectory()
         let engine = StorageEngine()
@@ -94,12 +105,7 @@ import EmulatorStorage
 
     @Test func tornTailIsDroppedButEarlierWritesStay() throws {
         let dir = TemporaryDirectory()
-        let engine = StorageEngine()
-        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
-        try put(engine, ns, "a/1", "one")
-        try put(engine, ns, "a/2", "two")
-        data.close()
-        let journal = try SnapshotFileSystem().list(dir.path + "/live").filter { $0.hasPrefix("journal-") }.max() ?? ""
+        let journal = try journalOfTwoWrites(in: dir)
         let bytes = try dir.read("live/" + journal)
         // Half of a third record: its header announces more bytes than the file holds.
         let record = LevelDBLogWriter.encode([JournalRecord(commitTime: 1, operations: [.put(ns, StorageKey("a/3"), Array("three".utf8))]).encoded()])
@@ -112,12 +118,7 @@ import EmulatorStorage
 
     @Test func corruptionBeforeTheTailIsRefusedAndNothingLoads() throws {
         let dir = TemporaryDirectory()
-        let engine = StorageEngine()
-        let data = try DataDirectory.open(dir.path + "/live", engine: engine)
-        try put(engine, ns, "a/1", "one")
-        try put(engine, ns, "a/2", "two")
-        data.close()
-        let journal = try SnapshotFileSystem().list(dir.path + "/live").filter { $0.hasPrefix("journal-") }.max() ?? ""
+        let journal = try journalOfTwoWrites(in: dir)
         var bytes = try dir.read("live/" + journal)
         bytes[9] ^= 0xFF  // inside the first record
         try dir.write("live/" + journal, bytes)

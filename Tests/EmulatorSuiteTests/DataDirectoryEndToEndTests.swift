@@ -17,18 +17,6 @@ import Testing
         return configuration
     }
 
-    /// Every journal file of the live directory, concatenated.
-    private func journalBytes(_ directory: TemporaryDirectory) -> [UInt8] {
-        let live = directory.path + "/live"
-        return LocalFiles.list(live).sorted().filter { $0.hasPrefix("journal-") }.flatMap { LocalFiles.read(live + "/" + $0) ?? [] }
-    }
-
-    private func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
-        let needle = Array(needle.utf8)
-        guard needle.count <= haystack.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
-    }
-
     private func send(_ port: Int, _ method: String, _ path: String, _ body: String = "") throws -> LoopbackHTTPClient.Reply {
         try LoopbackHTTPClient.send(.init(method: method, host: "127.0.0.1", port: port, path: path, body: Array(body.utf8)))
     }
@@ -43,13 +31,13 @@ import Testing
 
         let put = try send(database, "PUT", "/rooms/a.json?ns=demo-live", #"{"name":"acked-rtdb-value"}"#)
         #expect(put.status == 200)
-        #expect(contains(journalBytes(directory), "acked-rtdb-value"))
+        #expect(directory.journalBytes().contains(text: "acked-rtdb-value"))
 
         let patch = try send(
             firestore, "PATCH", "/v1/projects/demo-live/databases/(default)/documents/c/d",
             #"{"fields":{"s":{"stringValue":"acked-firestore-value"}}}"#)
         #expect(patch.status == 200)
-        #expect(contains(journalBytes(directory), "acked-firestore-value"))
+        #expect(directory.journalBytes().contains(text: "acked-firestore-value"))
 
         // Reads that commit nothing are answered as usual.
         #expect(try send(database, "GET", "/rooms/a/name.json?ns=demo-live").text == #""acked-rtdb-value""#)

@@ -25,17 +25,6 @@ import Testing
         return configuration
     }
 
-    private func journalBytes(_ directory: TemporaryDirectory) -> [UInt8] {
-        let live = directory.path + "/live"
-        return LocalFiles.list(live).sorted().filter { $0.hasPrefix("journal-") }.flatMap { LocalFiles.read(live + "/" + $0) ?? [] }
-    }
-
-    private func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
-        let needle = Array(needle.utf8)
-        guard needle.count <= haystack.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
-    }
-
     private func get(_ port: Int, _ path: String, timeout: Duration = .seconds(5)) throws -> LoopbackHTTPClient.Reply {
         try LoopbackHTTPClient.send(.init(method: "GET", host: "127.0.0.1", port: port, path: path, timeout: timeout))
     }
@@ -70,7 +59,7 @@ import Testing
             try socket.send(Self.commit("acked-grpc-value"))
             let trailers = try #require(try socket.trailers(of: 1, within: 5_000))
             #expect(trailers.first("grpc-status") == "0")
-            #expect(contains(journalBytes(directory), "acked-grpc-value"))
+            #expect(directory.journalBytes().contains(text: "acked-grpc-value"))
         }
         let suite = try Suite.start(configuration(directory))
         defer { suite.shutdown() }
@@ -92,9 +81,9 @@ import Testing
             client.send(Self.wirePut(1, "/rooms/a", #""acked-ws-value""#))
             client.send(Self.wirePut(2, "/rooms/b", #""second-ws-value""#))
             #expect(client.nextMessage() == Self.ok(1))
-            #expect(contains(journalBytes(directory), "acked-ws-value"))
+            #expect(directory.journalBytes().contains(text: "acked-ws-value"))
             #expect(client.nextMessage() == Self.ok(2))
-            #expect(contains(journalBytes(directory), "second-ws-value"))
+            #expect(directory.journalBytes().contains(text: "second-ws-value"))
         }
         let suite = try Suite.start(configuration(directory))
         defer { suite.shutdown() }

@@ -78,6 +78,30 @@ package final class TemporaryDirectory {
         }
     }
 
+    /// The names in the directory `relative` (below this directory; "" is this directory itself),
+    /// without `.` and `..`, in no particular order; empty when it cannot be read.
+    package func list(_ relative: String = "") -> [String] {
+        Self.names(in: relative.isEmpty ? path : path + "/" + relative)
+    }
+
+    /// Every `journal-*` file of the `--data-dir` directory `relative`, concatenated in name order.
+    package func journalBytes(_ relative: String = "live") -> [UInt8] {
+        list(relative).filter { $0.hasPrefix("journal-") }.sorted().flatMap { (try? read(relative + "/" + $0)) ?? [] }
+    }
+
+    private static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     private static func makeDirectories(_ directory: String) throws {
         var prefix = ""
         for part in directory.split(separator: "/", omittingEmptySubsequences: true) {
@@ -93,17 +117,7 @@ package final class TemporaryDirectory {
         var info = stat()
         guard lstat(target, &info) == 0 else { return }
         if info.st_mode & S_IFMT == S_IFDIR {
-            if let stream = opendir(target) {
-                var names: [String] = []
-                while let entry = readdir(stream) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                    }
-                    if name != "." && name != ".." { names.append(name) }
-                }
-                closedir(stream)
-                for name in names { removeTree(target + "/" + name) }
-            }
+            for name in names(in: target) { removeTree(target + "/" + name) }
             rmdir(target)
         } else {
             unlink(target)

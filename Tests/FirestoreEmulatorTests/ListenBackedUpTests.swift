@@ -31,13 +31,19 @@ import Testing
         }
     }
 
+    /// A stream without a worker (each test refreshes it) watching collection `c` as target 1, and
+    /// how many events its sink held after the target's first answer.
+    static func watchCollectionC(_ service: FirestoreService, _ sink: Sink) -> (ListenStream, start: Int) {
+        let stream = ListenStream(service: service, caller: .owner, sink: sink, startsWorker: false)
+        stream.receive { () throws(EmulatorError) in ListenRequest(database: T.database.name, addTarget: T.queryTarget(1, T.query("c"))) }
+        return (stream, sink.all.count)
+    }
+
     @Test func commitsWhileBackedUpGoOutWithOneGlobalSnapshot() throws {
         let service = FirestoreService()
         let sink = Sink()
-        let stream = ListenStream(service: service, caller: .owner, sink: sink, startsWorker: false)
+        let (stream, start) = Self.watchCollectionC(service, sink)
         defer { stream.cancel() }
-        stream.receive { () throws(EmulatorError) in ListenRequest(database: T.database.name, addTarget: T.queryTarget(1, T.query("c"))) }
-        let start = sink.all.count
         sink.backedUp.withLock { $0 = true }
         for name in ["x", "y", "z"] {
             try T.set(service, [("c/\(name)", ["a": 1])])
@@ -57,10 +63,8 @@ import Testing
     func aTargetAddedWhileCommitsWaitHasTheirChangesBeforeItsGlobalSnapshot(backedUp: Bool) throws {
         let service = FirestoreService()
         let sink = Sink()
-        let stream = ListenStream(service: service, caller: .owner, sink: sink, startsWorker: false)
+        let (stream, start) = Self.watchCollectionC(service, sink)
         defer { stream.cancel() }
-        stream.receive { () throws(EmulatorError) in ListenRequest(database: T.database.name, addTarget: T.queryTarget(1, T.query("c"))) }
-        let start = sink.all.count
         sink.backedUp.withLock { $0 = backedUp }
         // Not refreshed: the commit waits (for the worker, or for the client).
         try T.set(service, [("c/x", ["a": 1]), ("d/y", ["a": 2])])

@@ -73,6 +73,25 @@ class Suite:
         return self.request("GET", self.doc_url(path))
 
 
+def assert_acknowledged_writes_survive(suite, tmp_path, acknowledged):
+    """Restarts the suite on the killed suite's `live` data directory and checks that every
+    acknowledged write (`("rtdb", key)` under `/load`, `("firestore", key)` in `load/`) is there."""
+    restarted = Suite(suite.binary, tmp_path, "--data-dir", "live")
+    try:
+        restarted.wait_ready()
+        missing = []
+        rtdb = restarted.request("GET", restarted.rtdb_url("load"))[1] or {}
+        for kind, key in acknowledged:
+            if kind == "rtdb":
+                if key not in rtdb:
+                    missing.append(key)
+            elif restarted.get_doc(f"load/{key}")[0] != 200:
+                missing.append(key)
+        assert missing == [], f"{len(missing)} acknowledged writes lost of {len(acknowledged)}"
+    finally:
+        restarted.stop()
+
+
 def test_export_then_import_restores_both_emulators(suite, tmp_path):
     first = Suite(suite.binary, tmp_path)
     try:
@@ -332,20 +351,7 @@ def test_live_data_directory_survives_kill_9_under_load(suite, tmp_path, flags):
         thread.join(timeout=20)
     assert len(acknowledged) > 50
 
-    restarted = Suite(suite.binary, tmp_path, "--data-dir", "live")
-    try:
-        restarted.wait_ready()
-        missing = []
-        rtdb = restarted.request("GET", restarted.rtdb_url("load"))[1] or {}
-        for kind, key in acknowledged:
-            if kind == "rtdb":
-                if key not in rtdb:
-                    missing.append(key)
-            elif restarted.get_doc(f"load/{key}")[0] != 200:
-                missing.append(key)
-        assert missing == [], f"{len(missing)} acknowledged writes lost of {len(acknowledged)}"
-    finally:
-        restarted.stop()
+    assert_acknowledged_writes_survive(suite, tmp_path, acknowledged)
 
 
 def _journal_record_end(data: bytes) -> tuple[int, int]:
@@ -478,20 +484,7 @@ def test_live_data_directory_keeps_grpc_and_websocket_acks_after_kill_9(suite, t
     assert sum(1 for kind, _ in acknowledged if kind == "firestore") > 20
     assert sum(1 for kind, _ in acknowledged if kind == "rtdb") > 20
 
-    restarted = Suite(suite.binary, tmp_path, "--data-dir", "live")
-    try:
-        restarted.wait_ready()
-        missing = []
-        rtdb = restarted.request("GET", restarted.rtdb_url("load"))[1] or {}
-        for kind, key in acknowledged:
-            if kind == "rtdb":
-                if key not in rtdb:
-                    missing.append(key)
-            elif restarted.get_doc(f"load/{key}")[0] != 200:
-                missing.append(key)
-        assert missing == [], f"{len(missing)} acknowledged writes lost of {len(acknowledged)}"
-    finally:
-        restarted.stop()
+    assert_acknowledged_writes_survive(suite, tmp_path, acknowledged)
 
 
 def test_export_refuses_the_current_directory_and_its_parents(suite, tmp_path):
