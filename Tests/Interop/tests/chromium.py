@@ -1,6 +1,6 @@
 """Headless Chromium driven over its DevTools protocol on a pipe (`--remote-debugging-pipe`),
-standard library only: shared by the UI's browser tests (test_ui_browser.py) and its benchmark
-(Tests/Interop/ui_bench.py)."""
+standard library only: shared by the UI's browser tests (test_ui_browser.py), their benchmark
+(Tests/Interop/ui_bench.py) and the JS SDK's browser run (Tests/Interop/web/browser/run_chromium.py)."""
 
 import base64
 import json
@@ -25,15 +25,18 @@ def chromium_binary() -> str | None:
 class Browser:
     """One headless Chromium; `call` sends a DevTools command and returns its result."""
 
-    def __init__(self, binary: str, profile: Path):
+    def __init__(self, binary: str, profile: Path, log=None):
+        """`log`: a file for Chromium's stderr (discarded when None)."""
         commands_read, self._commands = os.pipe()
         self._replies, replies_write = os.pipe()
         # --remote-debugging-pipe reads commands on fd 3 and writes replies on fd 4.
         self.process = subprocess.Popen(
             ["bash", "-c", f'exec "$0" "$@" 3<&{commands_read} 4>&{replies_write}', binary,
-             "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+             "--no-default-browser-check", "--disable-extensions",
              "--remote-debugging-pipe", f"--user-data-dir={profile}", "about:blank"],
-            pass_fds=(commands_read, replies_write), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pass_fds=(commands_read, replies_write), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=log if log is not None else subprocess.DEVNULL)
         os.close(commands_read)
         os.close(replies_write)
         self._buffer = b""
