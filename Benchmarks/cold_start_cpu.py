@@ -13,12 +13,9 @@ harness. Compare two builds by running it once per binary, interleaved:
 import argparse
 import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,7 +26,7 @@ from harness import scenarios_service  # noqa: E402
 from harness.common import Bench  # noqa: E402
 from harness.rawhttp import encode_request  # noqa: E402
 from harness.servers import Suite  # noqa: E402
-from harness.workloads import DOCUMENTS, drop_page_cache  # noqa: E402
+from harness.workloads import DOCUMENTS, cold_start, drop_page_cache  # noqa: E402
 
 
 def main():
@@ -52,41 +49,20 @@ def main():
         size = sum(os.path.getsize(os.path.join(root, name)) for root, _, files in os.walk(options.export_dir)
                    for name in files)
         tick = os.sysconf("SC_CLK_TCK")
+
+        def cpu_at_first_read(pid):
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            cpus.append((int(fields[11]) + int(fields[12])) * 1000 / tick)
+
         for _ in range(options.runs):
             suite = Suite(bench, "cold", import_dir=options.export_dir)
             request = encode_request("GET", f"{DOCUMENTS}/bulk/d0", suite.firestore_port)
             if options.cold:
                 drop_page_cache(options.export_dir)
-            start = time.perf_counter()
-            process = subprocess.Popen(suite.argv(), cwd=suite.dir, stdout=subprocess.DEVNULL,
-                                       stderr=subprocess.DEVNULL, start_new_session=True)
-            try:
-                while True:
-                    if process.poll() is not None:
-                        raise SystemExit(f"emulators exited with {process.returncode}")
-                    with socket.socket() as probe:
-                        if probe.connect_ex(("127.0.0.1", suite.firestore_port)) != 0:
-                            time.sleep(0.001)
-                            continue
-                        try:
-                            probe.sendall(request)
-                            head = probe.recv(65536)
-                        except OSError:
-                            time.sleep(0.001)
-                            continue
-                    if head.startswith(b"HTTP/1.1 200"):
-                        walls.append((time.perf_counter() - start) * 1000)
-                        fields = open(f"/proc/{process.pid}/stat").read().rsplit(")", 1)[1].split()
-                        cpus.append((int(fields[11]) + int(fields[12])) * 1000 / tick)
-                        with open(f"/proc/{process.pid}/status") as status:
-                            for line in status:
-                                if line.startswith("VmHWM:"):
-                                    peaks.append(int(line.split()[1]) * 1024 / max(size, 1))
-                        break
-                    time.sleep(0.001)
-            finally:
-                process.terminate()
-                process.wait()
+            wall, _, hwm = cold_start(bench, suite.argv(), suite.dir, suite.firestore_port, request, ready_status=200,
+                                      on_ready=cpu_at_first_read)
+            walls.append(wall)
+            peaks.append(hwm * 1024 / max(size, 1))
         print(f"binary: {options.bin} ({'cold: export dropped from the page cache before each start' if options.cold else 'warm'})")
         print(f"load average: {os.getloadavg()[0]:.1f}")
         print("wall ms:", [round(w) for w in walls], "median", round(statistics.median(walls)))

@@ -279,9 +279,10 @@ def drop_page_cache(directory):
                 os.close(fd)
 
 
-def cold_start(bench, argv, cwd, port, request, ready_status=None, timeout=60.0):
+def cold_start(bench, argv, cwd, port, request, ready_status=None, timeout=60.0, on_ready=None):
     """Spawns `argv`, polls connect() every 1 ms, then sends `request` until it is answered
-    (with `ready_status` when given). Returns (ms to the first answer, VmRSS KiB, VmHWM KiB)."""
+    (with `ready_status` when given). Returns (ms to the first answer, VmRSS KiB, VmHWM KiB);
+    `on_ready(pid)`, when given, runs the moment the answer came, before the process is stopped."""
     bench.record(argv, cwd)
     start = time.perf_counter()
     process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -310,6 +311,8 @@ def cold_start(bench, argv, cwd, port, request, ready_status=None, timeout=60.0)
                     time.sleep(0.001)
                     continue
                 elapsed = (time.perf_counter() - start) * 1000
+                if on_ready is not None:
+                    on_ready(process.pid)
                 figures = {}
                 with open(f"/proc/{process.pid}/status") as file:
                     for line in file:

@@ -2,7 +2,6 @@
 
 import json
 import os
-import socket
 import subprocess
 import tempfile
 import time
@@ -10,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from seed_emulator_data import free_ports  # noqa: F401  (the tests import it from here)
 
 
 @dataclass(frozen=True)
@@ -77,17 +78,6 @@ def suite() -> RunningSuite:
     os.environ["FIREBASE_EMULATOR_HUB"] = running.hub
     os.environ["GCLOUD_PROJECT"] = running.project
     return running
-
-
-def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
 
 
 @pytest.fixture
