@@ -451,3 +451,12 @@ extension IncrementalListenTests {
         StoredEntry(key: ListenTarget.key(d.path), value: ValueCodec.encode(d.fields), createTime: d.createTime, updateTime: d.updateTime)
     }
 }
+
+extension ListenTarget {
+    /// The whole result at once (tests compare it with what a stream holds).
+    mutating func evaluate(_ service: FirestoreService, caller: FirestoreCaller) throws(EmulatorError) -> ([StoredDocument], Int64) {
+        var documents: [StoredDocument] = []
+        let readTime = try evaluate(service, caller: caller, at: nil) { documents.append($0) }
+        return (documents, readTime)
+    }
+}

@@ -159,8 +159,8 @@ import Testing
     static let bigCount = 3000
 
     /// 3,000 documents of about 1 KiB.
-    static func big(_ probe: QueryCursorProbe) throws -> FirestoreService {
-        let service = FirestoreService(store: DocumentStore(), cursorProbe: probe)
+    static func big(_ probe: QueryCursorProbe, queryIdleTimeout: Int64 = 300_000_000) throws -> FirestoreService {
+        let service = FirestoreService(store: DocumentStore(), cursorProbe: probe, queryIdleTimeout: queryIdleTimeout)
         let pad = String(repeating: "x", count: 1000)
         var docs: [(String, ValueMap)] = []
         for i in 0..<bigCount {
@@ -176,6 +176,7 @@ import Testing
     final class Reader: HTTPStreamWriter {
         struct State {
             var bytes = 0
+            var body: [UInt8] = []
             var finished = false
             var gone = false
             var resume: (@Sendable () -> Void)?
@@ -186,6 +187,7 @@ import Testing
         func write(_ bytes: [UInt8]) -> Bool {
             state.withLock { s in
                 s.bytes += bytes.count
+                s.body += bytes
                 return !s.finished && !s.gone
             }
         }
@@ -209,6 +211,7 @@ import Testing
         /// Goes away: what the connection does when its peer closes (the waiting producer is dropped).
         func disconnect() { state.withLock { s in s.gone = true; s.resume = nil } }
         var finished: Bool { state.withLock { $0.finished } }
+        var body: String { state.withLock { String(decoding: $0.body, as: UTF8.self) } }
     }
 
     func restQuery(_ service: FirestoreService, _ structuredQuery: String) throws -> HTTPStreamBody {

@@ -71,48 +71,75 @@ package struct AggregationQuery: Sendable, Equatable {
 
     /// Computes every aggregation over `documents` (the query's windowed result).
     func evaluate(_ documents: [StoredDocument], aliases: [String]) -> ValueMap {
-        var out = ValueMap()
-        for (a, alias) in zip(aggregations, aliases) {
-            out[alias] = Self.evaluate(a.op, documents)
-        }
-        return out
+        var fold = AggregationFold(aggregations)
+        for d in documents { fold.add(d) }
+        return fold.result(aliases: aliases)
+    }
+}
+
+/// The aggregations of a request folded one document at a time: counts and running sums, never
+/// the documents.
+struct AggregationFold {
+    private struct Sum {
+        var integer: Int64 = 0
+        var double = 0.0
+        var integral = true
+        /// Numeric values seen (the average's divisor).
+        var values = 0
     }
 
-    static func evaluate(_ op: Aggregation.Operator, _ documents: [StoredDocument]) -> Value {
-        switch op {
-        case .count(let upTo):
-            let n = Int64(documents.count)
-            return .integer(upTo.map { min($0, n) } ?? n)
-        case .sum(let field):
-            var intSum: Int64 = 0
-            var doubleSum = 0.0
-            var integral = true
-            for d in documents {
-                switch d.fields.value(at: field) {
-                case .integer(let i)?:
-                    doubleSum += Double(i)
-                    if integral {
-                        let (s, o) = intSum.addingReportingOverflow(i)
-                        if o { integral = false } else { intSum = s }
+    private let operators: [AggregationQuery.Aggregation.Operator]
+    private var sums: [Sum]
+    private var count: Int64 = 0
+    /// When every aggregation is a count with `up_to`: the largest, past which nothing changes.
+    private let settlesAt: Int64?
+
+    init(_ aggregations: [AggregationQuery.Aggregation]) {
+        operators = aggregations.map(\.op)
+        sums = Array(repeating: Sum(), count: aggregations.count)
+        var bound: Int64? = 0
+        for a in aggregations {
+            if case .count(let upTo?) = a.op, let b = bound { bound = max(b, upTo) } else { bound = nil }
+        }
+        settlesAt = aggregations.isEmpty ? nil : bound
+    }
+
+    /// Whether further documents can no longer change the result (counts that reached `up_to`).
+    var isSettled: Bool { settlesAt.map { count >= $0 } ?? false }
+
+    mutating func add(_ document: StoredDocument) {
+        count += 1
+        for (i, op) in operators.enumerated() {
+            switch op {
+            case .count: continue
+            case .sum(let field), .average(let field):
+                switch document.fields.value(at: field) {
+                case .integer(let v)?:
+                    sums[i].double += Double(v)
+                    sums[i].values += 1
+                    if sums[i].integral {
+                        let (s, o) = sums[i].integer.addingReportingOverflow(v)
+                        if o { sums[i].integral = false } else { sums[i].integer = s }
                     }
                 case .double(let x)?:
-                    doubleSum += x
-                    integral = false
+                    sums[i].double += x
+                    sums[i].values += 1
+                    sums[i].integral = false
                 default: continue
                 }
             }
-            return integral ? .integer(intSum) : .double(doubleSum)
-        case .average(let field):
-            var sum = 0.0
-            var n = 0
-            for d in documents {
-                switch d.fields.value(at: field) {
-                case .integer(let i)?: sum += Double(i); n += 1
-                case .double(let x)?: sum += x; n += 1
-                default: continue
-                }
-            }
-            return n == 0 ? .null : .double(sum / Double(n))
         }
+    }
+
+    func result(aliases: [String]) -> ValueMap {
+        var out = ValueMap()
+        for (i, (op, alias)) in zip(operators, aliases).enumerated() {
+            switch op {
+            case .count(let upTo): out[alias] = .integer(upTo.map { min($0, count) } ?? count)
+            case .sum: out[alias] = sums[i].integral ? .integer(sums[i].integer) : .double(sums[i].double)
+            case .average: out[alias] = sums[i].values == 0 ? .null : .double(sums[i].double / Double(sums[i].values))
+            }
+        }
+        return out
     }
 }

@@ -51,15 +51,19 @@ extension FirestoreREST {
     }
 
     /// As above, the items pulled one at a time (nil after the last, with whether each is the last).
+    /// When the items end early (`failure` answers an error once they ended), the array's last
+    /// element is the error, `{"error":{"code","message","status"}}`, as Google's REST frontends
+    /// end a streamed JSON array whose call failed midway.
     static func pacedArray<Item: Sendable>(
-        head: [[UInt8]], pull: @escaping @Sendable () -> (Item, Bool)?,
+        head: [[UInt8]], pull: @escaping @Sendable () -> (Item, Bool)?, failure: (@Sendable () -> EmulatorError?)? = nil,
         element: @escaping @Sendable (Item, _ index: Int, _ isLast: Bool, inout JSONWriter) -> Void
     ) -> HTTPResponse {
-        pacedArray(head: head, element: element) { PacedResponses(prefix: [$0], pull: pull, encode: $1) }
+        pacedArray(head: head, failure: failure, element: element) { PacedResponses(prefix: [$0], pull: pull, encode: $1) }
     }
 
     private static func pacedArray<Item: Sendable>(
-        head: [[UInt8]], element: @escaping @Sendable (Item, _ index: Int, _ isLast: Bool, inout JSONWriter) -> Void,
+        head: [[UInt8]], failure: (@Sendable () -> EmulatorError?)? = nil,
+        element: @escaping @Sendable (Item, _ index: Int, _ isLast: Bool, inout JSONWriter) -> Void,
         responses make: ([UInt8], @escaping @Sendable (Item, Int, Bool) -> [UInt8]) -> PacedResponses<Item>
     ) -> HTTPResponse {
         let opening = [UInt8(ascii: "[")] + Array(head.joined(separator: [UInt8(ascii: ",")]))
@@ -78,6 +82,11 @@ extension FirestoreREST {
             piece.reserveCapacity(messages.reduce(1) { $0 + $1.count })
             for message in messages { piece += message }
             guard isLast else { return .more(piece) }
+            if let error = failure?() {
+                // Every answer made an element before it (a query's first answer always does).
+                piece.append(UInt8(ascii: ","))
+                piece += RESTEncoding.error(error)
+            }
             piece.append(UInt8(ascii: "]"))
             return .end(piece)
         }))
@@ -167,7 +176,9 @@ extension FirestoreREST {
         let time = RESTEncoding.timestamp(cursor.readTime)
         let database = path.database
         // An empty result still answers once, with the read time (nil stands for "no document").
-        return Self.pacedArray(head: cursor.transaction.map { [Self.transactionElement($0)] } ?? [], pull: { cursor.next() }) {
+        return Self.pacedArray(
+            head: cursor.transaction.map { [Self.transactionElement($0)] } ?? [], pull: { cursor.next() }, failure: { cursor.failure }
+        ) {
             d, i, isLast, w in
             w.beginObject()
             if let d {

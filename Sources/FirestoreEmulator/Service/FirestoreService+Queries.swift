@@ -79,10 +79,23 @@ extension FirestoreService {
                 transaction: resolved.newTransaction, fields: ValueMap(), readTime: time,
                 explainMetrics: ExplainMetrics(indexesUsed: QueryPlan.indexesUsed(engine)), hasResult: false)
         }
-        let (documents, skipped, readTime) = try window(database, parent: parent, engine: engine, resolved: resolved, caller: caller)
+        // Folded as the documents are read: nothing is kept but the running sums. Without offset
+        // or limit the order does not matter and nothing is sorted.
+        let source = try source(
+            database, parent: parent, engine: engine, resolved: resolved, caller: caller, order: .any,
+            aggregating: aggregation.aggregatedFields)
+        let cursor = QueryCursor(transaction: nil, readTime: source.readTime, producer: source.producer(.any), select: nil, probe: cursorProbe)
+        var fold = AggregationFold(aggregation.aggregations)
+        var n = 0
+        while !fold.isSettled, let (document, _) = cursor.next() {
+            guard let document else { continue }
+            fold.add(document)
+            n += 1
+        }
+        if let failure = cursor.failure { throw failure }
         var metrics: ExplainMetrics?
         if explain != nil {
-            let entries = documents.count + skipped
+            let entries = n + cursor.skipped
             metrics = ExplainMetrics(
                 indexesUsed: QueryPlan.indexesUsed(engine),
                 executionStats: .init(
@@ -90,19 +103,25 @@ extension FirestoreService {
                     readOperations: max(1, (entries + 999) / 1000), documentsScanned: 0, indexEntriesScanned: entries))
         }
         return AggregationResult(
-            transaction: resolved.newTransaction, fields: aggregation.evaluate(documents, aliases: aliases),
-            readTime: readTime, explainMetrics: metrics)
+            transaction: resolved.newTransaction, fields: fold.result(aliases: aliases), readTime: source.readTime,
+            explainMetrics: metrics)
     }
 
-    /// A Listen target's query at head: the ordered, windowed result before projection, and the
-    /// read time (rules checked as RunQuery checks them).
+    /// A Listen target's query: its ordered, windowed result before projection, handed to
+    /// `visit` one document at a time as it is read (at head, or at `time`), and the read time
+    /// (rules checked as RunQuery checks them). No more than two decoded documents are held.
     func listenQuery(
-        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, caller: FirestoreCaller, at time: Int64? = nil
-    ) throws(EmulatorError) -> ([StoredDocument], Int64) {
+        _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine, caller: FirestoreCaller, at time: Int64? = nil,
+        visit: (StoredDocument) -> Void
+    ) throws(EmulatorError) -> Int64 {
         try Self.validateParent(parent, engine.query)
-        let (documents, _, readTime) = try window(
-            database, parent: parent, engine: engine, resolved: ResolvedRead(time: time), caller: caller)
-        return (documents, readTime)
+        let source = try source(database, parent: parent, engine: engine, resolved: ResolvedRead(time: time), caller: caller, order: .query)
+        let cursor = QueryCursor(transaction: nil, readTime: source.readTime, producer: source.producer(.query), select: nil, probe: cursorProbe)
+        while let (document, _) = cursor.next() {
+            if let document { visit(document) }
+        }
+        if let failure = cursor.failure { throw failure }
+        return source.readTime
     }
 
     /// Whether `caller` is held to rules that may decide per document or change between commits:
@@ -194,7 +213,7 @@ extension FirestoreService {
 
     /// For `[where e == x] orderBy f [desc] limit n` on one collection at head: the first matching
     /// documents in order from an index on `[e,] f`, or nil when the shape does not fit.
-    private func orderedCandidates(
+    func orderedCandidates(
         _ database: DatabaseID, parent: ResourcePath, engine: QueryEngine
     ) throws(EmulatorError) -> ([StoredDocument], Int64)? {
         let query = engine.query
@@ -221,14 +240,15 @@ extension FirestoreService {
     }
 
     /// For a query over one collection ordered by `__name__` alone, with a limit: the collection
-    /// walked in name order, decoding documents only until offset + limit of them match; a
-    /// `startAt` on a document of the collection seeks to it. Nil when the shape does not fit.
-    /// The caller windows the result as it windows a scan's (the same documents come out).
+    /// walked in name order (``NameOrderWalk``), decoding documents only until offset + limit of
+    /// them match; a `startAt` on a document of the collection seeks to it. Nil when the shape
+    /// does not fit. The caller windows the result as it windows a scan's (the same documents
+    /// come out).
     ///
     /// - Parameter includeMissing: missing documents (no fields, only descendants) join the
     ///   result as empty documents, as `listDocuments` with `show_missing` lists them.
-    static func nameOrderedCandidates<S: DocumentSource>(
-        _ view: DatabaseView<S>, parent: ResourcePath, engine: QueryEngine, includeMissing: Bool = false
+    static func nameOrderedCandidates(
+        _ view: DatabaseView<StorageSnapshot>, parent: ResourcePath, engine: QueryEngine, includeMissing: Bool = false
     ) throws(EmulatorError) -> NameWalk? {
         let query = engine.query
         guard let limit = query.limit, query.from.count == 1, let selector = query.from.first, !selector.allDescendants,
@@ -236,30 +256,31 @@ extension FirestoreService {
         else { return nil }
         let (needed, overflow) = query.offset.addingReportingOverflow(limit)
         if overflow { return nil }
-        var walk = NameWalk()
-        guard needed > 0 else { return walk }
+        var result = NameWalk()
+        guard needed > 0 else { return result }
         let collection = parent.appending(selector.collectionID)
         let start = query.startAt.flatMap { Self.seekID($0, in: collection, database: engine.database) }
-        try view.walkInNameOrder(
-            collection, descending: order.direction == .descending, from: start, includeMissing: includeMissing
-        ) { (id, entry) throws(EmulatorError) -> Bool in
-            let path = collection.appending(id)
+        var walk = NameOrderWalk(
+            query: query, parent: parent, snapshot: view.source, namespace: view.namespace, index: nil,
+            descending: order.direction == .descending, from: start, includeMissing: includeMissing)
+        while let (path, entry) = walk.next() {
             // The order is the name alone: the cursors are checked before anything is decoded.
             let bare = StoredDocument(path: path, fields: ValueMap(), createTime: 0, updateTime: 0)
             let position = engine.cursorPosition(bare)
-            if position != 0 { return position < 0 }
+            if position < 0 { continue }
+            if position > 0 { break }
             var document = bare
             if let entry {
-                document = try DatabaseView<S>.decode(entry, path: path)
-                walk.decoded += 1
+                document = try DatabaseView<StorageSnapshot>.decode(entry, path: path)
+                result.decoded += 1
             } else {
-                walk.missing.insert(path)
+                result.missing.insert(path)
             }
-            guard engine.matches(document) else { return true }
-            walk.documents.append(document)
-            return walk.documents.count < needed
+            guard engine.matches(document) else { continue }
+            result.documents.append(document)
+            if result.documents.count >= needed { break }
         }
-        return walk
+        return result
     }
 
     /// The id a cursor on `__name__` names when it is a document directly in `collection`.

@@ -153,7 +153,7 @@ extension FirestoreService {
             "Transaction lock timeout. A document this transaction read was changed by another request; retry the transaction.")
         for (path, seen) in entry.reads where try view.document(path)?.updateTime != seen { throw aborted }
         for q in entry.queries {
-            let engine = try QueryEngine(q.query, database: database)
+            let engine = try QueryEngine(q.query, database: database, aggregating: q.aggregating)
             let now = engine.window(try candidates(view, parent: q.parent, query: q.query)).documents
             if versions(now) != q.seen { throw aborted }
         }

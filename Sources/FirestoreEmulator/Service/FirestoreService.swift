@@ -19,14 +19,22 @@ package final class FirestoreService: Sendable {
     let documentsDecoded = Atomic<Int>(0)
     /// Counts what query cursors hold (tests).
     let cursorProbe: QueryCursorProbe?
+    /// How long (µs) a streamed query's client may read nothing before the query ends with
+    /// DEADLINE_EXCEEDED and its snapshot is freed (see ``QueryCursor/expireWhenIdle(after:)``).
+    /// Five minutes: the official clients give RunQuery a 300 s deadline for the whole call
+    /// (nodejs-firestore `dev/src/v1/firestore_client_config.json`), so one that reads never
+    /// waits this long between two reads.
+    let queryIdleTimeout: Int64
 
     /// `transactionLifetime` and `lockTimeout` (µs) are production's 270 s and the official
-    /// emulator's 30 s unless a test shortens them.
+    /// emulator's 30 s, and `queryIdleTimeout` five minutes, unless a test shortens them.
     package init(
         store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true,
-        transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000, cursorProbe: QueryCursorProbe? = nil
+        transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000, cursorProbe: QueryCursorProbe? = nil,
+        queryIdleTimeout: Int64 = 300_000_000
     ) {
         self.cursorProbe = cursorProbe
+        self.queryIdleTimeout = queryIdleTimeout
         self.store = store
         self.listenHub = ListenHub(engine: store.engine, startTime: store.currentTime())
         self.useIndexes = useIndexes

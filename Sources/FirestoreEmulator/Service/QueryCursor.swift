@@ -1,16 +1,22 @@
 package import EmulatorModel
+import Dispatch
 import EmulatorStorage
+import EmulatorSupport
 import Synchronization
 
 /// RunQuery's answer made a document at a time while the transport has room (REST's paced JSON
 /// array, gRPC's paced responses): see ``FirestoreService/openQuery(_:parent:query:consistency:caller:explain:)``.
+/// The service's own folds (aggregations, a Listen target's first result, the names a read-write
+/// transaction locks or records) read through one too, so that each holds what its fold keeps.
 ///
 /// A query ordered by name alone reads its documents in key order from one snapshot and decodes
 /// one at a time (``NameOrderedScan``): the cursor holds the snapshot, a position, the keys of the
 /// few documents whose names key order misplaces, and one decoded document ahead (to tell the
-/// last answer). Any other query was read whole before the cursor was made (``DocumentList``),
-/// and each document is dropped as it is handed out. The cursor ends, and frees its snapshot,
-/// after the last document; a transport that drops it (the client went away) frees it all.
+/// last answer). One sorted on a field holds a path and the sort values per match
+/// (``SortedScan``). The cursor ends, and frees its snapshot, after the last document; a
+/// transport that drops it (the client went away) frees it all; a client that stops reading
+/// for ``FirestoreService/queryIdleTimeout`` loses its snapshot and its call ends with
+/// DEADLINE_EXCEEDED (see ``failure``).
 ///
 /// ```swift
 /// let cursor = try service.openQuery(db, parent: [], query: query)
@@ -21,11 +27,16 @@ package final class QueryCursor: Sendable {
     package let transaction: [UInt8]?
     /// The read time of every answer.
     package let readTime: Int64
-    /// With `explain_options` (such a query is read whole first).
-    package let explainMetrics: ExplainMetrics?
     private let select: [FieldPath]?
     private let probe: QueryCursorProbe?
+    private let explain: Explain?
     private let state: Mutex<State>
+
+    /// What `explain_options` asked for: the plan, and with `analyze` the run's statistics.
+    struct Explain: Sendable {
+        var plan: ExplainMetrics
+        var analyze: Bool
+    }
 
     private struct State {
         var producer: any QueryDocumentProducer
@@ -35,15 +46,21 @@ package final class QueryCursor: Sendable {
         var finished = false
         var skipped: Int
         var failure: EmulatorError?
+        /// Documents handed out.
+        var returned = 0
+        /// Time spent reading and decoding (explain's execution time).
+        var busy: UInt64 = 0
+        /// When the transport last asked for a document (monotonic ns).
+        var lastAsked: UInt64 = MonotonicClock.nanoseconds()
     }
 
     init(
         transaction: [UInt8]?, readTime: Int64, producer: sending any QueryDocumentProducer, skipped: Int = 0,
-        select: [FieldPath]?, explainMetrics: ExplainMetrics? = nil, probe: QueryCursorProbe?
+        select: [FieldPath]?, explain: Explain? = nil, probe: QueryCursorProbe?
     ) {
         self.transaction = transaction
         self.readTime = readTime
-        self.explainMetrics = explainMetrics
+        self.explain = explain
         self.select = select
         self.probe = probe
         probe?.opened(holding: producer.held)
@@ -58,13 +75,32 @@ package final class QueryCursor: Sendable {
     /// How many documents the offset skipped: final once ``next()`` answered first.
     package var skipped: Int { state.withLock { $0.skipped } }
 
-    /// Why the answers ended early (a stored document that does not decode), if they did.
+    /// Why the answers ended early (a stored document that does not decode, a client that read
+    /// nothing for too long), if they did.
     package var failure: EmulatorError? { state.withLock { $0.failure } }
+
+    /// With `explain_options`: the plan, and with `analyze` the statistics of the run (complete
+    /// once the last answer was handed out).
+    package var explainMetrics: ExplainMetrics? {
+        guard let explain else { return nil }
+        guard explain.analyze else { return explain.plan }
+        return state.withLock { s in
+            var metrics = explain.plan
+            let n = s.returned
+            metrics.executionStats = .init(
+                resultsReturned: n, executionNanoseconds: max(1, s.busy), readOperations: max(1, n), documentsScanned: n,
+                indexEntriesScanned: n + s.skipped)
+            return metrics
+        }
+    }
 
     /// The next answer and whether it is the last; nil after the last. A query without documents
     /// answers once, with no document (the transports still send the read time).
     package func next() -> (StoredDocument?, Bool)? {
         state.withLock { s -> (StoredDocument?, Bool)? in
+            let started = MonotonicClock.nanoseconds()
+            s.lastAsked = started
+            defer { s.busy &+= MonotonicClock.nanoseconds() &- started }
             if !s.started {
                 s.started = true
                 s.lookahead = Self.pull(&s, probe)
@@ -73,8 +109,36 @@ package final class QueryCursor: Sendable {
             guard var current = s.lookahead else { return nil }
             s.lookahead = Self.pull(&s, probe)
             probe?.release(1)
+            s.returned += 1
             if let select { current.fields = QueryEngine.project(current.fields, select) }
             return (current, s.lookahead == nil)
+        }
+    }
+
+    /// Ends the cursor when the transport has not asked for a document for `timeout`
+    /// nanoseconds: checked after that long, and again after what remains of it while the
+    /// client reads. An expired cursor frees its snapshot and documents at once, and its answers
+    /// end with DEADLINE_EXCEEDED (``failure``) when the client reads again; a cursor that
+    /// finished or was freed stops checking.
+    func expireWhenIdle(after timeout: UInt64) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout))) { [weak self] in
+            guard let self else { return }
+            let remaining = self.state.withLock { s -> UInt64? in
+                guard !s.finished else { return nil }
+                let idle = MonotonicClock.nanoseconds() &- s.lastAsked
+                if idle < timeout { return timeout - idle }
+                let seconds = timeout / 1_000_000_000
+                s.failure = .deadlineExceeded(
+                    "The query's client read no results for \(seconds > 0 ? "\(seconds) s" : "\(timeout / 1_000_000) ms"); the query was ended.")
+                let held = s.producer.held + (s.lookahead == nil ? 0 : 1)
+                s.lookahead = nil
+                s.finished = true
+                self.probe?.release(held)
+                s.producer = DocumentList([])
+                self.probe?.noteExpired()
+                return nil
+            }
+            if let remaining { self.expireWhenIdle(after: remaining) }
         }
     }
 
@@ -130,6 +194,7 @@ package final class QueryCursorProbe: Sendable {
         var decoded = 0
         var held = 0
         var peakHeld = 0
+        var expired = 0
     }
 
     private let counts = Mutex(Counts())
@@ -144,6 +209,10 @@ package final class QueryCursorProbe: Sendable {
     package var held: Int { counts.withLock { $0.held } }
     /// The most decoded documents the cursors held at one time.
     package var peakHeld: Int { counts.withLock { $0.peakHeld } }
+    /// Cursors ended because their client stopped reading.
+    package var expired: Int { counts.withLock { $0.expired } }
+
+    func noteExpired() { counts.withLock { $0.expired += 1 } }
 
     func opened(holding n: Int) {
         counts.withLock { c in

@@ -197,14 +197,19 @@ final class ListenStream: Sendable {
                 cause: .resourceExhausted("A Listen stream may watch at most \(Self.maxTargets) targets at once.")))
             return
         }
-        let documents: [StoredDocument]
         let readTime: Int64
-        var previous: [StorageKey: Int64]?
+        var previous: HeldDocuments?
+        // The documents are sent as the query reads them; only their keys and times are kept.
+        var held = HeldDocuments()
         do throws(EmulatorError) {
             try target.prepare()
             if let since {
-                let (then, _) = try target.evaluate(service, caller: caller, at: since)
-                previous = Dictionary(then.map { (ListenTarget.key($0.path), $0.updateTime) }, uniquingKeysWith: { a, _ in a })
+                var then = HeldDocuments()
+                _ = try target.evaluate(service, caller: caller, at: since) { d in
+                    let key = ListenTarget.key(d.path)
+                    if then[key] == nil { then[key] = d.updateTime }
+                }
+                previous = then
             }
             // Filed before the first read, so no commit falls between the two (commits the read
             // already saw are skipped by their time).
@@ -212,19 +217,20 @@ final class ListenStream: Sendable {
                 service.listenHub.file(database, stream: id, target: target.id, target.watch)
             }
             target.asOf = service.store.engine.lastCommitTime
-            (documents, readTime) = try target.evaluate(service, caller: caller)
+            let targetID = target.id
+            readTime = try target.evaluate(service, caller: caller) { d in
+                let key = ListenTarget.key(d.path)
+                held[key] = d.updateTime
+                // Resumed: only what changed since the resume point.
+                if let previous, previous[key] == d.updateTime { return }
+                sink.send(.documentChange(.decoded(d), database: database, targets: [targetID]))
+            }
         } catch {
             unfile(target.id, &s)
             sink.send(.targetChange(.remove, targets: [target.id], cause: error))
             return
         }
-        for d in documents {
-            let key = ListenTarget.key(d.path)
-            target.documents[key] = d.updateTime
-            // Resumed: only what changed since the resume point.
-            if let previous, previous[key] == d.updateTime { continue }
-            sink.send(.documentChange(.decoded(d), database: database, targets: [target.id]))
-        }
+        target.documents = held
         if let previous {
             let gone = previous.keys.filter { target.documents[$0] == nil }.sorted()
             let deleted = missing(gone, database: database, at: readTime, documentsTarget: target.kind.isDocuments)
@@ -340,25 +346,27 @@ final class ListenStream: Sendable {
             for id in redo.sorted() {
                 guard var target = s.targets.removeValue(forKey: id) else { continue }
                 s.reevaluations += 1
-                let documents: [StoredDocument]
                 let readTime: Int64
                 let published = service.store.engine.lastCommitTime
-                do throws(EmulatorError) { (documents, readTime) = try target.evaluate(service, caller: caller) } catch {
+                // The documents are sent as the query reads them; only their keys and times are kept.
+                var next = HeldDocuments()
+                let before = target.documents
+                do throws(EmulatorError) {
+                    readTime = try target.evaluate(service, caller: caller) { d in
+                        let key = ListenTarget.key(d.path)
+                        next[key] = d.updateTime
+                        if before[key] != d.updateTime {
+                            sink.send(.documentChange(.decoded(d), database: database, targets: [id]))
+                            changed = true
+                        }
+                    }
+                } catch {
                     unfile(id, &s)
                     sink.send(.targetChange(.remove, targets: [id], cause: error))
                     changed = true
                     continue
                 }
                 newest = max(newest, readTime)
-                var next = HeldDocuments()
-                for d in documents {
-                    let key = ListenTarget.key(d.path)
-                    next[key] = d.updateTime
-                    if target.documents[key] != d.updateTime {
-                        sink.send(.documentChange(.decoded(d), database: database, targets: [id]))
-                        changed = true
-                    }
-                }
                 let gone = target.documents.keys.filter { next[$0] == nil }
                 let deleted = missing(gone, database: database, at: readTime, documentsTarget: target.kind.isDocuments)
                 for key in gone {

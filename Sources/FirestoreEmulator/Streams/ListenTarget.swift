@@ -115,28 +115,32 @@ struct ListenTarget: Sendable {
         }
     }
 
-    /// The target's current result at head (projected), and the read time; refills the window.
-    /// With `time`, the result as it was then (a resume's starting point), the window untouched.
+    /// The target's current result at head (projected), handed to `visit` a document at a time
+    /// as it is read (nothing else holds it), and the read time; refills the window. With
+    /// `time`, the result as it was then (a resume's starting point), the window untouched.
     mutating func evaluate(
-        _ service: FirestoreService, caller: FirestoreCaller, at time: Int64? = nil
-    ) throws(EmulatorError) -> ([StoredDocument], Int64) {
+        _ service: FirestoreService, caller: FirestoreCaller, at time: Int64? = nil, visit: (StoredDocument) -> Void
+    ) throws(EmulatorError) -> Int64 {
         switch kind {
         case .documents(let names):
-            guard !names.isEmpty else { return ([], time ?? service.store.currentTime()) }
+            guard !names.isEmpty else { return time ?? service.store.currentTime() }
             let (_, items, readTime) = try service.batchGet(
                 database, names: names, consistency: time.map { .readTime($0) } ?? .latest, caller: caller)
-            var out: [StoredDocument] = []
-            for case .found(let d) in items { out.append(d) }
-            return (out, readTime)
+            for case .found(let d) in items { visit(d) }
+            return readTime
         case .query(let parent, let query):
             let engine: QueryEngine
             if let prepared = self.engine { engine = prepared } else { engine = try QueryEngine(query, database: database) }
-            var (documents, readTime) = try service.listenQuery(database, parent: parent.path, engine: engine, caller: caller, at: time)
-            if query.limit != nil && time == nil { window = documents.map(orderKey) }
-            if let select = query.select {
-                for i in documents.indices { documents[i].fields = QueryEngine.project(documents[i].fields, select) }
+            let refill = query.limit != nil && time == nil
+            var window: [StoredDocument] = []
+            let readTime = try service.listenQuery(database, parent: parent.path, engine: engine, caller: caller, at: time) { d in
+                if refill { window.append(orderKey(d)) }
+                var document = d
+                if let select = query.select { document.fields = QueryEngine.project(d.fields, select) }
+                visit(document)
             }
-            return (documents, readTime)
+            if refill { self.window = window }
+            return readTime
         }
     }
 

@@ -25,6 +25,8 @@ final class TransactionRegistry: Sendable {
     struct QueryRead: Sendable {
         var parent: ResourcePath
         var query: StructuredQuery
+        /// An aggregation's summed or averaged fields (they narrow and rank its result).
+        var aggregating: [FieldPath] = []
         var seen: [ResourcePath: Int64]
     }
 
