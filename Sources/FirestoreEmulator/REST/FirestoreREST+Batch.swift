@@ -52,8 +52,8 @@ extension FirestoreREST {
 
     /// As above, the items pulled one at a time (nil after the last, with whether each is the last).
     /// When the items end early (`failure` answers an error once they ended), the array's last
-    /// element is the error, `{"error":{"code","message","status"}}`, as Google's REST frontends
-    /// end a streamed JSON array whose call failed midway.
+    /// element is the error, `{"error":{"code","message","status"}}` (the shape of a REST error
+    /// body), so that the answer does not read as a whole result.
     static func pacedArray<Item: Sendable>(
         head: [[UInt8]], pull: @escaping @Sendable () -> (Item, Bool)?, failure: (@Sendable () -> EmulatorError?)? = nil,
         element: @escaping @Sendable (Item, _ index: Int, _ isLast: Bool, inout JSONWriter) -> Void
