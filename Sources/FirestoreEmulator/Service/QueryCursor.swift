@@ -50,7 +50,7 @@ package final class QueryCursor: Sendable {
         var returned = 0
         /// Time spent reading and decoding (explain's execution time).
         var busy: UInt64 = 0
-        /// When the transport last asked for a document (monotonic ns).
+        /// When the transport last had a document it asked for (monotonic ns).
         var lastAsked: UInt64 = MonotonicClock.nanoseconds()
     }
 
@@ -99,8 +99,11 @@ package final class QueryCursor: Sendable {
     package func next() -> (StoredDocument?, Bool)? {
         state.withLock { s -> (StoredDocument?, Bool)? in
             let started = MonotonicClock.nanoseconds()
-            s.lastAsked = started
-            defer { s.busy &+= MonotonicClock.nanoseconds() &- started }
+            defer {
+                // From the end of the call: a long first read (a sort) is not the client's idling.
+                s.lastAsked = MonotonicClock.nanoseconds()
+                s.busy &+= s.lastAsked &- started
+            }
             if !s.started {
                 s.started = true
                 s.lookahead = Self.pull(&s, probe)
