@@ -178,7 +178,9 @@ import Testing
         while reader.readOne() {}
         #expect(reader.finished)
         let body = reader.body
-        #expect(body.hasSuffix(#"{"error":{"code":504,"message":"The query's client read no results for 200 ms; the query was ended.","status":"DEADLINE_EXCEEDED"}}]"#), "\(body.suffix(200))")
+        let endsWithTheError = body.hasSuffix(
+            #"{"error":{"code":504,"message":"The query's client read no results for 200 ms; the query was ended.","status":"DEADLINE_EXCEEDED"}}]"#)
+        #expect(endsWithTheError, "\(body.suffix(200))")
         #expect(probe.decoded < C.bigCount)
     }
 
@@ -214,7 +216,8 @@ import Testing
         while reader.readOne() {}
         #expect(reader.finished)
         #expect(probe.expired == 0)
-        #expect(!reader.body.contains(#""error""#))
+        let hasError = reader.body.contains(#""error""#)
+        #expect(!hasError)
         #expect(probe.decoded == C.bigCount)
     }
 }

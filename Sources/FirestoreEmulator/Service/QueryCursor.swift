@@ -123,16 +123,18 @@ package final class QueryCursor: Sendable {
     /// client reads. An expired cursor frees its snapshot and documents at once, and its answers
     /// end with DEADLINE_EXCEEDED (``failure``) when the client reads again; a cursor that
     /// finished or was freed stops checking.
-    func expireWhenIdle(after timeout: UInt64) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout))) { [weak self] in
+    func expireWhenIdle(after timeout: UInt64) { checkIdle(limit: timeout, in: timeout) }
+
+    private func checkIdle(limit: UInt64, in delay: UInt64) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: delay))) { [weak self] in
             guard let self else { return }
             let remaining = self.state.withLock { s -> UInt64? in
                 guard !s.finished else { return nil }
                 let idle = MonotonicClock.nanoseconds() &- s.lastAsked
-                if idle < timeout { return timeout - idle }
-                let seconds = timeout / 1_000_000_000
+                if idle < limit { return limit - idle }
+                let seconds = limit / 1_000_000_000
                 s.failure = .deadlineExceeded(
-                    "The query's client read no results for \(seconds > 0 ? "\(seconds) s" : "\(timeout / 1_000_000) ms"); the query was ended.")
+                    "The query's client read no results for \(seconds > 0 ? "\(seconds) s" : "\(limit / 1_000_000) ms"); the query was ended.")
                 let held = s.producer.held + (s.lookahead == nil ? 0 : 1)
                 s.lookahead = nil
                 s.finished = true
@@ -141,7 +143,7 @@ package final class QueryCursor: Sendable {
                 self.probe?.noteExpired()
                 return nil
             }
-            if let remaining { self.expireWhenIdle(after: remaining) }
+            if let remaining { self.checkIdle(limit: limit, in: remaining) }
         }
     }
 
