@@ -18,7 +18,7 @@ struct QuerySource {
     let namespace: NamespaceID
     /// An index to read the candidates from (head snapshots only), with the range of its keys.
     let index: (id: String, range: IndexRange)?
-    /// The window read from an ordered index (`[where e == x] orderBy f limit n` at head, n small).
+    /// The window read whole from an ordered index (`[where e == x] orderBy f limit n` at head).
     let prefetched: [StoredDocument]?
     let readTime: Int64
 
@@ -144,7 +144,7 @@ extension FirestoreService {
         var prefetched: [StoredDocument]?
         var readTime = viewTime
         if useIndexes, time == nil, Self.fitsOrderedIndex(engine), let hit = try orderedCandidates(database, parent: parent, engine: engine) {
-            // At most `SortedScan.keptWindow` documents, as a sorted scan of a small window keeps.
+            // At most offset + limit documents, read whole (the index walk is not a producer yet).
             let window = engine.window(hit.0)
             prefetched = window.documents
             readTime = hit.1
@@ -155,16 +155,13 @@ extension FirestoreService {
     }
 
     /// Whether the query has the shape the ordered indexes answer at head
-    /// (`[where e == x] orderBy f [desc] limit n` on one collection; see `orderedCandidates`),
-    /// with a window small enough to read whole (offset + limit at most
-    /// ``SortedScan/keptWindow``, the window a sorted scan keeps decoded).
+    /// (`[where e == x] orderBy f [desc] limit n` on one collection; see `orderedCandidates`):
+    /// its window is read whole, at most offset + limit documents.
     static func fitsOrderedIndex(_ engine: QueryEngine) -> Bool {
         let order = engine.rank
-        guard let limit = engine.query.limit, let selector = engine.query.from.first, !selector.allDescendants, order.count == 2 else {
+        guard engine.query.limit != nil, let selector = engine.query.from.first, !selector.allDescendants, order.count == 2 else {
             return false
         }
-        let (needed, overflow) = engine.query.offset.addingReportingOverflow(limit)
-        guard !overflow, needed <= SortedScan.keptWindow else { return false }
         return !order[0].field.isDocumentID && order[1].field.isDocumentID && order[0].direction == order[1].direction
     }
 }
