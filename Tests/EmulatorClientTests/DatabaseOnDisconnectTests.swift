@@ -208,7 +208,11 @@ func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
                 answers.withLock { $0.append("\(ref.key ?? ""):\(error == nil)") }
             }
             try await waitUntil { answers.withLock { $0.count == 3 } }
-            #expect(answers.withLock { $0 } == ["d:false", "a:true", "b:true"])
+            // `d` fails on the client (a Date is no database value), whenever its block runs; the
+            // server answers `a` and `b` in the order they were sent.
+            let seen = answers.withLock { $0 }
+            #expect(Set(seen) == ["d:false", "a:true", "b:true"])
+            #expect(seen.filter { $0 != "d:false" } == ["a:true", "b:true"])
             root.child("b").cancelDisconnectOperations { error, _ in answers.withLock { $0.append("cancel:\(error == nil)") } }
             try await waitUntil { answers.withLock { $0.count == 4 } }
             db.simulateConnectionLoss()
