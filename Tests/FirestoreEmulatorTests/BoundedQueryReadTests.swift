@@ -159,21 +159,23 @@ import Testing
         #expect(probe.open == 0 && probe.held == 0)
     }
 
-    static func waitUntil(_ condition: () -> Bool) {
+    /// Waits (up to 20 s) without holding a thread of the shared pool: the Listen workers of
+    /// tests running beside this one need those threads.
+    static func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = MonotonicClock.nanoseconds() + 20_000_000_000
-        while !condition(), MonotonicClock.nanoseconds() < deadline { usleep(10_000) }
+        while !condition(), MonotonicClock.nanoseconds() < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     /// A REST client that opens runQuery and stops reading: after the idle timeout the cursor
     /// frees its snapshot and documents; the answer ends with an error element when the client reads.
-    @Test func aStalledRESTQueryEndsWithDeadlineExceeded() throws {
+    @Test func aStalledRESTQueryEndsWithDeadlineExceeded() async throws {
         let probe = QueryCursorProbe()
         let service = try C.big(probe, queryIdleTimeout: 200_000)
         let stream = try C().restQuery(service, #"{"from":[{"collectionId":"big"}]}"#)
         let reader = C.Reader()
         stream.start(reader)
         #expect(probe.open == 1)
-        Self.waitUntil { probe.expired == 1 }
+        try await Self.waitUntil { probe.expired == 1 }
         #expect(probe.expired == 1)
         #expect(probe.held == 0)
         while reader.readOne() {}
@@ -186,7 +188,7 @@ import Testing
     }
 
     /// The same over gRPC: the call ends with DEADLINE_EXCEEDED once the client reads again.
-    @Test func aStalledGRPCQueryEndsWithDeadlineExceeded() throws {
+    @Test func aStalledGRPCQueryEndsWithDeadlineExceeded() async throws {
         let probe = QueryCursorProbe()
         let streamed = StreamedQueryTests()
         let (connection, out, peer0) = try streamed.connect(try C.big(probe, queryIdleTimeout: 200_000))
@@ -196,7 +198,7 @@ import Testing
             w.message(2) { $0.message(2) { $0.string(2, "big") } }
         })
         try peer.read(out.take())
-        Self.waitUntil { probe.expired == 1 }
+        try await Self.waitUntil { probe.expired == 1 }
         #expect(probe.expired == 1 && probe.held == 0)
         let messages = try streamed.readAll(connection, out, &peer, stream: 1)
         #expect(peer.status == "4")
@@ -204,14 +206,15 @@ import Testing
     }
 
     /// A client that reads steadily, however slowly, is never cut.
-    @Test func aSlowButSteadyReaderIsNotCut() throws {
+    @Test func aSlowButSteadyReaderIsNotCut() async throws {
         let probe = QueryCursorProbe()
-        let service = try C.big(probe, queryIdleTimeout: 1_000_000)
+        // 10 s: far above the 50 ms between reads, however slowly the test machine runs them.
+        let service = try C.big(probe, queryIdleTimeout: 10_000_000)
         let stream = try C().restQuery(service, #"{"from":[{"collectionId":"big"}]}"#)
         let reader = C.Reader()
         stream.start(reader)
         for _ in 0..<30 {
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
             _ = reader.readOne()
         }
         while reader.readOne() {}
