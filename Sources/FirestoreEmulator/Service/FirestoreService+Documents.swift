@@ -64,7 +64,7 @@ extension FirestoreService {
         try check(.get, database, name.path, caller, document, view)
         if let id = resolved.recordingTransaction { transactions.recordReads(id, [(name.path, entry?.updateTime)]) }
         guard let entry else { throw .notFound("Document \"\(name.name)\" not found.") }
-        return try cache.answer(name, entry) { () throws(EmulatorError) -> [UInt8] in
+        return try cache.answer(name, entry, in: view.namespace) { () throws(EmulatorError) -> [UInt8] in
             if let document { return encode(document) }
             return encode(try DatabaseView<StorageSnapshot>.decode(entry, path: name.path))
         }
