@@ -2,11 +2,13 @@
 """Benchmarks/request_path.py: the request path of one or more builds against nginx, alternating.
 
 Each round runs wrk on nginx's static file, then for every build: Firestore REST GET and PATCH of
-1 KB documents (wrk, 32 connections, the harness's Lua bodies) and, with --grpc, the gRPC unary
+1 KB documents and the Realtime Database REST GET of a 1 KB node (wrk, 32 connections, the
+harness's Lua bodies; `--only` picks among get, patch, rtdb) and, with --grpc, the gRPC unary
 GetDocument with h2load (32 streams on one connection). Servers on CPU 0, load on CPU 1, as
 Benchmarks/run pins them. Besides req/s (and the ratio to nginx in the same round) it prints
 each build's server CPU per request (utime + stime from /proc/<pid>/stat over the run ÷ requests),
-which compares builds better than wall-clock rates on a shared machine.
+and nginx's (master + worker), which compares builds better than wall-clock rates on a shared
+machine.
 
     Benchmarks/request_path.py --bin main=../main/.build/release/emulators --bin new=.build/release/emulators \
         --rounds 5 --duration 4 --grpc
@@ -15,7 +17,7 @@ import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from harness.common import PROJECT, free_ports, wait_for_port  # noqa: E402
+from harness.common import PROJECT, RTDB_NAMESPACE, free_ports, wait_for_port  # noqa: E402
 from harness.servers import STATIC_DOCUMENT as STATIC  # noqa: E402
 
 DOCS = f"/v1/projects/{PROJECT}/databases/(default)/documents"
@@ -29,6 +31,21 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def tree_cpu_seconds(pid):
+    """CPU of `pid` and its children (nginx: master + worker)."""
+    total = cpu_seconds(pid)
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            total += sum(cpu_seconds(int(c)) for c in f.read().split())
+    except OSError:
+        pass
+    return total
+
+
+def rtdb_node(i):
+    return json.dumps({"payload": "x" * 900, "n": i})
 
 
 def body(i):
@@ -80,7 +97,8 @@ class Suite:
     def __init__(self, binary, tmp, label):
         self.dir = os.path.join(tmp, label)
         os.makedirs(self.dir)
-        self.port, dport, hport = free_ports(3)
+        self.port, self.dport, hport = free_ports(3)
+        dport = self.dport
         with open(os.path.join(self.dir, "firebase.json"), "w") as f:
             json.dump({"emulators": {"firestore": {"host": "127.0.0.1", "port": self.port},
                                      "database": {"host": "127.0.0.1", "port": dport},
@@ -111,6 +129,22 @@ class Suite:
                 rest += s.recv(65536)
             assert head.startswith(b"HTTP/1.1 200"), head
         s.close()
+        s = socket.create_connection(("127.0.0.1", self.dport))
+        for i in range(100):
+            b = rtdb_node(i).encode()
+            req = (f"PUT /lat/d{i}.json?ns={RTDB_NAMESPACE}&print=silent HTTP/1.1\r\nHost: x\r\n"
+                   f"Content-Length: {len(b)}\r\n\r\n").encode() + b
+            s.sendall(req)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += s.recv(65536)
+            head, rest = data.split(b"\r\n\r\n", 1)
+            m = re.search(rb"Content-Length: (\d+)", head, re.I)
+            n = int(m.group(1)) if m else 0
+            while len(rest) < n:
+                rest += s.recv(65536)
+            assert head.startswith(b"HTTP/1.1 20"), head
+        s.close()
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
@@ -126,7 +160,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--duration", type=int, default=5)
     p.add_argument("--grpc", action="store_true")
-    p.add_argument("--only", default="get,patch")
+    p.add_argument("--only", default="get,patch,rtdb", help="comma-separated: get, patch, rtdb")
     a = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="reqbench-")
     www = os.path.join(tmp, "nginx", "www")
@@ -154,6 +188,8 @@ server {{ listen 127.0.0.1:{nport}; location / {{ root {www}; default_type appli
     patch_lua = os.path.join(tmp, "patch.lua")
     lua(get_lua, "GET", f'"{DOCS}/lat/d" .. (counter % 100)', "")
     lua(patch_lua, "PATCH", f'"{DOCS}/lat/d" .. (counter % 100)', body(1))
+    rtdb_lua = os.path.join(tmp, "rtdb.lua")
+    lua(rtdb_lua, "GET", f'"/lat/d" .. (counter % 100) .. ".json?ns={RTDB_NAMESPACE}"', "")
     grpc_data = os.path.join(tmp, "get.grpc")
     msg = f"{NAME}/lat/d1".encode()
     pb = b"\x0a" + bytes([len(msg)]) + msg
@@ -168,14 +204,18 @@ server {{ listen 127.0.0.1:{nport}; location / {{ root {www}; default_type appli
         kinds = a.only.split(",")
         print(f"load at start: {os.getloadavg()[0]:.1f}", flush=True)
         for r in range(a.rounds):
-            rps, _, _ = wrk(f"http://127.0.0.1:{nport}/doc.json", a.duration)
-            results.setdefault("nginx", []).append((rps, 0.0))
-            line = [f"round {r + 1}: nginx {rps:,.0f}"]
+            before = tree_cpu_seconds(nginx.pid)
+            rps, total, _ = wrk(f"http://127.0.0.1:{nport}/doc.json", a.duration)
+            nus = (tree_cpu_seconds(nginx.pid) - before) / max(total, 1) * 1e6
+            results.setdefault("nginx", []).append((rps, nus))
+            line = [f"round {r + 1}: nginx {rps:,.0f} ({nus:.1f} us cpu/req)"]
             for label, suite in suites:
                 for kind in kinds + (["grpc"] if a.grpc else []):
                     before = cpu_seconds(suite.proc.pid)
                     if kind == "grpc":
                         krps, total, errs = h2load(suite.port, a.duration, grpc_data)
+                    elif kind == "rtdb":
+                        krps, total, errs = wrk(f"http://127.0.0.1:{suite.dport}/", a.duration, rtdb_lua)
                     else:
                         script = get_lua if kind == "get" else patch_lua
                         krps, total, errs = wrk(f"http://127.0.0.1:{suite.port}/", a.duration, script)
@@ -186,12 +226,15 @@ server {{ listen 127.0.0.1:{nport}; location / {{ root {www}; default_type appli
             print("; ".join(line) + f"; load {os.getloadavg()[0]:.1f}", flush=True)
         print("summary (min-max):")
         ng = [x for x, _ in results["nginx"]]
+        ncpu = sorted(c for _, c in results["nginx"])[len(ng) // 2]
         for key, vals in results.items():
             rates = [x for x, _ in vals]
             cpus = [c for _, c in vals]
             ratios = [x / n for x, n in zip(rates, ng)]
+            median_cpu = sorted(cpus)[len(cpus) // 2]
             print(f"  {key:14s} {min(rates):>9,.0f}-{max(rates):>9,.0f} req/s  ratio {min(ratios):.2f}-{max(ratios):.2f}"
-                  f"  cpu/req {min(cpus):.1f}-{max(cpus):.1f} us (median {sorted(cpus)[len(cpus)//2]:.1f})")
+                  f"  cpu/req {min(cpus):.1f}-{max(cpus):.1f} us (median {median_cpu:.1f};"
+                  f" nginx/this {ncpu / max(median_cpu, 1e-9):.2f})")
     finally:
         for _, s in suites:
             s.stop()

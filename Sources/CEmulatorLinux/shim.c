@@ -2,6 +2,7 @@
 #include "CEmulatorLinux.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -75,6 +76,13 @@ long cemu_send(int fd, const void *bytes, unsigned long count) {
 
 int cemu_errno(void) {
     return errno;
+}
+
+int cemu_available_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    return CPU_COUNT(&set);
 }
 
 // CRC-32C for snapshot and journal files (LevelDB log records).

@@ -47,6 +47,9 @@ int cemu_set_v6only(int fd);
 /// `send` with MSG_NOSIGNAL: never raises SIGPIPE when the peer has gone.
 long cemu_send(int fd, const void *bytes, unsigned long count);
 int cemu_errno(void);
+/// How many CPUs this thread may run on (sched_getaffinity: a `taskset` or container cpuset
+/// counts, unlike the online count); -1 on failure.
+int cemu_available_cpus(void);
 /// CRC-32C (Castagnoli) of `length` bytes at `data`, continuing `crc` (0 to start; unmasked).
 /// Uses the SSE4.2 `crc32` instruction when the CPU has it, else a bitwise loop.
 uint32_t cemu_crc32c(uint32_t crc, const uint8_t *data, uint64_t length);

@@ -25,15 +25,19 @@ extension DatabaseEmulator {
             return HTTPResponse(status: .ok, headers: headers)
         }
         let path = request.rawPath
-        if path == "/.settings/rules.json" { return try rulesEndpoint(request) }
-        if path == "/.inspect/databases.json" { return databasesEndpoint(request) }
-        if path == "/.inspect/coverage" || path == "/.inspect/coverage.json" {
-            return coverageEndpoint(request, html: path == "/.inspect/coverage")
+        // The service endpoints all begin `/.` (a request target is ASCII: the parser refuses
+        // other bytes, so byte and character comparisons agree).
+        if path.utf8.dropFirst().first == UInt8(ascii: ".") {
+            if path == "/.settings/rules.json" { return try rulesEndpoint(request) }
+            if path == "/.inspect/databases.json" { return databasesEndpoint(request) }
+            if path == "/.inspect/coverage" || path == "/.inspect/coverage.json" {
+                return coverageEndpoint(request, html: path == "/.inspect/coverage")
+            }
+            if path == "/.ws", let upgrade = longPollUpgrade(request) { return upgrade }
+            if path == "/.ws" { return try webSocket(request) }
+            if path == "/.lp" { return longPoll(request) }
         }
-        if path == "/.ws", let upgrade = longPollUpgrade(request) { return upgrade }
-        if path == "/.ws" { return try webSocket(request) }
-        if path == "/.lp" { return longPoll(request) }
-        guard path.hasSuffix(".json") else {
+        guard path.utf8.reversed().starts(with: "nosj.".utf8) else {
             return Self.error(HTTPStatus(404, "Not Found"), "append .json to your request URI to use the REST API.")
         }
         let decoded = try DatabaseRESTRequest(request, defaultNamespace: configuration.defaultNamespace)

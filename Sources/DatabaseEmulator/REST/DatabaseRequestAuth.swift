@@ -12,10 +12,7 @@ enum DatabaseRequestAuth {
     {
         var token: String?
         if let header = request.headers["Authorization"] {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" || parts[0].lowercased() == "firebase" {
-                token = String(parts[1].trimmingSpaces)
-            }
+            token = bearerToken(header)
         }
         var override: String?
         for (name, value) in items {
@@ -45,6 +42,26 @@ enum DatabaseRequestAuth {
             }
         }
         return auth
+    }
+
+    /// The token of `Bearer <token>` or `Firebase <token>` (scheme in any case).
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = header.utf8
+        // A header value is ASCII in practice: split on the byte, unless what follows the space
+        // is not ASCII (a combining mark would make the space part of a character).
+        if let space = bytes.firstIndex(of: UInt8(ascii: " ")), space != bytes.startIndex {
+            let after = bytes.index(after: space)
+            if after == bytes.endIndex || bytes[after] < 0x80 {
+                let scheme = bytes[..<space]
+                guard HTTPFieldName.matches(scheme, "bearer") || HTTPFieldName.matches(scheme, "firebase") else { return nil }
+                let rest = header[after...]
+                guard !rest.isEmpty else { return nil }
+                return String(rest.trimmingSpaces)
+            }
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" || parts[0].lowercased() == "firebase" else { return nil }
+        return String(parts[1].trimmingSpaces)
     }
 
     /// Tokens already decoded (clients send the same token with every request).

@@ -23,13 +23,25 @@ package struct HTTPRequest: Sendable {
     package var rawPath: Substring {
         // Byte scans: `?`, `&` and `=` are ASCII, so their UTF-8 indices are character boundaries
         // (a Character scan would run grapheme breaking over the whole target on every request).
-        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target[...] }
+        guard let mark = queryMark else { return target[...] }
         return target[..<mark]
+    }
+
+    /// Where `?` is in the target: a scan of the contiguous bytes (the generic `firstIndex` over a
+    /// string's UTF-8 view steps index by index).
+    private var queryMark: String.Index? {
+        let utf8 = target.utf8
+        let offset = utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
+        switch offset {
+        case .some(.some(let offset)): return utf8.index(utf8.startIndex, offsetBy: offset)
+        case .some(.none): return nil
+        case .none: return utf8.firstIndex(of: UInt8(ascii: "?"))
+        }
     }
 
     /// The query part of the target (after `?`), still percent-encoded; empty when absent.
     package var rawQuery: Substring {
-        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return "" }
+        guard let mark = queryMark else { return "" }
         return target[target.utf8.index(after: mark)...]
     }
 

@@ -94,6 +94,16 @@ package struct Router: Sendable {
 
 /// The non-empty `/`-separated segments of a path, one at a time, split on the byte.
 struct SegmentCursor {
+    /// The first `/` of `bytes`, by a scan of their contiguous storage where there is one.
+    static func firstSlash(_ bytes: Substring.UTF8View) -> String.Index? {
+        let offset = bytes.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "/")) }
+        switch offset {
+        case .some(.some(let offset)): return bytes.index(bytes.startIndex, offsetBy: offset)
+        case .some(.none): return nil
+        case .none: return bytes.firstIndex(of: UInt8(ascii: "/"))
+        }
+    }
+
     private let text: Substring
     private var position: Substring.Index
 
@@ -105,7 +115,7 @@ struct SegmentCursor {
     mutating func next() -> Substring? {
         let utf8 = text.utf8
         while position < text.endIndex {
-            let end = utf8[position...].firstIndex(of: UInt8(ascii: "/")) ?? text.endIndex
+            let end = Self.firstSlash(utf8[position...]) ?? text.endIndex
             let start = position
             position = end < text.endIndex ? utf8.index(after: end) : text.endIndex
             if start < end { return text[start..<end] }

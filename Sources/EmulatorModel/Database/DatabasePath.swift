@@ -110,6 +110,13 @@ package struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
 
     /// Decodes `%XX` escapes; nil on a malformed escape or invalid UTF-8.
     package static func percentDecode<C: Collection<UInt8>>(_ bytes: C) -> String? {
+        // A path's bytes are contiguous: scan them as a buffer, not index by index.
+        if let decoded = bytes.withContiguousStorageIfAvailable({ percentDecodeBuffer($0) }) { return decoded }
+        return percentDecodeBuffer(bytes)
+    }
+
+    private static func percentDecodeBuffer<C: Collection<UInt8>>(_ bytes: C) -> String? {
+        if !bytes.contains(0x25) { return String(validating: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var it = bytes.makeIterator()

@@ -1,3 +1,4 @@
+import CEmulatorLinux
 import Glibc
 import Synchronization
 
@@ -12,9 +13,12 @@ package final class EventLoopGroup: Sendable {
     let loops: [EventLoop]
     private let cursor = Atomic<Int>(0)
 
-    /// The process-wide group, started on first use with one loop per core (at most 4, at least 1).
+    /// The process-wide group, started on first use with one loop per core the process may run
+    /// on (at most 4, at least 1): pinned to one core (`taskset`, a container's cpuset), two loops
+    /// would only take turns on it.
     package static let shared: EventLoopGroup = {
-        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let allowed = Int(cemu_available_cpus())
+        let cores = allowed > 0 ? allowed : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         do {
             return try EventLoopGroup(loopCount: min(max(cores, 1), 4))
         } catch {

@@ -19,8 +19,13 @@ extension FirestoreGRPC {
             }
         }
         let documentName = try DocumentName.document(name)
-        let d = try service.getDocument(documentName, mask: mask, consistency: try consistency.value, caller: caller)
         let database = DatabaseID(project: documentName.projectID, database: documentName.databaseID)
+        if mask == nil {
+            return try service.getDocumentEncoded(
+                documentName, consistency: try consistency.value, caller: caller, cache: documentCache
+            ) { d in Self.encode { Self.write(d, database: database, to: &$0) } }
+        }
+        let d = try service.getDocument(documentName, mask: mask, consistency: try consistency.value, caller: caller)
         return Self.encode { Self.write(d, database: database, to: &$0) }
     }
 

@@ -14,6 +14,8 @@ import EmulatorProtobuf
 package struct FirestoreGRPC: Sendable {
     package static let serviceName = "google.firestore.v1.Firestore"
     let service: FirestoreService
+    /// GetDocument's protobuf answers, reused while the document is unchanged.
+    let documentCache = EncodedDocumentCache()
 
     package init(service: FirestoreService) { self.service = service }
 

@@ -46,9 +46,17 @@ extension FirestoreREST {
 
     func getDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
         let params = Self.parameters(request)
-        let d = try service.getDocument(
-            path.name, mask: try Self.mask(params, "mask.fieldPaths"), consistency: try Self.consistency(params), caller: caller)
-        return Self.ok(RESTEncoding.document(d, database: path.database))
+        let mask = try Self.mask(params, "mask.fieldPaths")
+        let consistency = try Self.consistency(params)
+        let database = path.database
+        if mask == nil {
+            return Self.ok(
+                try service.getDocumentEncoded(path.name, consistency: consistency, caller: caller, cache: documentCache) {
+                    RESTEncoding.document($0, database: database)
+                })
+        }
+        let d = try service.getDocument(path.name, mask: mask, consistency: consistency, caller: caller)
+        return Self.ok(RESTEncoding.document(d, database: database))
     }
 
     func listDocuments(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {

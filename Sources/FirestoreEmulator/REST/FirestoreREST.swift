@@ -12,6 +12,8 @@ package struct FirestoreREST: Sendable {
     /// In single-project mode: the configured project, whose mismatches are warned about once each.
     let singleProject: String?
     private let warnedProjects = WarnedProjects()
+    /// GetDocument's JSON answers, reused while the document is unchanged.
+    let documentCache = EncodedDocumentCache()
 
     package init(
         service: FirestoreService, rulesLoader: FirestoreRulesLoader? = nil, logger: Logger? = nil,

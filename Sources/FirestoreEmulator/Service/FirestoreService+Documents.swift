@@ -1,4 +1,5 @@
 package import EmulatorModel
+import EmulatorStorage
 import EmulatorSupport
 import Synchronization
 
@@ -35,6 +36,38 @@ extension FirestoreService {
         guard var document else { throw .notFound("Document \"\(name.name)\" not found.") }
         if let mask { document.fields = QueryEngine.project(document.fields, mask) }
         return document
+    }
+
+    /// GetDocument without a mask, answered in a transport's encoding: `encode` runs only when
+    /// `cache` holds no answer made from the stored version read (same errors, rules and
+    /// transaction reads as ``getDocument(_:mask:consistency:caller:)``).
+    package func getDocumentEncoded(
+        _ name: DocumentName, consistency: ReadConsistency = .latest, caller: FirestoreCaller = .owner,
+        cache: EncodedDocumentCache, encode: (StoredDocument) -> [UInt8]
+    ) throws(EmulatorError) -> [UInt8] {
+        let database = DatabaseID(project: name.projectID, database: name.databaseID)
+        guard name.path.isDocument else {
+            throw .invalidArgument("Document name \"\(name.name)\" has odd number of segments.")
+        }
+        let resolved = try resolve(consistency, database)
+        if let lock = resolved.lock { try lockForRead(database, [name.path], lock) }
+        let (view, _) = try store.view(database, at: resolved.time)
+        let entry = view.source.entry(view.namespace, DatabaseView<StorageSnapshot>.key(name.path))
+        // The rules see the decoded document only where they run: not for the owner, not under
+        // rules that allow everything.
+        let document: StoredDocument?
+        if let entry, caller != .owner, !gate(database).allowsEverything {
+            document = try DatabaseView<StorageSnapshot>.decode(entry, path: name.path)
+        } else {
+            document = nil
+        }
+        try check(.get, database, name.path, caller, document, view)
+        if let id = resolved.recordingTransaction { transactions.recordReads(id, [(name.path, entry?.updateTime)]) }
+        guard let entry else { throw .notFound("Document \"\(name.name)\" not found.") }
+        return try cache.answer(name, entry, in: view.namespace) { () throws(EmulatorError) -> [UInt8] in
+            if let document { return encode(document) }
+            return encode(try DatabaseView<StorageSnapshot>.decode(entry, path: name.path))
+        }
     }
 
     /// BatchGetDocuments: found or missing for each distinct name, in request order.
