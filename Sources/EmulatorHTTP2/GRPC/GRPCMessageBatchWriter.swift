@@ -20,7 +20,8 @@ package struct GRPCFramedMessages: Sendable {
     /// Appends one message, which `body` writes at the end of the buffer it is handed.
     package mutating func append(_ body: (inout [UInt8]) -> Void) {
         let start = bytes.count
-        bytes.append(contentsOf: [0, 0, 0, 0, 0] as [UInt8])
+        // The 5-byte header (compressed flag, length), filled in below.
+        bytes.append(contentsOf: repeatElement(0, count: 5))
         body(&bytes)
         let n = UInt32(truncatingIfNeeded: bytes.count - start - 5)
         bytes[start + 1] = UInt8(n >> 24)
