@@ -138,10 +138,13 @@ def bulk_run(server, binary_args, docs, with_listener, index, pin):
     db = firestore.Client(project=project)
     collection = db.collection("bulk")
     perf = None
-    if with_listener and os.environ.get("PERF"):
-        # PERF=1: `perf record -g` of the server during runs with the listener (<tmpdir>/perf.data).
-        perf = subprocess.Popen(["perf", "record", "-F", "1999", "-g", "-p", str(server.process.pid), "-o",
-                                 os.path.join(server.dir, "perf.data")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if os.environ.get("PERF") and (with_listener or os.environ["PERF"] == "all"):
+        # PERF=1: `perf record -g` of the server during runs with the listener (<tmpdir>/perf.data);
+        # PERF=all: also the runs without (<tmpdir>/perf-none.data), to compare the two.
+        # PERF_CALLGRAPH=dwarf for whole stacks (Swift's runtime leaves break frame-pointer chains).
+        name = "perf.data" if with_listener else "perf-none.data"
+        perf = subprocess.Popen(["perf", "record", "-F", "1999", "--call-graph", os.environ.get("PERF_CALLGRAPH", "fp"), "-p", str(server.process.pid), "-o",
+                                 os.path.join(server.dir, name)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1)
     # Build the batches' data first; the client still encodes them inside the clock.
     c0 = server.cpu_ms()
@@ -160,7 +163,7 @@ def bulk_run(server, binary_args, docs, with_listener, index, pin):
     if perf:
         perf.send_signal(2)
         perf.wait()
-        print(f"perf data: {os.path.join(server.dir, 'perf.data')}", flush=True)
+        print(f"perf data: {os.path.join(server.dir, name)}", flush=True)
     return end - start, written_at - start, cpu
 
 

@@ -7,12 +7,18 @@ import Testing
 /// The table of documents a Listen target holds answers as a dictionary would, through growth
 /// and deletions that shift probe runs.
 @Suite struct HeldDocumentsTests {
-    @Test func randomOperationsMatchADictionary() {
+    /// Short keys (under eight bytes), and long ones of every length remainder with escaped
+    /// bytes (the hash and the comparison read eight bytes at a time, then the tail).
+    static let keySets: [[StorageKey]] = [
+        (0..<600).map { StorageKey(segments: ["c", "d\($0)"]) },
+        (0..<600).map { StorageKey(segments: ["books", "x\u{0}\u{1}" + String(repeating: "k", count: $0 % 29) + "\($0)"]) },
+    ]
+
+    @Test(arguments: keySets) func randomOperationsMatchADictionary(keys: [StorageKey]) {
         var rng = SeededGenerator(seed: 23)
         var table = HeldDocuments()
         var model: [StorageKey: Int64] = [:]
         // Few distinct keys against many operations: runs form, break and form again.
-        let keys = (0..<600).map { StorageKey(segments: ["c", "d\($0)"]) }
         for step in 0..<20_000 {
             let key = keys[Int(rng.next() % UInt64(keys.count))]
             switch rng.next() % 3 {

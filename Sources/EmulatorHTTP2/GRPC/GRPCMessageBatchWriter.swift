@@ -17,10 +17,15 @@ package struct GRPCFramedMessages: Sendable {
 
     package var isEmpty: Bool { bytes.isEmpty }
 
+    /// Makes room for `capacity` bytes at once (a batch about to take many messages grows
+    /// without copying what it holds).
+    package mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
+
     /// Appends one message, which `body` writes at the end of the buffer it is handed.
     package mutating func append(_ body: (inout [UInt8]) -> Void) {
         let start = bytes.count
-        bytes.append(contentsOf: [0, 0, 0, 0, 0] as [UInt8])
+        // The 5-byte header (compressed flag, length), filled in below.
+        for _ in 0..<5 { bytes.append(0) }
         body(&bytes)
         let n = UInt32(truncatingIfNeeded: bytes.count - start - 5)
         bytes[start + 1] = UInt8(n >> 24)

@@ -59,6 +59,8 @@ final class FirestoreListenCall: GRPCStreamingCall {
             }
             let full = pending.withLock { p -> Bool in
                 let prefix = p.names.prefix(database)
+                // Documents come in runs: the batch takes up to its limit in one buffer.
+                if p.framed.isEmpty { p.framed.reserve(Self.limit + 4096) }
                 p.framed.append { buffer in
                     var w = ProtoWriter()
                     swap(&w.bytes, &buffer)

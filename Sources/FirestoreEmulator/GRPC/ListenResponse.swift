@@ -86,6 +86,21 @@ enum ListenResponse {
     /// Field 1 (`name`): `prefix` then `/segment` per segment of `key`, unescaped.
     static func writeName(_ prefix: [UInt8], _ key: StorageKey, to w: inout ProtoWriter) {
         let encoded = key.encoded
+        if !encoded.contains(1) {
+            // No escaped byte (the usual key): every segment ends with a 0, which stands for the
+            // `/` before the next one, so the name is the prefix, `/` and the bytes copied whole.
+            w.key(1, .lengthDelimited)
+            w.varint(UInt64(prefix.count + encoded.count))
+            w.bytes.append(contentsOf: prefix)
+            guard !encoded.isEmpty else { return }
+            w.bytes.append(UInt8(ascii: "/"))
+            let start = w.bytes.count
+            w.bytes.append(contentsOf: encoded[..<(encoded.count - 1)])
+            w.bytes.withUnsafeMutableBufferPointer { b in
+                for i in start..<b.count where b[i] == 0 { b[i] = UInt8(ascii: "/") }
+            }
+            return
+        }
         var length = prefix.count
         var i = 0
         while i < encoded.count {

@@ -141,10 +141,8 @@ final class ListenHub: Sendable {
         state.withLock { s in
             guard let watch = s.watches[database] else { return }
             let time = batch.commitTime
-            var commits: [Int: ListenCommit] = [:]
-            if !batch.clearedSubtrees.isEmpty {
-                for id in watch.inboxes.keys { commits[id] = ListenCommit(time: time, everything: true) }
-            }
+            var commits = ListenCommits(time: time)
+            if !batch.clearedSubtrees.isEmpty { commits.everything(watch.inboxes.keys) }
             let scanGroups = !watch.groups.isEmpty
             let scanDocuments = !watch.documents.isEmpty
             // A commit's documents mostly share a collection: its targets are looked up once per
@@ -178,12 +176,12 @@ final class ListenHub: Sendable {
                 let named = scanDocuments ? watch.documents[key] : nil
                 guard !lastRefs.isEmpty || named != nil else { continue }
                 let document = ChangedDocument(key: key, entry: change.new)
-                for ref in lastRefs { commits[ref.stream, default: ListenCommit(time: time)].add(document, for: ref.target) }
+                for ref in lastRefs { commits.add(document, for: ref) }
                 if let named {
-                    for ref in named { commits[ref.stream, default: ListenCommit(time: time)].add(document, for: ref.target) }
+                    for ref in named { commits.add(document, for: ref) }
                 }
             }
-            for (id, commit) in commits { watch.inboxes[id]?.push(commit) }
+            for (id, commit) in commits.commits { watch.inboxes[id]?.push(commit) }
         }
     }
 }
@@ -213,8 +211,10 @@ struct ListenCommit: Sendable {
     /// A subtree was cut: every target of the stream evaluates again.
     var everything = false
     var documents: [ChangedDocument] = []
-    /// Target id → indexes into `documents`.
-    var targets: [Int32: [Int]] = [:]
+    /// Per target, the indexes into `documents` of its changes; targets in the order they came.
+    private(set) var targets: [(id: Int32, indexes: [Int])] = []
+    /// Target id → its place in `targets`, kept only once a second target came.
+    private var places: [Int32: Int] = [:]
 
     init(time: Int64, everything: Bool = false) {
         self.time = time
@@ -223,8 +223,61 @@ struct ListenCommit: Sendable {
 
     mutating func add(_ document: ChangedDocument, for target: Int32) {
         // The same document for a second target of the stream comes right after the first.
-        if documents.last?.key != document.key { documents.append(document) }
-        targets[target, default: []].append(documents.count - 1)
+        if documents.isEmpty || documents[documents.count - 1].key != document.key { documents.append(document) }
+        let index = documents.count - 1
+        // Most changes go to the target of the change before (one target watching a collection
+        // takes the commit's run of documents in it): no lookup for those.
+        if let last = targets.indices.last, targets[last].id == target {
+            targets[last].indexes.append(index)
+            return
+        }
+        if targets.isEmpty {
+            targets.append((target, [index]))
+            return
+        }
+        if places.isEmpty {
+            for (k, t) in targets.enumerated() { places[t.id] = k }
+        }
+        if let k = places[target] {
+            targets[k].indexes.append(index)
+        } else {
+            places[target] = targets.count
+            targets.append((target, [index]))
+        }
+    }
+}
+
+/// The commits of one delivery, per stream: the stream of the change before is found without a
+/// lookup (a run of changes goes to the same streams).
+struct ListenCommits {
+    private(set) var commits: [(stream: Int, commit: ListenCommit)] = []
+    private var places: [Int: Int] = [:]
+    private var last = -1
+    let time: Int64
+
+    init(time: Int64) { self.time = time }
+
+    mutating func add(_ document: ChangedDocument, for ref: ListenHub.Ref) {
+        if last >= 0 && commits[last].stream == ref.stream {
+            commits[last].commit.add(document, for: ref.target)
+            return
+        }
+        if let k = places[ref.stream] {
+            last = k
+        } else {
+            last = commits.count
+            places[ref.stream] = last
+            commits.append((ref.stream, ListenCommit(time: time)))
+        }
+        commits[last].commit.add(document, for: ref.target)
+    }
+
+    /// Every stream in `streams` evaluates all its targets again (a subtree was cut).
+    mutating func everything(_ streams: some Sequence<Int>) {
+        for id in streams {
+            places[id] = commits.count
+            commits.append((id, ListenCommit(time: time, everything: true)))
+        }
     }
 }
 

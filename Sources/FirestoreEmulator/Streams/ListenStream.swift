@@ -294,7 +294,8 @@ final class ListenStream: Sendable {
                 if commit.everything { redo.formUnion(s.targets.keys) }
                 // Filled on the first decode: most targets never look inside a document.
                 var decoded: [StoredDocument??] = []
-                for (id, indexes) in commit.targets.sorted(by: { $0.key < $1.key }) {
+                let targets = commit.targets.count > 1 ? commit.targets.sorted(by: { $0.id < $1.id }) : commit.targets
+                for (id, indexes) in targets {
                     // Only small fields are read here: a copy of the target would share its
                     // dictionaries and make the first change below copy them.
                     guard !redo.contains(id), let asOf = s.targets[id]?.asOf, commit.time > asOf, let kind = s.targets[id]?.kind
