@@ -369,7 +369,12 @@ package enum DatabaseStorageMapping {
         let baseKey = key(base)
         for (child, bytes) in zip(keys, stored) {
             let childKey = baseKey.appending(child)
-            replaceSubtree(at: childKey, with: [(childKey, bytes)], &txn, ns)
+            // Usually nothing is stored below a new child: one put, nothing to replace.
+            if txn.mayHoldEntries(ns, inSubtreeOf: childKey) {
+                replaceSubtree(at: childKey, with: [(childKey, bytes)], &txn, ns)
+            } else {
+                put(&txn, ns, childKey, bytes)
+            }
         }
     }
 

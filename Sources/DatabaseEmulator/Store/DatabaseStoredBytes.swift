@@ -57,17 +57,32 @@ package enum DatabaseStoredBytes {
     private static func appendObject(
         _ members: [JSONMember], height: Int, leaves: inout Int, into out: inout [UInt8]
     ) -> Bool {
-        if members.isEmpty { return false }
+        // Every member holds a leaf at least, so more members than leaves can never pack.
+        if members.isEmpty || members.count > DatabasePackedCodec.maxLeaves { return false }
         for member in members {
             guard DatabaseInputValidator.isValidKey(member.name), member.name.utf8.count <= DatabasePath.maxKeyBytes else {
                 return false
             }
         }
-        // Members arrive in body order; the parser refused duplicate names.
-        var order = Array(members.indices)
-        if members.count > 1 {
-            order.sort { DatabaseOrder.compareKeys(members[$0].name, members[$1].name) < 0 }
+        // Members arrive in body order; the parser refused duplicate names. An insertion sort of
+        // their indices in a stack buffer: objects here have at most `maxLeaves` members.
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { order in
+            for index in members.indices {
+                var slot = index
+                while slot > 0, DatabaseOrder.compareKeys(members[order[slot - 1]].name, members[index].name) > 0 {
+                    order[slot] = order[slot - 1]
+                    slot -= 1
+                }
+                order[slot] = index
+            }
+            return appendMembers(members, in: order, height: height, leaves: &leaves, into: &out)
         }
+    }
+
+    private static func appendMembers(
+        _ members: [JSONMember], in order: UnsafeMutableBufferPointer<Int>, height: Int, leaves: inout Int,
+        into out: inout [UInt8]
+    ) -> Bool {
         DatabasePackedCodec.appendVarint(UInt64(members.count), to: &out)
         for index in order {
             let member = members[index]
