@@ -86,6 +86,19 @@ extension DatabaseEmulator {
         // Names without a slash are single keys, and the parser refused duplicate names: such
         // paths cannot overlap, so only a body with a slash somewhere needs the check.
         let mayOverlap = members.contains { $0.name.utf8.contains(UInt8(ascii: "/")) }
+        // The bulk form (plain keys, values that are leaves or small objects): stored straight
+        // from the JSON, no nodes built.
+        if !mayOverlap, let stored = Self.storedChildren(members, below: request.path) {
+            let budget = request.writeSizeBudget.map { DatabaseWriteBudget(bytes: $0, requestBytes: http.body.count) }
+            try service.updateChildren(
+                members.map(\.name), stored: stored, at: request.path, in: namespace, auth: request.auth, budget: budget)
+            if request.print == .silent { return Self.data(.null, request) }
+            let echo = JSONValue.object(
+                zip(members, stored).map { member, bytes in
+                    JSONMember(member.name, (DatabaseStorageMapping.storedNode(bytes) ?? .empty).json(export: request.export))
+                })
+            return Self.data(echo, request)
+        }
         for member in members {
             func invalidKey() -> DatabaseFailure {
                 .invalid(
@@ -144,6 +157,22 @@ extension DatabaseEmulator {
         let echo = JSONValue.object(
             zip(members, resolved).map { JSONMember($0.0.name, $0.1.json(export: request.export)) })
         return Self.data(echo, request)
+    }
+
+    /// The stored bytes of each member of a `PATCH` body written below `base`, when every member
+    /// names one valid key and its value is one `DatabaseStoredBytes` encodes; else nil (the
+    /// general way then validates and reports errors).
+    private static func storedChildren(_ members: [JSONMember], below base: DatabasePath) -> [[UInt8]]? {
+        guard !members.isEmpty, base.count < DatabasePath.maxDepth else { return nil }
+        var stored: [[UInt8]] = []
+        stored.reserveCapacity(members.count)
+        for member in members {
+            guard DatabaseInputValidator.isValidKey(member.name), member.name.utf8.count <= DatabasePath.maxKeyBytes,
+                let bytes = DatabaseStoredBytes.encode(member.value, depth: base.count + 1)
+            else { return nil }
+            stored.append(bytes)
+        }
+        return stored
     }
 
     /// The JSON body of a PUT or POST.

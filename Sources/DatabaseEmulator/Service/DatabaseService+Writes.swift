@@ -83,6 +83,29 @@ extension DatabaseService {
         return resolved.map(\.node)
     }
 
+    /// `update` of direct children of `base` whose values are given as their stored bytes
+    /// (`DatabaseStoredBytes`: no server values, nothing empty), as a bulk `PATCH` writes them:
+    /// no node is built unless rules or listeners read the write.
+    func updateChildren(
+        _ keys: [String], stored: [[UInt8]], at base: DatabasePath, in namespace: DatabaseNamespace,
+        auth: DatabaseAuth, budget: DatabaseWriteBudget? = nil
+    ) throws(DatabaseFailure) {
+        if keys.isEmpty { return }
+        let time = now()
+        try namespace.commit { (data, rules) throws(DatabaseFailure) -> DatabaseWrite in
+            if let budget {
+                var cost = budget.requestBytes
+                for key in keys where cost <= budget.bytes {
+                    cost += data.storedBytes(at: base.child(key), upTo: budget.bytes - cost)
+                }
+                if cost > budget.bytes { throw .writeTooBig }
+            }
+            let write = DatabaseWrite.children(base: base, keys: keys, stored: stored)
+            guard rules.mayWrite(write, auth: auth, now: time, data: data) else { throw .permissionDenied }
+            return write
+        }
+    }
+
     // MARK: onDisconnect
 
     /// Throws unless the rules would allow `operation` against the data now (as if written now).

@@ -91,7 +91,7 @@ package enum DatabasePackedCodec {
         return true
     }
 
-    private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             out.append(UInt8(truncatingIfNeeded: v) | 0x80)

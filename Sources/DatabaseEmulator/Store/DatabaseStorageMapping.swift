@@ -239,6 +239,10 @@ package enum DatabaseStorageMapping {
     /// With `packs` false nothing new is packed: every leaf gets its own entry, as before packing
     /// existed (tests compare the two layouts).
     package static func apply(_ write: DatabaseWrite, to txn: inout CommitBuilder, _ ns: NamespaceID, packs: Bool = true) {
+        if case .children(let base, let keys, let stored) = write {
+            applyChildren(base: base, keys: keys, stored: stored, to: &txn, ns, packs: packs)
+            return
+        }
         // Ancestors known to hold no entry: a write's locations never overlap, so no later
         // location stores one there (an update's siblings share theirs).
         var clearedAncestors: Set<DatabasePath> = []
@@ -250,6 +254,7 @@ package enum DatabaseStorageMapping {
         switch write {
         case .set(let path, let node): (base, relatives) = (.root, [(path, node)])
         case .update(let updateBase, let changes): (base, relatives) = (updateBase, changes)
+        case .children: return  // applied by `applyChildren` above
         }
         let baseKey = key(base)
         for (relative, writtenNode) in relatives {
@@ -304,37 +309,72 @@ package enum DatabaseStorageMapping {
                 }
                 if !belowClearParent { clearParent = location.parent }
             }
-            // A large old subtree is cut out whole (O(log n), one cleared subtree in the change
-            // feed); a small one is overwritten in place: store the new entries, then drop old
-            // ones the new value lacks (an unchanged entry is then no change at all). Large means
-            // more leaves than the engine's cut threshold, counting each leaf of a packed entry,
-            // so which writes cut does not depend on how the leaves are stored.
             var entries: [(key: StorageKey, bytes: [UInt8])] = []
             let locationKey = location.count == written.count ? relative.keys.reduce(baseKey) { $0.appending($1) } : key(location)
             collect(node, key: locationKey, isRoot: location.isRoot, packs: packs, into: &entries)
-            var old: [StorageKey] = []
-            var leaves = 0
-            // A location with nothing below it (the common case of new data) costs a descent per
-            // tree and no scan.
-            if txn.mayHoldEntries(ns, inSubtreeOf: locationKey) {
-                for entry in txn.scan(ns, .subtree(of: locationKey)) {
-                    leaves += DatabasePackedCodec.leafCount(entry.value)
-                    if leaves > txn.subtreeCutThreshold { break }
-                    old.append(entry.key)
-                }
-            }
-            if leaves > txn.subtreeCutThreshold, txn.cutWholeSubtree(ns, locationKey) != nil {
-                old = []
-            } else if leaves > txn.subtreeCutThreshold {
-                old = txn.scan(ns, .subtree(of: locationKey)).map(\.key)
-            }
-            for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
-            if !old.isEmpty {
-                let kept = Set(entries.map(\.key))
-                for key in old where !kept.contains(key) { delete(&txn, ns, key) }
-            }
+            replaceSubtree(at: locationKey, with: entries, &txn, ns)
             if let leafAbove { delete(&txn, ns, leafAbove) }
             if node.isEmpty { dropEmptyPriorities(above: location, &txn, ns) }
+        }
+    }
+
+    /// Stores `entries` (the new value's) in place of the subtree at `locationKey`.
+    ///
+    /// A large old subtree is cut out whole (O(log n), one cleared subtree in the change feed); a
+    /// small one is overwritten in place: store the new entries, then drop old ones the new value
+    /// lacks (an unchanged entry is then no change at all). Large means more leaves than the
+    /// engine's cut threshold, counting each leaf of a packed entry, so which writes cut does not
+    /// depend on how the leaves are stored.
+    private static func replaceSubtree(
+        at locationKey: StorageKey, with entries: [(key: StorageKey, bytes: [UInt8])], _ txn: inout CommitBuilder,
+        _ ns: NamespaceID
+    ) {
+        var old: [StorageKey] = []
+        var leaves = 0
+        // A location with nothing below it (the common case of new data) costs a descent per
+        // tree and no scan.
+        if txn.mayHoldEntries(ns, inSubtreeOf: locationKey) {
+            for entry in txn.scan(ns, .subtree(of: locationKey)) {
+                leaves += DatabasePackedCodec.leafCount(entry.value)
+                if leaves > txn.subtreeCutThreshold { break }
+                old.append(entry.key)
+            }
+        }
+        if leaves > txn.subtreeCutThreshold, txn.cutWholeSubtree(ns, locationKey) != nil {
+            old = []
+        } else if leaves > txn.subtreeCutThreshold {
+            old = txn.scan(ns, .subtree(of: locationKey)).map(\.key)
+        }
+        for entry in entries { put(&txn, ns, entry.key, entry.bytes) }
+        if !old.isEmpty {
+            let kept = Set(entries.map(\.key))
+            for key in old where !kept.contains(key) { delete(&txn, ns, key) }
+        }
+    }
+
+    /// `apply` for `.children`: when no entry lies at `base` or above it (no leaf to turn into
+    /// an object, no packed object to rewrite), each child's stored bytes replace its subtree
+    /// directly, which is what the general way stores for them; otherwise the general way.
+    private static func applyChildren(
+        base: DatabasePath, keys: [String], stored: [[UInt8]], to txn: inout CommitBuilder, _ ns: NamespaceID, packs: Bool
+    ) {
+        var above: DatabasePath? = base
+        while let path = above {
+            if txn.get(ns, leafKey(path)) != nil || !packs {
+                apply(DatabaseWrite.children(base: base, keys: keys, stored: stored).expanded, to: &txn, ns, packs: packs)
+                return
+            }
+            above = path.parent
+        }
+        let baseKey = key(base)
+        for (child, bytes) in zip(keys, stored) {
+            let childKey = baseKey.appending(child)
+            // Usually nothing is stored below a new child: one put, nothing to replace.
+            if txn.mayHoldEntries(ns, inSubtreeOf: childKey) {
+                replaceSubtree(at: childKey, with: [(childKey, bytes)], &txn, ns)
+            } else {
+                put(&txn, ns, childKey, bytes)
+            }
         }
     }
 

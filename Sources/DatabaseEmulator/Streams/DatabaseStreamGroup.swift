@@ -66,6 +66,8 @@ final class DatabaseStreamGroup {
                 }
             }
             return members.isEmpty ? nil : .patch(path: .root, data: .object(members))
+        case .children:
+            return event(for: write.expanded, after: after)
         }
     }
 
