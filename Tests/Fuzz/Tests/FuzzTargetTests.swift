@@ -35,6 +35,26 @@ import Testing
         }
         target.run([])
     }
+
+    /// A target that reuses an emulator answers each input as a new emulator does, whatever ran
+    /// before it: otherwise a reproducer libFuzzer saves would not replay alone.
+    @Test(arguments: FuzzTargets.all.filter { $0.outcomes != nil }.map(\.name))
+    func reusedEmulatorAnswersAsANewOne(_ name: String) throws {
+        let target = try #require(FuzzTargets.named(name))
+        let outcomes = try #require(target.outcomes)
+        var generator = SeededGenerator(seed: 0x0DD)
+        var inputs: [[UInt8]] = []
+        for seed in Self.seeds(name) {
+            inputs.append(seed)
+            for _ in 0..<6 { inputs.append(Mutator.mutate(seed, &generator)) }
+        }
+        // Every input twice, so that each follows inputs that wrote, opened sessions, set rules.
+        for input in inputs + inputs.reversed() {
+            let reused = outcomes(input, true)
+            let fresh = outcomes(input, false)
+            #expect(reused == fresh, "\(name): input \(input.prefix(80)) got \(reused) from the reused emulator, \(fresh) from a new one")
+        }
+    }
 }
 
 
