@@ -62,6 +62,14 @@ package final class DatabaseEmulator: Sendable {
         for namespace in service.store.all { namespace.keepAlive() }
     }
 
+    /// Back to a new emulator's state: long-poll connections end (their onDisconnect writes run),
+    /// then every namespace goes, with its data and rules. Open WebSocket and event streams keep
+    /// the namespace they had. For reusing one emulator across fuzz inputs.
+    package func reset() {
+        longPolls.endAll()
+        service.store.removeAll()
+    }
+
     /// Number of open event streams in `namespace`.
     package func streamCount(namespace: String) -> Int { service.namespace(namespace).streamCount }
 

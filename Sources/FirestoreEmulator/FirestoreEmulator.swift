@@ -35,4 +35,13 @@ package final class FirestoreEmulator: Sendable {
         webChannel.register(on: &router)
         self.router = router
     }
+
+    /// Back to a new emulator's state: WebChannel sessions closed, then the service reset (no
+    /// documents, transactions or rules uploads; the configured rules). For reusing one emulator
+    /// across fuzz inputs.
+    package func reset() {
+        webChannel.listen.closeAll()
+        webChannel.write.closeAll()
+        service.reset(rules: configuration.rules)
+    }
 }

@@ -203,4 +203,20 @@ import Testing
         #expect(try engine.value("k", in: "two") == "two")
         #expect(try engine.snapshot().namespaces == ["one", "two"])
     }
+
+    @Test func droppedNamespaceIsGoneAndTheOthersStay() throws {
+        let engine = StorageEngine()
+        for name in ["a", "b", "c"] { try engine.put([("k", name)], in: NamespaceID(name)) }
+        let before = try engine.snapshot()
+        #expect(engine.drop("b"))
+        #expect(!engine.drop("b"))
+        #expect(try engine.snapshot().namespaces == ["a", "c"])
+        #expect(try engine.value("k", in: "a") == "a")
+        #expect(try engine.value("k", in: "c") == "c")
+        #expect(try engine.value("k", in: "b") == nil)
+        #expect(before.get("b", StorageKey("k")) != nil)  // a snapshot taken before keeps it
+        try engine.put([("k", "again")], in: "b")
+        #expect(try engine.value("k", in: "b") == "again")
+        #expect(engine.invariantViolations() == [])
+    }
 }

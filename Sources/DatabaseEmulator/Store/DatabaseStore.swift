@@ -52,6 +52,18 @@ final class DatabaseStore: Sendable {
 
     var all: [DatabaseNamespace] { namespaces.withLock { Array($0.values) } }
 
+    /// Forgets every namespace and drops its data from the engine (`StorageEngine.drop`): the
+    /// next use of a name creates it afresh, empty, with the default rules.
+    func removeAll() {
+        let removed = namespaces.withLock { all in
+            defer { all = [:] }
+            return Array(all.values)
+        }
+        withExtendedLifetime(removed) {}
+        guard let snapshot = try? engine.snapshot() else { return }
+        for id in snapshot.namespaces where id.name.hasPrefix("database/") { engine.drop(id) }
+    }
+
     func compileRules(_ source: [UInt8]) -> Result<DatabaseRules, DatabaseRulesCompileError> {
         DatabaseRules.compile(source, logger: rulesLogger, requestLog: requestLog)
     }

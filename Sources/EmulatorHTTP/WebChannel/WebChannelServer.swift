@@ -210,6 +210,17 @@ package final class WebChannelServer: Sendable {
         for box in expired { box.close() }
     }
 
+    /// Closes every session now, as if each had expired, and waits for the work that queued
+    /// (detached back channels). Not from the server's queue.
+    package func closeAll() {
+        let all = sessions.withLock { table -> [WebChannelSessionBox] in
+            defer { table.byID = [:] }
+            return Array(table.byID.values)
+        }
+        for box in all { box.close() }
+        queue.sync {}
+    }
+
     private func scheduleSweep() {
         let schedule = sessions.withLock { table -> Bool in
             guard !table.sweepScheduled else { return false }

@@ -81,6 +81,19 @@ struct NamespaceTable: Sendable {
         ids.count <= 8 ? ids.firstIndex(of: id) : positions[id]
     }
 
+    /// Removes namespace `id` and its state; false if there is none. The namespaces after it
+    /// move up one place.
+    @discardableResult
+    mutating func remove(_ id: NamespaceID) -> Bool {
+        guard let position = position(of: id) else { return false }
+        ids.remove(at: position)
+        states.remove(at: position)
+        views.remove(at: position)
+        positions[id] = nil
+        for (index, moved) in ids.enumerated().dropFirst(position) { positions[moved] = index }
+        return true
+    }
+
     @discardableResult
     private mutating func append(_ state: consuming NamespaceState, for id: NamespaceID) -> Int {
         positions[id] = states.count

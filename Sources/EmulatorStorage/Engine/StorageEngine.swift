@@ -256,6 +256,27 @@ package final class StorageEngine: Sendable {
         return time
     }
 
+    /// Removes `namespace` as if it had never been used: its data, history, limits and index
+    /// definitions; it no longer appears in snapshots' `namespaces`. Subscribers hear nothing and
+    /// no commit time is taken. For putting an engine no client uses back to its first state
+    /// (the fuzz targets reuse one emulator across inputs); an engine with a commit log refuses
+    /// (a journal could not replay it) and returns false, as it does for an unknown namespace.
+    /// What the namespace held is freed before this returns, unless a snapshot still holds it.
+    @discardableResult
+    package func drop(_ namespace: NamespaceID) -> Bool {
+        // The state before, returned so that its last reference goes outside the commit lock.
+        let dropped = commitLock.withLock { _ -> EngineState? in
+            guard commitLog.withLock({ $0 == nil }) else { return nil }
+            let before = head.withLock { $0 }
+            var after = before
+            guard after.namespaces.remove(namespace) else { return nil }
+            publish(after)
+            return before
+        }
+        tidying.withLock { _ = $0.remove(namespace) }
+        return dropped != nil
+    }
+
     /// Drops `state` on a background queue: freeing a large cleared tree (a free per node and
     /// per array) takes milliseconds, which the clear's caller need not wait for.
     private static func release(_ state: consuming EngineState) {

@@ -1,4 +1,5 @@
 package import EmulatorModel
+import EmulatorStorage
 import EmulatorSupport
 import Synchronization
 
@@ -154,6 +155,20 @@ package final class FirestoreService: Sendable {
     package func clear(_ database: DatabaseID, under path: ResourcePath) {
         store.clear(database, under: path)
         if path.isEmpty { transactions.removeAll(database) }
+    }
+
+    /// Back to the state of a new service over an empty store: every database's namespace goes
+    /// from the engine (documents, history, indexes: `StorageEngine.drop`), transactions end,
+    /// rules uploads are forgotten and `rules` apply to every project. The fuzz targets reuse one
+    /// service across inputs this way; Listen streams still open keep running.
+    package func reset(rules: FirestoreRulesGate) {
+        transactions.removeAll()
+        gates.withLock { $0 = ([:], rules) }
+        guard let snapshot = try? store.engine.snapshot() else { return }
+        for namespace in snapshot.namespaces where namespace.name.hasPrefix("firestore/") {
+            store.engine.drop(namespace)
+        }
+        store.ensuredIndexes.withLock { $0.removeAll() }
     }
 
     /// A 20-character `[A-Za-z0-9]` id, as the SDKs generate.

@@ -189,14 +189,19 @@ final class TransactionRegistry: Sendable {
     /// Forgets every transaction of `database` (after the emulator's clear endpoint); their
     /// locks go and their waits fail.
     func removeAll(_ database: DatabaseID) {
+        removeAll { $0 == database }
+    }
+
+    /// Forgets every transaction of the databases `matching` picks (all of them by default).
+    func removeAll(where matching: (DatabaseID) -> Bool = { _ in true }) {
         let settled = state.withLock { s in
             var out: [(LockWait, EmulatorError?)] = []
-            for (id, e) in s.open where e.database == database {
+            for (id, e) in s.open where matching(e.database) {
                 s.open.removeValue(forKey: id)
                 out += s.tickets([LockTable.Resolution(owner: e.owner, error: .aborted(Self.invalidMessage))])
                 out += s.tickets(s.locks.release(e.owner))
             }
-            s.ended = s.ended.filter { $0.value.database != database }
+            s.ended = s.ended.filter { !matching($0.value.database) }
             return out
         }
         resolve(settled)

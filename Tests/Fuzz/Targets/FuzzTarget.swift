@@ -1,8 +1,9 @@
 /// One parser or state machine driven by arbitrary bytes: the unit the fuzz driver runs.
 ///
 /// A target must not trap, hang or grow memory from one input to the next, whatever the bytes:
-/// every failure is an error value the code under test already handles. State that lives
-/// longer than one input (an emulator) is created per input.
+/// every failure is an error value the code under test already handles. An input must do the
+/// same whatever ran before it (a reproducer is replayed alone): state that lives longer than
+/// one input (an emulator) is reset after each (`ReusedEmulator`).
 ///
 /// ```swift
 /// FuzzTargets.named("hpack")?.run(bytes)
@@ -13,11 +14,18 @@ package struct FuzzTarget: Sendable {
     /// What the target feeds the bytes to.
     package let summary: String
     package let run: @Sendable ([UInt8]) -> Void
+    /// For a target that reuses an emulator across inputs: what an input got back (coarsely),
+    /// from the reused emulator (`true`) or from a new one (`false`). The two must be equal.
+    package let outcomes: (@Sendable (_ input: [UInt8], _ reused: Bool) -> [String])?
 
-    package init(_ name: String, _ summary: String, run: @escaping @Sendable ([UInt8]) -> Void) {
+    package init(
+        _ name: String, _ summary: String, run: @escaping @Sendable ([UInt8]) -> Void,
+        outcomes: (@Sendable ([UInt8], Bool) -> [String])? = nil
+    ) {
         self.name = name
         self.summary = summary
         self.run = run
+        self.outcomes = outcomes
     }
 }
 

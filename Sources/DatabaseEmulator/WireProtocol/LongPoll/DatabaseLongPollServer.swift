@@ -179,6 +179,14 @@ final class DatabaseLongPollServer: Sendable {
         finish(session)
     }
 
+    /// Ends every connection now, as `end` does, and waits for the work that queued (lost polls).
+    /// Not from the server's queue.
+    func endAll() {
+        let sessions = table.withLock { Array($0.byID.values) }
+        for session in sessions { end(session) }
+        queue.sync {}
+    }
+
     /// Ends the connections past their time and answers polls held too long. Runs by itself every
     /// `sweepInterval` while there are connections.
     func sweep() {
