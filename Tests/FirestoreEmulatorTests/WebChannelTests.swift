@@ -70,7 +70,9 @@ struct WebChannelTests {
     /// Waits (up to 10 s) until the back channel carries a payload `match` accepts.
     @discardableResult
     static func waitFor(_ back: InProcessClient.StreamedResponse, _ match: (JSONValue) -> Bool) async throws -> JSONValue {
-        for _ in 0..<1000 {
+        // 30 s of wall time: the stream's worker shares the test process's busy thread pool.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if let hit = try payloads(back).first(where: match) { return hit }
             try await Task.sleep(for: .milliseconds(10))
         }
