@@ -65,10 +65,20 @@ extension FuzzTarget {
         _ name: String, _ summary: String, reusing shared: @autoclosure @escaping @Sendable () -> Harness,
         fresh: @escaping @Sendable () -> Harness
     ) {
+        // One input at a time on the shared emulator: its reset after one input must not land in
+        // the middle of another (the unit tests run targets on several threads at once).
+        let turn = Turn()
         self.init(
-            name, summary, run: { input in _ = shared().run(input) },
-            outcomes: { input, reused in reused ? shared().run(input) : fresh().run(input) })
+            name, summary, run: { input in _ = turn.take { shared().run(input) } },
+            outcomes: { input, reused in reused ? turn.take { shared().run(input) } : fresh().run(input) })
     }
+}
+
+/// A lock that lets one caller at a time run on a shared emulator.
+final class Turn: Sendable {
+    private let lock = Mutex(())
+
+    func take<T>(_ body: () -> T) -> T { lock.withLock { _ in body() } }
 }
 
 /// Firestore gRPC: one service, its router built once.
