@@ -29,12 +29,22 @@ import Testing
         #expect(DatabaseStoredBytes.encode(parse(text), depth: 1) == nil)
     }
 
+    /// At the packed layout's limits (leaves, bytes; `PackedLayoutTests` checks the layout's side)
+    /// the bytes from JSON are made exactly when the node packs; and past the path limits never.
     @Test func limitsTakeTheGeneralWay() {
         let leaves = (0..<DatabasePackedCodec.maxLeaves).map { #""k\#($0)":\#($0)"# }
-        #expect(DatabaseStoredBytes.encode(parse("{" + leaves.joined(separator: ",") + "}"), depth: 1) != nil)
-        #expect(DatabaseStoredBytes.encode(parse("{" + (leaves + [#""z":0"#]).joined(separator: ",") + "}"), depth: 1) == nil)
         let long = String(repeating: "x", count: DatabasePackedCodec.maxBytes)
-        #expect(DatabaseStoredBytes.encode(parse(#"{"s":"\#(long)"}"#), depth: 1) == nil)
+        var seen: Set<Bool> = []
+        for text in [
+            "{" + leaves.joined(separator: ",") + "}", "{" + (leaves + [#""z":0"#]).joined(separator: ",") + "}",
+            #"{"s":"\#(long)"}"#, #"{"s":"\#(long.dropLast(64))"}"#,
+        ] {
+            let json = parse(text)
+            let packs = DatabasePackedCodec.encode(DatabaseNode.build(json, existing: .empty, now: 0)) != nil
+            seen.insert(packs)
+            #expect((DatabaseStoredBytes.encode(json, depth: 1) != nil) == packs, "\(text.prefix(40))…")
+        }
+        #expect(seen == [true, false], "the texts sit on both sides of the limits")
         #expect(DatabaseStoredBytes.encode(parse(#"{"a":{"b":1}}"#), depth: DatabasePath.maxDepth - 2) != nil)
         #expect(DatabaseStoredBytes.encode(parse(#"{"a":{"b":1}}"#), depth: DatabasePath.maxDepth - 1) == nil)
         #expect(DatabaseStoredBytes.encode(parse(#"{"k":1}"#), depth: 1) != nil)

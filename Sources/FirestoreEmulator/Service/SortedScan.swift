@@ -2,7 +2,7 @@ import EmulatorModel
 import EmulatorStorage
 
 /// The documents of a query sorted on fields, from one snapshot. The sort needs every match, so
-/// the first ``next(skipped:probe:)`` reads them all, decoding one at a time, but keeps of each
+/// the first ``next(skipped:probe:)`` reads them all through an ``UnorderedScan``, but keeps of each
 /// only its path and the values it is sorted by; once sorted and windowed, each document is read
 /// and decoded again as it is handed out. A small window (offset + limit ≤ ``keptWindow``) keeps
 /// its documents instead, so the common `orderBy f limit n` decodes each document once.
@@ -23,7 +23,8 @@ struct SortedScan: QueryDocumentProducer {
     private let engine: QueryEngine
     private let snapshot: StorageSnapshot
     private let namespace: NamespaceID
-    private var stream: KeyStream?
+    /// The query's matches in key order, until they are ranked.
+    private var matches: UnorderedScan?
     /// The window, last first, once sorted.
     private var window: [Ranked] = []
     private(set) var held = 0
@@ -32,13 +33,13 @@ struct SortedScan: QueryDocumentProducer {
         self.engine = engine
         self.snapshot = snapshot
         self.namespace = namespace
-        stream = KeyStream(query: engine.query, parent: parent, snapshot: snapshot, namespace: namespace, index: index, reverse: false)
+        matches = UnorderedScan(engine: engine, parent: parent, snapshot: snapshot, namespace: namespace, index: index)
     }
 
     mutating func next(skipped: inout Int, probe: QueryCursorProbe?) throws(EmulatorError) -> StoredDocument? {
-        if var stream {
-            self.stream = nil
-            try rank(&stream, skipped: &skipped, probe: probe)
+        if var matches {
+            self.matches = nil
+            try rank(&matches, skipped: &skipped, probe: probe)
         }
         guard let top = window.popLast() else { return nil }
         if let document = top.document {
@@ -53,7 +54,7 @@ struct SortedScan: QueryDocumentProducer {
     }
 
     /// Reads every candidate, keeps the matches' sort keys, sorts them and cuts the window.
-    private mutating func rank(_ stream: inout KeyStream, skipped: inout Int, probe: QueryCursorProbe?) throws(EmulatorError) {
+    private mutating func rank(_ matches: inout UnorderedScan, skipped: inout Int, probe: QueryCursorProbe?) throws(EmulatorError) {
         let query = engine.query
         let fields = engine.rank.filter { !$0.field.isDocumentID }.map(\.field)
         let limit = query.limit ?? Int.max
@@ -62,15 +63,9 @@ struct SortedScan: QueryDocumentProducer {
         let keep = wanted <= Self.keptWindow
         let bounded = wanted < 4096
         var ranked: [Ranked] = []
-        while let entry = stream.next(snapshot, namespace) {
-            let path = DatabaseView<StorageSnapshot>.path(entry.key)
-            let document = try DatabaseView<StorageSnapshot>.decode(entry, path: path)
-            probe?.decoded(1)
-            guard engine.matches(document), engine.withinCursors(document) else {
-                probe?.release(1)
-                continue
-            }
-            let item = Ranked(path: path, values: fields.map { document.fields.value(at: $0) ?? .null }, document: keep ? document : nil)
+        var none = 0
+        while let document = try matches.next(skipped: &none, probe: probe) {
+            let item = Ranked(path: document.path, values: fields.map { document.fields.value(at: $0) ?? .null }, document: keep ? document : nil)
             if !keep { probe?.release(1) }
             guard bounded else {
                 ranked.append(item)
