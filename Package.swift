@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "SecurityRulesTests", dependencies: ["SecurityRules", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP", "EmulatorSupport", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorHTTP2Tests", dependencies: ["EmulatorHTTP2", "EmulatorHTTP"], swiftSettings: settings),
-        .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf", "EmulatorModel", "EmulatorSupport"], swiftSettings: settings),
+        .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf", "EmulatorModel", "EmulatorSupport", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(name: "EmulatorPosixTests", dependencies: ["EmulatorPosix", "EmulatorHTTP", "EmulatorSupport", "EmulatorTestSupport"], swiftSettings: settings),
         .testTarget(
             name: "DatabaseEmulatorTests",

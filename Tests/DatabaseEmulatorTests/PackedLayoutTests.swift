@@ -2,6 +2,7 @@ import DatabaseEmulator
 import EmulatorModel
 import EmulatorStorage
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 
 /// `DatabasePackedCodec`: a small object in one engine entry, byte for byte.
@@ -82,64 +83,50 @@ import Testing
 @Suite struct PackedLayoutParityTests {
     let ns: NamespaceID = "database/parity"
 
-    /// A small deterministic generator (xorshift), so a failure names its seed.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return Int(state % UInt64(bound))
-        }
-    }
-
     static let keys = ["a", "b", "c", "2", "10", "x"]
 
-    func path(_ g: inout Generator) -> DatabasePath {
-        DatabasePath(keys: (0..<(1 + g.next(3))).map { _ in Self.keys[g.next(Self.keys.count)] })
+    func path(_ g: inout SeededGenerator) -> DatabasePath {
+        DatabasePath(keys: (0..<(1 + g.below(3))).map { _ in Self.keys[g.below(Self.keys.count)] })
     }
 
-    func value(_ g: inout Generator, depth: Int = 0) -> DatabaseNode {
-        switch g.next(depth >= 3 ? 4 : 7) {
+    func value(_ g: inout SeededGenerator, depth: Int = 0) -> DatabaseNode {
+        switch g.below(depth >= 3 ? 4 : 7) {
         case 0: return .empty
-        case 1: return .leaf(.int(Int64(g.next(3))))
-        case 2: return .leaf(.string(["s", "t", "long " + String(repeating: "z", count: 700)][g.next(3)]))
-        case 3: return .leaf(.bool(g.next(2) == 0), priority: g.next(5) == 0 ? .int(1) : nil)
+        case 1: return .leaf(.int(Int64(g.below(3))))
+        case 2: return .leaf(.string(["s", "t", "long " + String(repeating: "z", count: 700)][g.below(3)]))
+        case 3: return .leaf(.bool(g.below(2) == 0), priority: g.below(5) == 0 ? .int(1) : nil)
         default:
-            let pairs = (0..<(1 + g.next(4))).map { _ in (Self.keys[g.next(Self.keys.count)], value(&g, depth: depth + 1)) }
-            return DatabaseNode(children: pairs, priority: g.next(6) == 0 ? .string("p") : nil)
+            let pairs = (0..<(1 + g.below(4))).map { _ in (Self.keys[g.below(Self.keys.count)], value(&g, depth: depth + 1)) }
+            return DatabaseNode(children: pairs, priority: g.below(6) == 0 ? .string("p") : nil)
         }
     }
 
-    func write(_ g: inout Generator) -> DatabaseWrite {
-        switch g.next(4) {
+    func write(_ g: inout SeededGenerator) -> DatabaseWrite {
+        switch g.below(4) {
         case 0:
             var base = path(&g)
             base = DatabasePath(keys: Array(base.keys.prefix(1)))
             var used = Set<String>()
             var changes: [(path: DatabasePath, node: DatabaseNode)] = []
-            for _ in 0..<(1 + g.next(4)) {
-                let key = Self.keys[g.next(Self.keys.count)]
+            for _ in 0..<(1 + g.below(4)) {
+                let key = Self.keys[g.below(Self.keys.count)]
                 guard used.insert(key).inserted else { continue }
-                let change = g.next(3) == 0 ? DatabasePath(keys: [key, Self.keys[g.next(Self.keys.count)]]) : DatabasePath(keys: [key])
+                let change = g.below(3) == 0 ? DatabasePath(keys: [key, Self.keys[g.below(Self.keys.count)]]) : DatabasePath(keys: [key])
                 changes.append((change, value(&g)))
             }
             return .update(base: base, changes)
         case 1:
-            return .set(path(&g).child(".priority"), g.next(2) == 0 ? .leaf(.int(5)) : .empty)
+            return .set(path(&g).child(".priority"), g.below(2) == 0 ? .leaf(.int(5)) : .empty)
         default:
-            return .set(g.next(10) == 0 ? .root : path(&g), value(&g))
+            return .set(g.below(10) == 0 ? .root : path(&g), value(&g))
         }
     }
 
-    func read(_ engine: StorageEngine, _ path: DatabasePath) throws -> DatabaseNode {
-        let snapshot = try engine.snapshot()
-        return DatabaseStorageMapping.node(at: path, get: { snapshot.get(ns, $0) }, scan: { snapshot.scan(ns, $0) })
-    }
+    func read(_ engine: StorageEngine, _ path: DatabasePath) throws -> DatabaseNode { try engine.databaseNode(ns, at: path) }
 
     @Test(arguments: 1...40)
     func sameDataAndSameChangedLocations(seed: Int) throws {
-        var g = Generator(state: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1)
+        var g = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15)
         let packed = StorageEngine(keepsHistory: { _ in false })
         let perLeaf = StorageEngine(keepsHistory: { _ in false })
         for step in 0..<60 {
@@ -164,7 +151,7 @@ import Testing
     /// before packing existed) give the same data and locations as over packed data.
     @Test(arguments: 1...20)
     func writesOverTheOldLayout(seed: Int) throws {
-        var g = Generator(state: UInt64(seed) &* 0xD1B5_4A32_D192_ED03 | 1)
+        var g = SeededGenerator(seed: UInt64(seed) &* 0xD1B5_4A32_D192_ED03)
         let mixed = StorageEngine(keepsHistory: { _ in false })
         let perLeaf = StorageEngine(keepsHistory: { _ in false })
         for step in 0..<40 {

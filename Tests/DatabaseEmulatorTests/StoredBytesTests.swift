@@ -2,6 +2,7 @@ import DatabaseEmulator
 import EmulatorModel
 import EmulatorStorage
 import EmulatorSupport
+import EmulatorTestSupport
 import Testing
 
 /// `DatabaseStoredBytes` and the `.children` write: a bulk PATCH stored straight from its JSON
@@ -52,56 +53,42 @@ import Testing
         #expect(DatabaseStoredBytes.encode(parse(#"{"\#(longKey)":1}"#), depth: 1) == nil)
     }
 
-    /// A small deterministic generator (xorshift), so a failure names its seed.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return Int(state % UInt64(bound))
-        }
-    }
-
     static let keys = ["a", "b", "c", "2", "10", "x", "é"]
 
-    func key(_ g: inout Generator) -> String { Self.keys[g.next(Self.keys.count)] }
+    func key(_ g: inout SeededGenerator) -> String { Self.keys[g.below(Self.keys.count)] }
 
-    func json(_ g: inout Generator, depth: Int = 0) -> String {
-        switch g.next(depth >= 3 ? 6 : 9) {
-        case 0: return g.next(4) == 0 ? "null" : "\(g.next(5))"
-        case 1: return ["1.5", "-0.0", "1e300", "3"][g.next(4)]
-        case 2: return [#""s""#, #""""#, #""long \#(String(repeating: "z", count: 700))""#][g.next(3)]
-        case 3: return g.next(2) == 0 ? "true" : "false"
-        case 4: return g.next(3) == 0 ? "[1,2]" : #"{".sv":"timestamp"}"#
+    func json(_ g: inout SeededGenerator, depth: Int = 0) -> String {
+        switch g.below(depth >= 3 ? 6 : 9) {
+        case 0: return g.below(4) == 0 ? "null" : "\(g.below(5))"
+        case 1: return ["1.5", "-0.0", "1e300", "3"][g.below(4)]
+        case 2: return [#""s""#, #""""#, #""long \#(String(repeating: "z", count: 700))""#][g.below(3)]
+        case 3: return g.below(2) == 0 ? "true" : "false"
+        case 4: return g.below(3) == 0 ? "[1,2]" : #"{".sv":"timestamp"}"#
         default:
             var used = Set<String>()
             var members: [String] = []
-            for _ in 0..<(g.next(5)) {
+            for _ in 0..<(g.below(5)) {
                 let k = key(&g)
                 if used.insert(k).inserted { members.append(#""\#(k)":\#(json(&g, depth: depth + 1))"#) }
             }
-            if g.next(8) == 0 { members.append(#"".priority":1"#) }
+            if g.below(8) == 0 { members.append(#"".priority":1"#) }
             return "{" + members.joined(separator: ",") + "}"
         }
     }
 
-    func read(_ engine: StorageEngine, _ path: DatabasePath) throws -> DatabaseNode {
-        let snapshot = try engine.snapshot()
-        return DatabaseStorageMapping.node(at: path, get: { snapshot.get(ns, $0) }, scan: { snapshot.scan(ns, $0) })
-    }
+    func read(_ engine: StorageEngine, _ path: DatabasePath) throws -> DatabaseNode { try engine.databaseNode(ns, at: path) }
 
     @Test(arguments: 1...30)
     func childrenWriteStoresWhatTheUpdateStores(seed: Int) throws {
-        var g = Generator(state: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1)
+        var g = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15)
         let direct = StorageEngine(keepsHistory: { _ in false })
         let general = StorageEngine(keepsHistory: { _ in false })
         var fast = 0
         for step in 0..<60 {
-            let base = DatabasePath(keys: (0..<g.next(3)).map { _ in key(&g) })
+            let base = DatabasePath(keys: (0..<g.below(3)).map { _ in key(&g) })
             var used = Set<String>()
             var members: [JSONMember] = []
-            for _ in 0..<(1 + g.next(4)) {
+            for _ in 0..<(1 + g.below(4)) {
                 let k = key(&g)
                 if used.insert(k).inserted { members.append(JSONMember(k, parse(json(&g)))) }
             }

@@ -1,4 +1,5 @@
 import EmulatorModel
+import EmulatorTestSupport
 import Testing
 
 @testable import EmulatorProtobuf
@@ -6,19 +7,7 @@ import Testing
 /// ``ProtoStoredFields`` writes stored fields as the bytes ``ProtoValue`` writes for the decoded
 /// map (every value type, random nesting), and refuses what ``ValueCodec/decode(_:)`` refuses.
 @Suite struct StoredFieldsTests {
-    /// A small deterministic generator (xorshift), so a failure names its seed.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return state
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
-    static func value(_ g: inout Generator, depth: Int) -> Value {
+    static func value(_ g: inout SeededGenerator, depth: Int) -> Value {
         switch g.below(depth > 2 ? 10 : 12) {
         case 0: return .null
         case 1: return .boolean(g.below(2) == 0)
@@ -35,14 +24,14 @@ import Testing
         }
     }
 
-    static func map(_ g: inout Generator, depth: Int) -> ValueMap {
+    static func map(_ g: inout SeededGenerator, depth: Int) -> ValueMap {
         var fields: [ValueMap.Field] = []
         for i in 0..<g.below(6) { fields.append(ValueMap.Field("f\(i)\(["", "é", "_long_name_"][g.below(3)])", value(&g, depth: depth))) }
         return ValueMap(unsortedFields: fields)
     }
 
     @Test(arguments: 1...200) func sameBytesAsTheDecodedMap(seed: Int) throws {
-        var g = Generator(state: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1)
+        var g = SeededGenerator(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15)
         let fields = Self.map(&g, depth: 0)
         var expected = ProtoWriter()
         expected.string(1, "before")

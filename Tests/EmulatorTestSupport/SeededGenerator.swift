@@ -12,4 +12,7 @@ package struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in `0..<bound` (`bound` > 0).
+    package mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
