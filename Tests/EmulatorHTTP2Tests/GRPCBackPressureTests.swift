@@ -106,4 +106,59 @@ import Testing
         while ended.value.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
         #expect(ended.value.load(ordering: .relaxed) == 1)
     }
+
+    /// A bidirectional call that sends `message.first` MiB per request and keeps its writer, so
+    /// the test can ask whether its client is behind.
+    final class Backlogged: GRPCStreamingCall {
+        let writer: any GRPCMessageWriter
+        var backlog: (any GRPCBacklogWriter)? { writer as? any GRPCBacklogWriter }
+        init(writer: any GRPCMessageWriter) { self.writer = writer }
+        func received(_ message: [UInt8]) {
+            for _ in 0..<Int(message.first ?? 0) { writer.send([UInt8](repeating: 5, count: 1 << 20)) }
+        }
+        func halfClosed() { writer.finish(GRPCStatus(GRPCStatus.Code.ok, "")) }
+        func cancelled() {}
+    }
+
+    /// A call can learn that its client is behind and be told once when it has caught up: after
+    /// the WINDOW_UPDATEs that let its backlog out, not before; a call that ends drops the handler.
+    @Test func aCallLearnsWhenItsClientIsBehindAndWhenItCaughtUp() throws {
+        let made = Mutex<[Backlogged]>([])
+        var router = GRPCRouter()
+        router.register("test.Slow", "Watch", .bidirectional { _, writer in
+            let call = Backlogged(writer: writer)
+            made.withLock { $0.append(call) }
+            return call
+        })
+        let (connection, out, connected) = try TestPeer.connect(router)
+        var peer = connected
+        connection.received(HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: 1 << 30)))
+        for stream: UInt32 in [1, 3] {
+            connection.received(peer.request(stream: stream, path: "/test.Slow/Watch") + TestPeer.message(stream: stream, [2], endStream: false))
+        }
+        _ = try peer.read(out.take())
+        let bodies = made.withLock { $0 }
+        try #require(bodies.count == 2)
+        let calls = try bodies.map { try #require($0.backlog) }
+        #expect(calls[0].isBehind && calls[1].isBehind)
+
+        let caughtUp = Counter(), dropped = Counter()
+        calls[0].whenCaughtUp { caughtUp.value.add(1, ordering: .relaxed) }
+        calls[1].whenCaughtUp { dropped.value.add(1, ordering: .relaxed) }
+        // The client resets the second call; then reads half of the first one's backlog: still behind.
+        connection.received(HTTP2FrameEncoder.encode(.rstStream(stream: 3, code: .cancel)))
+        connection.received(HTTP2FrameEncoder.encode(.windowUpdate(stream: 1, increment: 1 << 20)))
+        _ = try peer.read(out.take())
+        #expect(caughtUp.value.load(ordering: .relaxed) == 0)
+        #expect(!calls[0].isBehind)  // 1 MiB left: not more than the bound
+        // It reads the rest: the handler runs once.
+        connection.received(HTTP2FrameEncoder.encode(.windowUpdate(stream: 1, increment: 1 << 20)))
+        connection.received(HTTP2FrameEncoder.encode(.windowUpdate(stream: 1, increment: 1 << 20)))
+        _ = try peer.read(out.take())
+        #expect(caughtUp.value.load(ordering: .relaxed) == 1)
+        #expect(dropped.value.load(ordering: .relaxed) == 0)
+        // Caught up already: a new handler runs at once.
+        calls[0].whenCaughtUp { caughtUp.value.add(1, ordering: .relaxed) }
+        #expect(caughtUp.value.load(ordering: .relaxed) == 2)
+    }
 }

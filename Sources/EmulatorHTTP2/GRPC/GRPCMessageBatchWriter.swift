@@ -8,6 +8,19 @@ package protocol GRPCMessageBatchWriter: GRPCMessageWriter {
     @discardableResult func send(framed: GRPCFramedMessages) -> Bool
 }
 
+/// A writer that says when its client falls behind: a long-lived call (Listen) can then hold
+/// back what it would send and send it folded together once the client has read its backlog,
+/// instead of queueing every message (past ``GRPCServerConnection/maxStreamingBacklogBytes`` the
+/// stream is reset).
+package protocol GRPCBacklogWriter: GRPCMessageWriter {
+    /// Whether more than ``GRPCServerConnection/behindBytes`` of this call wait for the client.
+    var isBehind: Bool { get }
+    /// Runs `handler` once when the call's backlog is down to ``GRPCServerConnection/caughtUpBytes``
+    /// (at once if it is), on the thread that learns it; replaces a handler set before; dropped
+    /// if the call ends first.
+    func whenCaughtUp(_ handler: @escaping @Sendable () -> Void)
+}
+
 /// Messages framed for the wire as they are written: each the 5-byte gRPC prefix and the message,
 /// in one buffer, so a batch of many small messages is one allocation.
 package struct GRPCFramedMessages: Sendable {
@@ -33,6 +46,11 @@ package struct GRPCFramedMessages: Sendable {
         bytes[start + 3] = UInt8(truncatingIfNeeded: n >> 8)
         bytes[start + 4] = UInt8(truncatingIfNeeded: n)
     }
+}
+
+extension GRPCServerConnection.CallWriter: GRPCBacklogWriter {
+    package var isBehind: Bool { connection.isBehind(stream) }
+    package func whenCaughtUp(_ handler: @escaping @Sendable () -> Void) { connection.whenCaughtUp(stream, handler) }
 }
 
 extension GRPCServerConnection.CallWriter: GRPCMessageBatchWriter {

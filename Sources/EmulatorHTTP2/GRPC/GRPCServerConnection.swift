@@ -36,6 +36,9 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         /// A paced call's producer (see ``GRPCPacedWriter``), and whether a thread is running it.
         var producer: (@Sendable () -> GRPCProducerStep)?
         var producing = false
+        /// Run once when the call's backlog falls to ``GRPCServerConnection/caughtUpBytes`` (see
+        /// ``GRPCBacklogWriter``).
+        var caughtUp: (@Sendable () -> Void)?
     }
 
     /// An entry of a stream's output queue.
@@ -65,6 +68,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         }
         /// Streams with a producer that stopped for want of window room.
         var paced: Set<UInt32> = []
+        /// Streams waiting for their backlog to fall (a ``Call/caughtUp`` handler is set).
+        var behind: Set<UInt32> = []
         /// Set while the connection's thread handles received bytes: what the calls answer then
         /// (unary calls run right there) is written once at the end, up to
         /// ``GRPCServerConnection/maxDeferredBytes``, so 32 calls cost one `send`, not 32.
@@ -86,6 +91,10 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     package static let maxStreamingBacklogBytes = 32 << 20
     /// Bytes one paced call may have queued behind the windows before its producer pauses.
     package static let maxQueuedBytesPerPacedCall = 256 << 10
+    /// A call with more than this queued behind its windows is behind (``GRPCBacklogWriter``).
+    package static let behindBytes = 1 << 20
+    /// A call that was behind has caught up once its backlog is down to this.
+    package static let caughtUpBytes = 256 << 10
 
     private let router: GRPCRouter
     let output: any UpgradedConnectionWriter
@@ -116,7 +125,47 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         for w in work { w() }
         runWaitingCalls()
         resumeProducers()
+        runCaughtUp()
         locked { s in s.deferringWrites = false }
+    }
+
+    /// Whether more than ``behindBytes`` of `stream`'s responses wait behind the windows.
+    func isBehind(_ stream: UInt32) -> Bool {
+        state.withLock { s in !s.closed && s.connection.queuedBytes(stream: stream) > Self.behindBytes }
+    }
+
+    /// Runs `handler` once `stream`'s backlog is down to ``caughtUpBytes`` (now, if it is),
+    /// replacing a handler set before; a call that ends drops it.
+    func whenCaughtUp(_ stream: UInt32, _ handler: @escaping @Sendable () -> Void) {
+        let now = state.withLock { s -> Bool in
+            guard !s.closed, s.calls[stream] != nil else { return false }
+            if s.connection.queuedBytes(stream: stream) <= Self.caughtUpBytes { return true }
+            s.calls[stream]?.caughtUp = handler
+            s.behind.insert(stream)
+            return false
+        }
+        if now { handler() }
+    }
+
+    /// Runs the handlers of the calls that caught up, now that WINDOW_UPDATEs may have let their
+    /// bytes out (outside the lock: they may send).
+    private func runCaughtUp() {
+        let handlers = state.withLock { s -> [@Sendable () -> Void] in
+            guard !s.behind.isEmpty else { return [] }
+            var ready: [@Sendable () -> Void] = []
+            for stream in s.behind {
+                guard let call = s.calls[stream], let handler = call.caughtUp else {
+                    s.behind.remove(stream)
+                    continue
+                }
+                guard s.connection.queuedBytes(stream: stream) <= Self.caughtUpBytes else { continue }
+                s.calls[stream]?.caughtUp = nil
+                s.behind.remove(stream)
+                ready.append(handler)
+            }
+            return ready
+        }
+        for h in handlers { h() }
     }
 
     /// Runs the producers that paused, now that WINDOW_UPDATEs may have made room.

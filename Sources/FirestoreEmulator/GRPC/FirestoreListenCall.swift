@@ -10,15 +10,24 @@ final class FirestoreListenCall: GRPCStreamingCall {
     let stream: ListenStream
 
     init(service: FirestoreService, caller: FirestoreCaller, writer: any GRPCMessageWriter) {
-        stream = ListenStream(service: service, caller: caller, sink: Sink(writer: writer))
+        let sink = Sink(writer: writer)
+        stream = ListenStream(service: service, caller: caller, sink: sink)
+        sink.listening(to: stream)
     }
 
     /// Collects the messages of one answer or refresh (up to 64 KiB) and hands them to the
     /// connection together, when the writer takes batches. Called under the stream's lock, so
     /// the buffer's own lock is never contended.
+    ///
+    /// A client more than ``GRPCServerConnection/behindBytes`` behind is backed up: its stream's
+    /// commits wait in the inbox and go out folded into one snapshot when the connection says
+    /// it caught up, instead of queueing until the stream is reset.
     private final class Sink: ListenEventSink {
         let writer: any GRPCMessageWriter
         let batches: (any GRPCMessageBatchWriter)?
+        let backlog: (any GRPCBacklogWriter)?
+        /// Wakes the stream's worker (set once, right after the stream is made).
+        private let wake = Mutex<(@Sendable () -> Void)?>(nil)
         private struct Pending {
             var framed = GRPCFramedMessages()
             var names = ListenResponse.DocumentNames()
@@ -29,6 +38,17 @@ final class FirestoreListenCall: GRPCStreamingCall {
         init(writer: any GRPCMessageWriter) {
             self.writer = writer
             self.batches = writer as? any GRPCMessageBatchWriter
+            self.backlog = writer as? any GRPCBacklogWriter
+        }
+
+        func listening(to stream: ListenStream) {
+            wake.withLock { $0 = { [weak stream] in stream?.wake() } }
+        }
+
+        var isBackedUp: Bool {
+            guard let backlog, backlog.isBehind, let wake = wake.withLock({ $0 }) else { return false }
+            backlog.whenCaughtUp(wake)
+            return true
         }
 
         func send(_ event: ListenEvent) {

@@ -74,8 +74,9 @@ protocol ListenEventSink: Sendable {
     /// Ends the stream: OK when `error` is nil, else that status.
     func finish(_ error: EmulatorError?)
     /// True while the client has not taken what it was sent (no WebChannel back channel to carry
-    /// it): commits then wait and are folded into one answer, with one global snapshot, when the
-    /// transport calls ``ListenStream/wake()``.
+    /// it; a gRPC stream with more than a bound queued behind its window): commits then wait and
+    /// are folded into one answer, with one global snapshot, when the transport calls
+    /// ``ListenStream/wake()``.
     var isBackedUp: Bool { get }
 }
 

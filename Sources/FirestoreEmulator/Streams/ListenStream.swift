@@ -14,9 +14,10 @@ import Synchronization
 /// folds each into its targets (``ListenTarget/apply(_:document:)``): DocumentChange,
 /// DocumentDelete for documents targets, DocumentRemove for queries, then a global NO_CHANGE at
 /// the commit's time. Only a target whose `limit` window lost its boundary (or with an `offset`)
-/// runs its query again. While the transport says its client is behind (``ListenEventSink/isBackedUp``:
-/// a WebChannel session without a back channel), commits wait in the inbox and go out together,
-/// under one global snapshot, when it catches up. Nothing here depends on the transport.
+/// runs its query again. While the transport says its client is behind
+/// (``ListenEventSink/isBackedUp``: a WebChannel session without a back channel, a gRPC stream far
+/// behind its window), commits wait in the inbox and go out together, under one global snapshot,
+/// when it catches up. Nothing here depends on the transport.
 ///
 /// The transport decodes each request into a ``ListenRequest`` and encodes each ``ListenEvent``
 /// the stream hands its ``ListenEventSink``.

@@ -1,0 +1,80 @@
+import EmulatorHTTP2
+import EmulatorModel
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FirestoreEmulator
+
+/// A gRPC Listen whose client is behind keeps its commits back and sends them folded, under one
+/// global snapshot, once the connection says the client caught up (instead of queueing every
+/// change until the stream is reset).
+@Suite struct GRPCListenBacklogTests {
+    /// Collects messages like ``CollectingWriter`` and plays the connection's backlog: behind
+    /// until ``catchUp()``, which runs the handler the stream left.
+    final class BackloggedWriter: GRPCBacklogWriter {
+        let collected = CollectingWriter()
+        private let state = Mutex<(behind: Bool, handler: (@Sendable () -> Void)?, asked: Int)>((false, nil, 0))
+
+        func send(_ message: [UInt8]) -> Bool { collected.send(message) }
+        func finish(_ status: GRPCStatus) { collected.finish(status) }
+        var isOpen: Bool { collected.isOpen }
+        var isBehind: Bool { state.withLock { $0.behind } }
+        /// How many times the stream asked to hear of the catch-up.
+        var asked: Int { state.withLock { $0.asked } }
+
+        func whenCaughtUp(_ handler: @escaping @Sendable () -> Void) {
+            let now = state.withLock { s -> Bool in
+                s.asked += 1
+                if !s.behind { return true }
+                s.handler = handler
+                return false
+            }
+            if now { handler() }
+        }
+
+        func fallBehind() { state.withLock { $0.behind = true } }
+
+        func catchUp() {
+            let handler = state.withLock { s in
+                s.behind = false
+                defer { s.handler = nil }
+                return s.handler
+            }
+            handler?()
+        }
+    }
+
+    @Test func commitsWhileBehindGoOutFoldedWhenTheClientCatchesUp() async throws {
+        let client = GRPCTestClient()
+        let writer = BackloggedWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        client.set([("c/a", ["n": .integer(1)])])
+        call.received(GRPCListenTests.addQuery(client, id: 7, collection: "c"))
+        #expect(try await GRPCListenTests.responses(writer.collected, count: 4).count == 4)
+
+        writer.fallBehind()
+        client.set([("c/b", ["n": .integer(1)])])
+        client.set([("c/b", ["n": .integer(2)]), ("c/e", ["n": .integer(3)])])
+        client.set([("c/a", ["n": .integer(4)])])
+        // The worker looked at the commits and left a handler instead of sending.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while writer.asked == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(writer.asked >= 1)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(writer.collected.messages.count == 4, "nothing is sent while the client is behind")
+
+        writer.catchUp()
+        var after: [GRPCListenTests.Response] = []
+        for _ in 0..<2_000 {
+            after = Array(try await GRPCListenTests.responses(writer.collected, count: 5).dropFirst(4))
+            if after.last == .target(type: 0, ids: [], hasReadTime: true) { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let globals = after.filter { $0 == .target(type: 0, ids: [], hasReadTime: true) }
+        #expect(globals.count == 1, "one global snapshot for the three commits: \(after)")
+        let changed = Set(after.compactMap { if case .change(let name, _) = $0 { name } else { nil } })
+        #expect(changed == Set(["c/a", "c/b", "c/e"].map { client.root + "/" + $0 }))
+    }
+}
