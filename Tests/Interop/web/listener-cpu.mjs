@@ -4,7 +4,9 @@
 // (/proc/thread-self/stat), the writer thread's CPU, the emulator's CPU and the snapshots the
 // listener saw. ALT=1 alternates runs without a listener; PRELOAD=1 writes first and then times
 // a listener's first snapshot of everything; PROXY=1 logs every Listen request and the size of
-// its answer; PIN=1 puts the listener thread on CPU 1 and the writer and the emulator on CPU 0.
+// its answer; PIN=1 puts the listener thread on CPU 1 and the writer and the emulator on CPU 0;
+// TIMELINE=1 prints when each commit was acknowledged and when each snapshot reached the
+// listener (ms after the first write, with its size and the listener thread's CPU then).
 //
 //   FIREBASE_JS_SDK_DIR=../shared/vendor/firebase-js-sdk BIN=.build/release/emulators RUNS=2 ALT=1 \
 //     node --import ./Tests/Interop/web/register.mjs Tests/Interop/web/listener-cpu.mjs
@@ -30,14 +32,16 @@ const cpuMs = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').spl
 if (!isMainThread) {
   const { port, name } = workerData;
   const db = client(port, `watcher-${name}`);
-  let first = true; let snaps = 0;
+  let first = true; let snaps = 0; const timeline = [];
   const tStart = threadCpu();
   parentPort.postMessage({ m: 'tid', tid: Number(readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0]) }); let t0 = threadCpu();
-  parentPort.on('message', (m) => { if (m === 'go') t0 = threadCpu(); });
+  let going = false;
+  parentPort.on('message', (m) => { if (m === 'go') { t0 = threadCpu(); going = true; } });
   onSnapshot(collection(db, name), (s) => {
     snaps++;
+    if (process.env.TIMELINE && going) timeline.push({ at: performance.timeOrigin + performance.now(), size: s.size, cpu: threadCpu() - t0 });
     if (first) { first = false; parentPort.postMessage({ m: 'ready' }); }
-    if (s.size === docs) { parentPort.postMessage({ m: 'done', snaps, cpu: threadCpu() - t0, cpuAll: threadCpu() - tStart }); }
+    if (s.size === docs) { parentPort.postMessage({ m: 'done', snaps, cpu: threadCpu() - t0, cpuAll: threadCpu() - tStart, timeline }); }
   });
 } else {
   const bin = process.env.BIN;
@@ -59,9 +63,11 @@ if (!isMainThread) {
     await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
     listenPort = proxy.address().port;
   }
+  const acks = [];
   const writeAll = async (db, name) => {
     const commits = [];
-    const B = Number(process.env.BATCH || 500); for (let s = 0; s < docs; s += B) { const b = writeBatch(db); for (let i = s; i < Math.min(docs, s + B); i++) b.set(doc(db, name, `d${i}`), { i, text: `document ${i}` }); commits.push(b.commit()); }
+    acks.length = 0;
+    const B = Number(process.env.BATCH || 500); for (let s = 0; s < docs; s += B) { const b = writeBatch(db); for (let i = s; i < Math.min(docs, s + B); i++) b.set(doc(db, name, `d${i}`), { i, text: `document ${i}` }); commits.push(b.commit().then(() => acks.push(performance.now()))); }
     await Promise.all(commits);
   };
   { const w = client(port, 'warm'); await writeAll(w, 'warm'); await terminate(w); }
@@ -89,6 +95,7 @@ if (!isMainThread) {
       const c0 = cpuMs(child.pid); const m0 = threadCpu();
       t0 = performance.now(); await writeAll(writer, name); const ms = performance.now() - t0;
       console.log(JSON.stringify({ run, plain: Math.round(ms), serverCpu: cpuMs(child.pid) - c0, writerThreadCpu: threadCpu() - m0, load: readFileSync('/proc/loadavg','utf8').split(' ')[0] }));
+      if (process.env.TIMELINE) console.log(`  acknowledged: ${acks.map((a) => Math.round(a - t0)).join(' ')}`);
       await terminate(writer); continue;
     }
     const worker = new Worker(new URL(import.meta.url), { workerData: { port: listenPort, name } });
@@ -108,6 +115,11 @@ if (!isMainThread) {
     const [, d] = await Promise.all([writeAll(writer, name).then(() => { written = performance.now() - t0; }), done]);
     const ms = performance.now() - t0;
     console.log(JSON.stringify({ run, listened: Math.round(ms), written: Math.round(written), snaps: d.snaps, watcherCpu: d.cpu, writerThreadCpu: threadCpu() - m0, serverCpu: cpuMs(child.pid) - c0, load: readFileSync('/proc/loadavg','utf8').split(' ')[0] }));
+    if (process.env.TIMELINE) {
+      console.log(`  acknowledged: ${acks.map((a) => Math.round(a - t0)).join(' ')}`);
+      const origin = performance.timeOrigin + t0;
+      console.log(`  snapshots (ms: documents, listener CPU ms): ${d.timeline.map((e) => `${Math.round(e.at - origin)}: ${e.size}, ${e.cpu}`).join('; ')}`);
+    }
     await worker.terminate();
     await terminate(writer);
   }
