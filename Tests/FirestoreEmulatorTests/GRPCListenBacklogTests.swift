@@ -14,19 +14,30 @@ import Testing
     /// until ``catchUp()``, which runs the handler the stream left.
     final class BackloggedWriter: GRPCBacklogWriter {
         let collected = CollectingWriter()
-        private let state = Mutex<(behind: Bool, handler: (@Sendable () -> Void)?, asked: Int)>((false, nil, 0))
+        private struct State {
+            var behind = false
+            /// Behind again once this many messages were sent.
+            var behindAt: Int?
+            var handler: (@Sendable () -> Void)?
+            var asked = 0
+        }
+        private let state = Mutex(State())
 
         func send(_ message: [UInt8]) -> Bool { collected.send(message) }
         func finish(_ status: GRPCStatus) { collected.finish(status) }
         var isOpen: Bool { collected.isOpen }
-        var isBehind: Bool { state.withLock { $0.behind } }
+        var isBehind: Bool {
+            let (behind, at) = state.withLock { ($0.behind, $0.behindAt) }
+            return behind || at.map { collected.messages.count >= $0 } ?? false
+        }
         /// How many times the stream asked to hear of the catch-up.
         var asked: Int { state.withLock { $0.asked } }
 
         func whenCaughtUp(_ handler: @escaping @Sendable () -> Void) {
+            let behind = isBehind
             let now = state.withLock { s -> Bool in
                 s.asked += 1
-                if !s.behind { return true }
+                if !behind { return true }
                 s.handler = handler
                 return false
             }
@@ -35,9 +46,11 @@ import Testing
 
         func fallBehind() { state.withLock { $0.behind = true } }
 
-        func catchUp() {
+        /// Caught up, and (`behindAt`) behind again once that many messages were sent.
+        func catchUp(behindAt: Int? = nil) {
             let handler = state.withLock { s in
                 s.behind = false
+                s.behindAt = behindAt
                 defer { s.handler = nil }
                 return s.handler
             }
@@ -76,5 +89,35 @@ import Testing
         #expect(globals.count == 1, "one global snapshot for the three commits: \(after)")
         let changed = Set(after.compactMap { if case .change(let name, _) = $0 { name } else { nil } })
         #expect(changed == Set(["c/a", "c/b", "c/e"].map { client.root + "/" + $0 }))
+    }
+
+    /// A client that falls behind again while a backlog goes out gets the commits up to there,
+    /// with their own global snapshot; the rest follow when it catches up again.
+    @Test func aBacklogGoesOutInCommitsWhileTheClientKeepsUp() async throws {
+        let client = GRPCTestClient()
+        let writer = BackloggedWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { call.cancelled() }
+        call.received(GRPCListenTests.addQuery(client, id: 7, collection: "c"))
+        #expect(try await GRPCListenTests.responses(writer.collected, count: 3).count == 3)
+
+        writer.fallBehind()
+        for name in ["b", "e", "f"] { client.set([("c/" + name, ["n": .integer(1)])]) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while writer.asked == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(writer.collected.messages.count == 3)
+
+        // Behind again as soon as the first commit's change went out.
+        let global = GRPCListenTests.Response.target(type: 0, ids: [], hasReadTime: true)
+        writer.catchUp(behindAt: 4)
+        let first = Array(try await GRPCListenTests.responses(writer.collected, count: 5).dropFirst(3))
+        #expect(first == [.change(name: client.root + "/c/b", ids: [7]), global])
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(writer.collected.messages.count == 5, "the other commits wait")
+
+        writer.catchUp()
+        let rest = Array(try await GRPCListenTests.responses(writer.collected, count: 8).dropFirst(5))
+        #expect(rest == [.change(name: client.root + "/c/e", ids: [7]), .change(name: client.root + "/c/f", ids: [7]), global])
     }
 }

@@ -314,6 +314,17 @@ final class ListenInbox: Sendable {
         wake()
     }
 
+    /// Puts `commits`, taken and not folded, back in front of those that came since (unless the
+    /// inbox overflowed meanwhile: then everything is evaluated again anyway).
+    func putBack(_ commits: ArraySlice<ListenCommit>) {
+        guard !commits.isEmpty else { return }
+        pending.withLock { p in
+            guard !p.overflowed else { return }
+            p.commits.insert(contentsOf: commits, at: 0)
+            for c in commits { p.documents += c.documents.count }
+        }
+    }
+
     /// Everything pending, leaving the inbox empty: the commits in order, or `overflowed` (then
     /// `newest` is the newest commit time seen).
     func take() -> (commits: [ListenCommit], overflowed: Bool, newest: Int64) {

@@ -290,7 +290,14 @@ final class ListenStream: Sendable {
             if overflowed { newest = max(newest, newestSeen) }
             let rulesDecide = service.rulesMayDecide(database, caller: caller)
             var ruleChecked: Set<Int32> = []
-            for commit in commits {
+            for (n, commit) in commits.enumerated() {
+                // A client that fell behind meanwhile gets the commits so far, with their global
+                // snapshot; the rest wait for it (a prefix of the commits is a consistent point,
+                // unless a target must be read again, which reads the newest state).
+                if n > 0, redo.isEmpty, sink.isBackedUp {
+                    inbox.putBack(commits[n...])
+                    break
+                }
                 newest = max(newest, commit.time)
                 if commit.everything { redo.formUnion(s.targets.keys) }
                 // Filled on the first decode: most targets never look inside a document.
