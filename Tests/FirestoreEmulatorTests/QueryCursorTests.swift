@@ -272,6 +272,28 @@ import Testing
         #expect(probe.open == 0 && probe.held == 0)
     }
 
+    /// `orderBy f limit n` answers from the ordered index, reading its window whole, only for a
+    /// small window; a large one goes through the sorted scan and holds sort keys instead.
+    @Test(arguments: [(10, 10), (2_500, 2)])
+    func anOrderedIndexWindowIsReadWholeOnlyWhenSmall(limit: Int, mostHeld: Int) throws {
+        let probe = QueryCursorProbe()
+        let service = try Self.big(probe)
+        var names: [String] = []
+        do {
+            let stream = try restQuery(service, #"{"from":[{"collectionId":"big"}],"orderBy":[{"field":{"fieldPath":"n"},"direction":"DESCENDING"}],"limit":\#(limit)}"#)
+            let reader = Reader()
+            stream.start(reader)
+            while reader.readOne() {}
+            #expect(reader.finished)
+            names = reader.body.split(separator: "\"name\"").dropFirst().map { String($0.prefix(80)) }
+        }
+        #expect(names.count == limit)
+        // n = 2 first, then names descending: d2999, d2996, ...
+        #expect(names.first?.contains("big/d2999") == true, "\(names.first ?? "")")
+        #expect(probe.peakHeld <= mostHeld, "\(probe.peakHeld) decoded documents held at once")
+        #expect(probe.open == 0 && probe.held == 0)
+    }
+
     /// A REST client that goes away mid-answer frees the cursor (and its snapshot).
     @Test func aRESTClientThatGoesAwayFreesTheCursor() throws {
         let probe = QueryCursorProbe()

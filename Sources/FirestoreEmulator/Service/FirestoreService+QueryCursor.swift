@@ -155,13 +155,19 @@ extension FirestoreService {
     }
 
     /// Whether the query has the shape the ordered indexes answer at head
-    /// (`[where e == x] orderBy f [desc] limit n` on one collection; see `orderedCandidates`):
-    /// its window is read whole, at most offset + limit documents.
+    /// (`[where e == x] orderBy f [desc] limit n` on one collection; see `orderedCandidates`)
+    /// and a window small enough to read whole (offset + limit at most ``maxOrderedIndexWindow``;
+    /// a larger one goes through ``SortedScan``, which holds sort keys, not documents).
+    /// The most documents an ordered-index answer reads whole.
+    static let maxOrderedIndexWindow = 1_000
+
     static func fitsOrderedIndex(_ engine: QueryEngine) -> Bool {
         let order = engine.rank
-        guard engine.query.limit != nil, let selector = engine.query.from.first, !selector.allDescendants, order.count == 2 else {
+        guard let limit = engine.query.limit, let selector = engine.query.from.first, !selector.allDescendants, order.count == 2 else {
             return false
         }
+        let (window, overflow) = engine.query.offset.addingReportingOverflow(limit)
+        guard !overflow, window <= maxOrderedIndexWindow else { return false }
         return !order[0].field.isDocumentID && order[1].field.isDocumentID && order[0].direction == order[1].direction
     }
 }
