@@ -397,3 +397,64 @@ def test_grpc_errors_carry_official_messages(col):
     with pytest.raises(gexc.NotFound) as failure:
         col.document("gone").update({"a": 1})
     assert "No document to update" in failure.value.message
+
+
+def _field(number, payload):
+    """A length-delimited protobuf field (numbers and lengths below 2**14 here)."""
+    if isinstance(payload, str):
+        payload = payload.encode()
+
+    def varint(n):
+        return bytes([n]) if n < 0x80 else bytes([n & 0x7F | 0x80, n >> 7])
+
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def test_a_slow_listen_reader_gets_every_document_without_a_reset(suite, client, col):
+    # A raw Listen on a collection whose client reads slowly while 6,000 documents of 8 KB
+    # (48 MB) are written: the commits wait while the client is behind and go out folded, a
+    # commit at a time as it catches up. Before, every change queued on the stream until 32 MiB,
+    # then it was reset with ENHANCE_YOUR_CALM (the client saw RESOURCE_EXHAUSTED).
+    import grpc
+
+    database = f"projects/{suite.project}/databases/(default)"
+    query = _field(1, database + "/documents") + _field(2, _field(2, _field(2, col.id)))
+    request = _field(1, database) + _field(2, _field(2, query) + bytes([5 << 3, 1]))
+    channel = grpc.insecure_channel(suite.firestore)
+    call = channel.stream_stream("/google.firestore.v1.Firestore/Listen",
+                                 request_serializer=lambda b: b, response_deserializer=lambda b: b)
+    stop = threading.Event()
+
+    def requests_():
+        yield request
+        stop.wait(120)
+
+    marker = f"documents/{col.id}/d".encode()
+    names, failure = set(), []
+
+    def read():
+        try:
+            for message in call(requests_(), metadata=[("authorization", "Bearer owner")]):
+                if message[:1] == b"\x1a" and (i := message.find(marker)) >= 0:
+                    names.add(message[i:i + len(marker) + 5])
+                time.sleep(0.001)
+                if len(names) == 6000:
+                    return
+        except grpc.RpcError as e:
+            failure.append((e.code(), e.details()))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        time.sleep(0.5)
+        for start in range(0, 6000, 500):
+            batch = client.batch()
+            for i in range(start, start + 500):
+                batch.set(col.document(f"d{i:05d}"), {"i": i, "pad": "x" * 8000})
+            batch.commit()
+        reader.join(120)
+        assert not failure, failure
+        assert len(names) == 6000
+    finally:
+        stop.set()
+        channel.close()
