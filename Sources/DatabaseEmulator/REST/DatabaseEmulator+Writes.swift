@@ -67,6 +67,13 @@ extension DatabaseEmulator {
         throws(DatabaseFailure) -> HTTPResponse
     {
         if request.isPriority { throw .invalid(DatabaseFailure.invalidPatchBody) }
+        // The bulk form read straight from the bytes (no tree); nil leaves the body to the
+        // general way below, which answers every other body (and every error) as before.
+        if http.body.count <= Self.maxBodyBytes,
+            let (keys, stored) = DatabaseStoredBytes.children(ofBody: http.body, depth: request.path.count + 1)
+        {
+            return try updateChildren(keys, stored, http, request, namespace)
+        }
         let json: JSONValue
         do {
             json = try JSONReader.parse(http.body, rejectingDuplicateKeys: true)
@@ -89,15 +96,7 @@ extension DatabaseEmulator {
         // The bulk form (plain keys, values that are leaves or small objects): stored straight
         // from the JSON, no nodes built.
         if !mayOverlap, let stored = Self.storedChildren(members, below: request.path) {
-            let budget = request.writeSizeBudget.map { DatabaseWriteBudget(bytes: $0, requestBytes: http.body.count) }
-            try service.updateChildren(
-                members.map(\.name), stored: stored, at: request.path, in: namespace, auth: request.auth, budget: budget)
-            if request.print == .silent { return Self.data(.null, request) }
-            let echo = JSONValue.object(
-                zip(members, stored).map { member, bytes in
-                    JSONMember(member.name, (DatabaseStorageMapping.storedNode(bytes) ?? .empty).json(export: request.export))
-                })
-            return Self.data(echo, request)
+            return try updateChildren(members.map(\.name), stored, http, request, namespace)
         }
         for member in members {
             func invalidKey() -> DatabaseFailure {
@@ -156,6 +155,22 @@ extension DatabaseEmulator {
         if request.print == .silent { return Self.data(.null, request) }
         let echo = JSONValue.object(
             zip(members, resolved).map { JSONMember($0.0.name, $0.1.json(export: request.export)) })
+        return Self.data(echo, request)
+    }
+
+    /// The bulk `PATCH` of direct children given as their stored bytes, and its answer (the
+    /// children written, as the general way echoes them).
+    private func updateChildren(
+        _ keys: [String], _ stored: [[UInt8]], _ http: HTTPRequest, _ request: DatabaseRESTRequest,
+        _ namespace: DatabaseNamespace
+    ) throws(DatabaseFailure) -> HTTPResponse {
+        let budget = request.writeSizeBudget.map { DatabaseWriteBudget(bytes: $0, requestBytes: http.body.count) }
+        try service.updateChildren(keys, stored: stored, at: request.path, in: namespace, auth: request.auth, budget: budget)
+        if request.print == .silent { return Self.data(.null, request) }
+        let echo = JSONValue.object(
+            zip(keys, stored).map { key, bytes in
+                JSONMember(key, (DatabaseStorageMapping.storedNode(bytes) ?? .empty).json(export: request.export))
+            })
         return Self.data(echo, request)
     }
 
