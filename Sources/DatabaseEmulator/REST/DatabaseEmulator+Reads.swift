@@ -76,14 +76,14 @@ extension DatabaseEmulator {
         init(_ headers: HTTPHeaders) {
             var acceptSeen = false
             var ifNoneMatchSeen = false
-            for field in headers {
+            for field in headers.fields {
                 switch field.name.utf8.count {
-                case 6 where !acceptSeen && HTTPFieldName.matches(field.name.utf8, "accept"):
+                case 6 where !acceptSeen && HTTPHeaders.namesMatch(field.name, "accept"):
                     acceptSeen = true
                     acceptsEventStream = field.value.contains("text/event-stream")
-                case 8 where HTTPFieldName.matches(field.name.utf8, "if-match"):
+                case 8 where HTTPHeaders.namesMatch(field.name, "if-match"):
                     ifMatch = true
-                case 13 where !ifNoneMatchSeen && HTTPFieldName.matches(field.name.utf8, "if-none-match"):
+                case 13 where !ifNoneMatchSeen && HTTPHeaders.namesMatch(field.name, "if-none-match"):
                     ifNoneMatchSeen = true
                     ifNoneMatch = field.value
                 default: continue

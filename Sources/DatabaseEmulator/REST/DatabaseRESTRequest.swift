@@ -30,7 +30,8 @@ struct DatabaseRESTRequest {
 
         var raw = request.rawPath
         raw.removeLast(".json".utf8.count)
-        let decoded = raw.utf8.withContiguousStorageIfAvailable { Self.decodePath($0) } ?? Self.decodePath(Array(raw.utf8))
+        let decoded = raw.utf8.withContiguousStorageIfAvailable { Self.decodePath($0) }
+            ?? Array(raw.utf8).withUnsafeBufferPointer { Self.decodePath($0) }
         switch decoded {
         case .success(let (keys, priority)):
             path = DatabasePath(keys: keys)
@@ -84,15 +85,23 @@ struct DatabaseRESTRequest {
 
     /// The keys of a path's bytes (without `.json`), percent-decoded and checked, and whether its
     /// last segment is `.priority` (which is then not a key). Empty segments are skipped.
-    static func decodePath(_ bytes: some RandomAccessCollection<UInt8>) -> Result<([String], Bool), DatabaseFailure> {
+    static func decodePath(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<([String], Bool), DatabaseFailure> {
         var keys: [String] = []
+        keys.reserveCapacity(4)
         var isPriority = false
-        var start = bytes.startIndex
-        while start != bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-            defer { start = end == bytes.endIndex ? end : bytes.index(after: end) }
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var plain = true  // ASCII without escapes: the bytes are the key
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
+                if bytes[end] >= 0x80 || bytes[end] == UInt8(ascii: "%") { plain = false }
+                end += 1
+            }
+            defer { start = end + 1 }
             if start == end { continue }
-            guard let key = DatabasePath.percentDecode(bytes[start..<end]) else { return .failure(.invalid(DatabaseFailure.invalidPath)) }
+            let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let decoded = plain ? String(decoding: segment, as: UTF8.self) : DatabasePath.percentDecode(segment)
+            guard let key = decoded else { return .failure(.invalid(DatabaseFailure.invalidPath)) }
             if key == ".priority", bytes[end...].allSatisfy({ $0 == UInt8(ascii: "/") }) {
                 isPriority = true
                 continue

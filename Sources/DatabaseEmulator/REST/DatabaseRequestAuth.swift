@@ -29,7 +29,7 @@ enum DatabaseRequestAuth {
         if owner {
             auth = .admin
         } else if let token, !token.isEmpty {
-            if token.utf8.count == 5, HTTPFieldName.matches(token.utf8, "owner") {
+            if token.utf8.count == 5, HTTPHeaders.namesMatch(token, "owner") {
                 auth = .admin
             } else if let user = decodedTokens.user(token) {
                 auth = user
@@ -57,14 +57,25 @@ enum DatabaseRequestAuth {
         guard utf8.count >= 12, utf8.count <= 64 else { return false }
         return utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return false }
-            let scheme = bytes[..<space]
-            guard HTTPFieldName.matches(scheme, "bearer") || HTTPFieldName.matches(scheme, "firebase") else { return false }
+            guard asciiLowercaseEquals(bytes, 0, space, "bearer") || asciiLowercaseEquals(bytes, 0, space, "firebase") else {
+                return false
+            }
             var lower = space + 1
             var upper = bytes.count
             while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
             while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
-            return HTTPFieldName.matches(bytes[lower..<upper], "owner")
+            return asciiLowercaseEquals(bytes, lower, upper, "owner")
         } ?? false
+    }
+
+    /// Whether `bytes[lower..<upper]` is `lowercase` (ASCII letters only, lower case) in any case.
+    private static func asciiLowercaseEquals(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ lower: Int, _ upper: Int, _ lowercase: StaticString
+    ) -> Bool {
+        guard upper - lower == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for i in 0..<(upper - lower) where bytes[lower + i] | 0x20 != expected[i] { return false }
+        return true
     }
 
     /// The token of `Bearer <token>` or `Firebase <token>` (scheme in any case).
