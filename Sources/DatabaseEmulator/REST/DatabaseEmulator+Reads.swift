@@ -16,7 +16,8 @@ extension DatabaseEmulator {
         if fields.acceptsEventStream {
             return try stream(request, query: query, namespace)
         }
-        let deadline = DatabaseReadDeadline(timeoutNanos: request.timeoutNanos, clock: request.hasTimeout ? configuration.monotonicNanos : nil)
+        let deadline = DatabaseReadDeadline(
+            timeoutNanos: request.timeoutNanos, clock: request.hasTimeout ? configuration.monotonicNanos : nil)
         // One snapshot for the rules and the node (what `service.get` does).
         let data = namespace.head
         try service.checkRead(request.path, query: query, in: namespace, auth: request.auth, data: data)
