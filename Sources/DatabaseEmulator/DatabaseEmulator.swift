@@ -23,6 +23,8 @@ package final class DatabaseEmulator: Sendable {
     let wireSessions = DatabaseWireRegistry()
     /// Long-poll connections (`/.lp`), each around a wire session in `wireSessions`.
     let longPolls: DatabaseLongPollServer
+    /// The REST GET's encoded bodies of packed objects (`REST/DatabaseAnswerCache.swift`).
+    let answers = DatabaseAnswerCache()
     private let keepAliveTask: Task<Void, Never>?
 
     /// An emulator over `storage` (shared with the other emulators of the suite).

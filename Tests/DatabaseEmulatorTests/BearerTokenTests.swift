@@ -24,4 +24,19 @@ import Testing
         // A space a combining mark joins is no separator.
         #expect(DatabaseRequestAuth.bearerToken("Bearer \u{301}owner") == nil)
     }
+
+    @Test func ownerCredentialOnTheBytesAgreesWithTheToken() {
+        let owners = ["Bearer owner", "bearer OWNER", "FIREBASE Owner", "Bearer  owner\t", "Bearer \towner "]
+        let others = ["Bearer owner2", "Bearer own er", "Basic owner", "Bearerowner", " Bearer owner", "Bearer", "Bearer ",
+                      "Bearer \u{301}owner", "Bearer ownér", "Bearer x.owner"]
+        for header in owners {
+            #expect(DatabaseRequestAuth.isOwnerCredential(header), "\(header)")
+            #expect(DatabaseRequestAuth.bearerToken(header)?.lowercased() == "owner", "\(header)")
+        }
+        for header in others {
+            #expect(!DatabaseRequestAuth.isOwnerCredential(header), "\(header)")
+        }
+        // Left to `bearerToken`, which still reads it as the owner token.
+        #expect(DatabaseRequestAuth.bearerToken(" Bearer owner") == "owner")
+    }
 }

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorModel
+import EmulatorStorage
 import EmulatorSupport
 
 extension DatabaseEmulator {
@@ -7,27 +8,47 @@ extension DatabaseEmulator {
     func read(_ http: HTTPRequest, _ request: DatabaseRESTRequest, _ namespace: DatabaseNamespace)
         throws(DatabaseFailure) -> HTTPResponse
     {
-        if http.headers["if-match"] != nil {
+        let fields = ReadFields(http.headers)
+        if fields.ifMatch {
             throw .invalid("if-match is not supported for GET requests.")
         }
         let query = try DatabaseQueryParams.parse(request.items)
-        if http.headers["Accept"]?.contains("text/event-stream") == true {
+        if fields.acceptsEventStream {
             return try stream(request, query: query, namespace)
         }
-        let deadline = DatabaseReadDeadline(timeoutNanos: request.timeoutNanos, clock: configuration.monotonicNanos)
-        let node = try service.get(request.path, priority: request.isPriority, query: query, in: namespace, auth: request.auth)
+        let deadline = DatabaseReadDeadline(
+            timeoutNanos: request.timeoutNanos, clock: request.hasTimeout ? configuration.monotonicNanos : nil)
+        // One snapshot for the rules and the node (what `service.get` does).
+        let data = namespace.head
+        try service.checkRead(request.path, query: query, in: namespace, auth: request.auth, data: data)
         try deadline.check()
         // A conditional read answers with the ETag even unasked (get_if_changed reads it).
-        let etag = request.wantsETag || http.headers["if-none-match"] != nil ? node.etag : nil
-        if let expected = http.headers["if-none-match"], let etag, expected == etag {
-            var response = HTTPResponse(status: HTTPStatus(304, "Not Modified"))
-            response.headers.set("ETag", etag)
-            return response
+        let wantsETag = request.wantsETag || fields.ifNoneMatch != nil
+        var response: HTTPResponse
+        if !wantsETag, !request.isPriority, request.print != .silent, query == .all,
+            let entry = data.packedEntry(at: request.path),
+            let body = answers.answer(namespace.id, entry, export: request.export, pretty: request.print == .pretty, make: {
+                guard let node = DatabaseStorageMapping.storedNode(entry.value), !node.isLeaf else { return nil }
+                return node.encoded(export: request.export, pretty: request.print == .pretty)
+            })
+        {
+            // A packed object, whose body depends on its stored bytes only: encoded once.
+            response = .json(body)
+            try deadline.check()
+        } else {
+            let stored = data.node(at: request.path)
+            let node = request.isPriority ? DatabaseNode.fromPriority(stored.priority) : stored
+            let etag = wantsETag ? node.etag : nil
+            if let expected = fields.ifNoneMatch, let etag, expected == etag {
+                var response = HTTPResponse(status: HTTPStatus(304, "Not Modified"))
+                response.headers.set("ETag", etag)
+                return response
+            }
+            let view = query.apply(to: node)
+            try deadline.check()
+            response = Self.data(view, export: request.export, request, etag: etag)
+            try deadline.check()
         }
-        let view = query.apply(to: node)
-        try deadline.check()
-        var response = Self.data(view, export: request.export, request, etag: etag)
-        try deadline.check()
         if let callback = request.items.first(where: { $0.name == "callback" })?.value {
             // JSONP: `callback=fn` wraps the body as `fn(<json>)`.
             guard !callback.isEmpty, callback.utf8.allSatisfy(Self.isCallbackByte) else {
@@ -45,6 +66,31 @@ extension DatabaseEmulator {
             response.headers.set("Content-Disposition", "attachment; filename=\"\(safe)\"")
         }
         return response
+    }
+
+    /// The request fields a read looks at, found in one pass over the head.
+    private struct ReadFields {
+        var ifMatch = false
+        var acceptsEventStream = false
+        var ifNoneMatch: String?
+
+        init(_ headers: HTTPHeaders) {
+            var acceptSeen = false
+            var ifNoneMatchSeen = false
+            for field in headers.fields {
+                switch field.name.utf8.count {
+                case 6 where !acceptSeen && HTTPHeaders.namesMatch(field.name, "accept"):
+                    acceptSeen = true
+                    acceptsEventStream = field.value.contains("text/event-stream")
+                case 8 where HTTPHeaders.namesMatch(field.name, "if-match"):
+                    ifMatch = true
+                case 13 where !ifNoneMatchSeen && HTTPHeaders.namesMatch(field.name, "if-none-match"):
+                    ifNoneMatchSeen = true
+                    ifNoneMatch = field.value
+                default: continue
+                }
+            }
+        }
     }
 
     private static func isCallbackByte(_ c: UInt8) -> Bool {

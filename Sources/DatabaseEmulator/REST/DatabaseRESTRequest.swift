@@ -20,6 +20,8 @@ struct DatabaseRESTRequest {
     var writeSizeBudget: Int?
     /// The read `timeout` in nanoseconds (default and maximum 15 minutes).
     var timeoutNanos: Int64 = Self.maxTimeoutNanos
+    /// Whether the request gave a `timeout` (else the read needs no clock: see `DatabaseReadDeadline`).
+    var hasTimeout = false
 
     /// Decodes `request` (whose path ends in `.json`).
     init(_ request: HTTPRequest, defaultNamespace: String) throws(DatabaseFailure) {
@@ -28,25 +30,14 @@ struct DatabaseRESTRequest {
 
         var raw = request.rawPath
         raw.removeLast(".json".utf8.count)
-        var keys: [String] = []
-        isPriority = false
-        let segments = raw.utf8.split(separator: UInt8(ascii: "/"))
-        for (i, segment) in segments.enumerated() {
-            guard let key = DatabasePath.percentDecode(segment) else { throw .invalid(DatabaseFailure.invalidPath) }
-            if i == segments.count - 1 && key == ".priority" {
-                isPriority = true
-                continue
-            }
-            guard DatabaseInputValidator.isValidKey(key) else { throw .invalid(DatabaseFailure.invalidPath) }
-            if key.utf8.count > DatabasePath.maxKeyBytes {
-                throw .invalid("Invalid path: key longer than \(DatabasePath.maxKeyBytes) bytes")
-            }
-            keys.append(key)
+        let decoded = raw.utf8.withContiguousStorageIfAvailable { Self.decodePath($0) }
+            ?? Array(raw.utf8).withUnsafeBufferPointer { Self.decodePath($0) }
+        switch decoded {
+        case .success(let (keys, priority)):
+            path = DatabasePath(keys: keys)
+            isPriority = priority
+        case .failure(let failure): throw failure
         }
-        if keys.count > DatabasePath.maxDepth {
-            throw .invalid("Invalid path: path exceeds the maximum depth of \(DatabasePath.maxDepth)")
-        }
-        path = DatabasePath(keys: keys)
 
         method = request.method
         if request.method == .post {
@@ -79,7 +70,9 @@ struct DatabaseRESTRequest {
             case "format":
                 guard value == "export" else { throw .invalid("format must be 'export'") }
                 export = true
-            case "timeout": timeoutNanos = try Self.parseTimeout(value)
+            case "timeout":
+                timeoutNanos = try Self.parseTimeout(value)
+                hasTimeout = true
             case "writeSizeLimit":
                 guard let limit = DatabaseWriteSizeLimit(rawValue: value) else {
                     throw .invalid("writeSizeLimit must be one of tiny, small, medium, large, or unlimited")
@@ -88,6 +81,41 @@ struct DatabaseRESTRequest {
             default: continue
             }
         }
+    }
+
+    /// The keys of a path's bytes (without `.json`), percent-decoded and checked, and whether its
+    /// last segment is `.priority` (which is then not a key). Empty segments are skipped.
+    static func decodePath(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<([String], Bool), DatabaseFailure> {
+        var keys: [String] = []
+        keys.reserveCapacity(4)
+        var isPriority = false
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var plain = true  // ASCII without escapes: the bytes are the key
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/") {
+                if bytes[end] >= 0x80 || bytes[end] == UInt8(ascii: "%") { plain = false }
+                end += 1
+            }
+            defer { start = end + 1 }
+            if start == end { continue }
+            let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let decoded = plain ? String(decoding: segment, as: UTF8.self) : DatabasePath.percentDecode(segment)
+            guard let key = decoded else { return .failure(.invalid(DatabaseFailure.invalidPath)) }
+            if key == ".priority", bytes[end...].allSatisfy({ $0 == UInt8(ascii: "/") }) {
+                isPriority = true
+                continue
+            }
+            guard DatabaseInputValidator.isValidKey(key) else { return .failure(.invalid(DatabaseFailure.invalidPath)) }
+            if key.utf8.count > DatabasePath.maxKeyBytes {
+                return .failure(.invalid("Invalid path: key longer than \(DatabasePath.maxKeyBytes) bytes"))
+            }
+            keys.append(key)
+        }
+        if keys.count > DatabasePath.maxDepth {
+            return .failure(.invalid("Invalid path: path exceeds the maximum depth of \(DatabasePath.maxDepth)"))
+        }
+        return .success((keys, isPriority))
     }
 
     /// `?ns=` wins; else the first DNS label of `Host` (`foo.localhost:9000` → `foo`, `localhost`

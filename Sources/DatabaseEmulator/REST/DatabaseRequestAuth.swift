@@ -11,20 +11,25 @@ enum DatabaseRequestAuth {
         -> DatabaseAuth
     {
         var token: String?
+        var owner = false
         if let header = request.headers["Authorization"] {
-            token = bearerToken(header)
+            // `Bearer owner`, what admin clients send with every request, decided on the bytes.
+            owner = isOwnerCredential(header)
+            if !owner { token = bearerToken(header) }
         }
         var override: String?
         for (name, value) in items {
             switch name {
-            case "access_token", "auth": token = token ?? value
+            case "access_token", "auth": if !owner { token = token ?? value }
             case "auth_variable_override": override = value
             default: continue
             }
         }
         var auth = DatabaseAuth.unauthenticated
-        if let token, !token.isEmpty {
-            if token.utf8.count == 5, token.lowercased() == "owner" {
+        if owner {
+            auth = .admin
+        } else if let token, !token.isEmpty {
+            if token.utf8.count == 5, HTTPHeaders.namesMatch(token, "owner") {
                 auth = .admin
             } else if let user = decodedTokens.user(token) {
                 auth = user
@@ -42,6 +47,35 @@ enum DatabaseRequestAuth {
             }
         }
         return auth
+    }
+
+    /// Whether `header` is `Bearer owner` or `Firebase owner` (scheme and token in any case,
+    /// spaces and tabs around the token): what ``bearerToken(_:)`` reads as the admin token,
+    /// checked on the bytes (an ASCII header; anything else is left to `bearerToken`).
+    static func isOwnerCredential(_ header: String) -> Bool {
+        let utf8 = header.utf8
+        guard utf8.count >= 12, utf8.count <= 64 else { return false }
+        return utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return false }
+            guard asciiLowercaseEquals(bytes, 0, space, "bearer") || asciiLowercaseEquals(bytes, 0, space, "firebase") else {
+                return false
+            }
+            var lower = space + 1
+            var upper = bytes.count
+            while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+            while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+            return asciiLowercaseEquals(bytes, lower, upper, "owner")
+        } ?? false
+    }
+
+    /// Whether `bytes[lower..<upper]` is `lowercase` (ASCII letters only, lower case) in any case.
+    private static func asciiLowercaseEquals(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ lower: Int, _ upper: Int, _ lowercase: StaticString
+    ) -> Bool {
+        guard upper - lower == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for i in 0..<(upper - lower) where bytes[lower + i] | 0x20 != expected[i] { return false }
+        return true
     }
 
     /// The token of `Bearer <token>` or `Firebase <token>` (scheme in any case).

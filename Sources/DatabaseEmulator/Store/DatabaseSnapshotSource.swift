@@ -16,6 +16,17 @@ struct DatabaseSnapshotSource: DatabaseRulesDataSource {
             at: path, get: { snapshot.get(namespace, $0) }, scan: { snapshot.scan(namespace, $0) })
     }
 
+    /// The one stored entry that holds the whole node at `path`, when that is a packed object:
+    /// then `node(at:)` is `DatabaseStorageMapping.storedNode(entry.value)`, a function of the
+    /// entry's bytes alone (a packed object carries its priorities inside). Nil for anything else
+    /// (a leaf, whose priority is an entry of its own; entries below `path`; nothing).
+    func packedEntry(at path: DatabasePath) -> StoredEntry? {
+        guard let entry = snapshot.get(namespace, DatabaseStorageMapping.leafKey(path)),
+            DatabasePackedCodec.isPacked(entry.value)
+        else { return nil }
+        return entry
+    }
+
     /// Whether anything is stored at `path` (without building the subtree).
     func exists(_ path: DatabasePath) -> Bool {
         if snapshot.get(namespace, DatabaseStorageMapping.leafKey(path)) != nil { return true }

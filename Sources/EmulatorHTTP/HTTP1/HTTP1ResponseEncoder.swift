@@ -136,8 +136,13 @@ package enum HTTP1ResponseEncoder {
     private static func appendField(_ name: String, _ value: String, into out: inout [UInt8]) {
         out.append(contentsOf: name.utf8)
         out.append(contentsOf: ": ".utf8)
-        // Never let a handler's value split the head: CR and LF become spaces.
-        for byte in value.utf8 { out.append(byte == .cr || byte == .lf ? .space : byte) }
+        // Never let a handler's value split the head: CR and LF become spaces (copied whole when
+        // there are none, the usual case).
+        if value.utf8.contains(where: { $0 == .cr || $0 == .lf }) {
+            for byte in value.utf8 { out.append(byte == .cr || byte == .lf ? .space : byte) }
+        } else {
+            out.append(contentsOf: value.utf8)
+        }
         out.append(contentsOf: "\r\n".utf8)
     }
 
