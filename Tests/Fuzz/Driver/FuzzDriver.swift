@@ -5,7 +5,8 @@ import Glibc
 ///
 /// Built with `-sanitize=fuzzer,address -DFUZZING` (see `Tests/Fuzz/run`) it is a libFuzzer
 /// binary: `FUZZ_TARGET=hpack emulators-fuzz corpus/ -max_total_time=20`. Built plainly it
-/// replays inputs: `emulators-fuzz hpack file-or-folder…`, or lists the targets with `list`.
+/// replays inputs: `emulators-fuzz hpack file-or-folder…`, lists the targets with `list`, or
+/// checks that a reused emulator answers inputs as a new one (`compare <target> <inputs>`).
 @main
 enum FuzzDriver {
     static func main() {
@@ -17,6 +18,10 @@ enum FuzzDriver {
     }
 
     static func replay(_ arguments: [String]) {
+        if arguments.first == "compare" {
+            compare(Array(arguments.dropFirst()))
+            return
+        }
         guard let name = arguments.first, name != "list" else {
             for target in FuzzTargets.all { print("\(target.name)\t\(target.summary)") }
             return
@@ -34,6 +39,32 @@ enum FuzzDriver {
             }
         }
         print("\(name): \(count) inputs, no crash")
+    }
+}
+
+extension FuzzDriver {
+    /// `emulators-fuzz compare <target> <file-or-folder>…`: for a target that reuses an emulator,
+    /// runs every input on the reused emulator (in order, each after the ones before) and on a new
+    /// one, and prints the inputs that got different answers; exits 1 if there were any.
+    static func compare(_ arguments: [String]) {
+        guard let name = arguments.first, let target = FuzzTargets.named(name), let outcomes = target.outcomes else {
+            printError("emulators-fuzz compare: name a target that reuses an emulator")
+            exit(2)
+        }
+        var count = 0, differing = 0
+        for path in arguments.dropFirst() {
+            for file in FuzzFiles.files(at: path) {
+                guard let bytes = FuzzFiles.read(file) else { continue }
+                count += 1
+                let reused = outcomes(bytes, true), fresh = outcomes(bytes, false)
+                if reused != fresh {
+                    differing += 1
+                    print("\(file): reused \(reused), new \(fresh)")
+                }
+            }
+        }
+        print("\(name): \(count) inputs, \(differing) answered differently by the reused emulator")
+        if differing > 0 { exit(1) }
     }
 }
 
