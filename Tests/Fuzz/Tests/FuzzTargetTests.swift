@@ -9,10 +9,11 @@ import Testing
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("corpus")
 
-    static func seeds(_ target: String, handWrittenOnly: Bool = false) -> [[UInt8]] {
+    static func seeds(_ target: String, handWrittenOnly: Bool = false, campaignOnly: Bool = false) -> [[UInt8]] {
         let folder = corpus.appendingPathComponent(target)
         var names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         if handWrittenOnly { names = names.filter { !isSHA1($0) } }
+        if campaignOnly { names = names.filter(isSHA1) }
         return names.sorted().compactMap { name in
             (try? Data(contentsOf: folder.appendingPathComponent(name))).map { Array($0) }
         }
@@ -53,12 +54,15 @@ import Testing
         let outcomes = try #require(target.outcomes)
         var generator = SeededGenerator(seed: 0x0DD)
         var inputs: [[UInt8]] = []
-        // The hand-written seeds (campaign entries are named by their SHA-1 and are not checked
-        // here: some rtdb-websocket ones still answer differently, see docs/FUZZING.md).
+        // The hand-written seeds with mutations of each, then a sample of the campaign's entries
+        // (named by their SHA-1; `emulators-fuzz compare <target> <folder>` checks them all).
         for seed in Self.seeds(name, handWrittenOnly: true) {
             inputs.append(seed)
             for _ in 0..<6 { inputs.append(Mutator.mutate(seed, &generator)) }
         }
+        let campaign = Self.seeds(name, campaignOnly: true)
+        let step = max(1, campaign.count / 48)
+        inputs += stride(from: 0, to: campaign.count, by: step).map { campaign[$0] }
         // Every input twice, so that each follows inputs that wrote, opened sessions, set rules.
         for input in inputs + inputs.reversed() {
             let reused = outcomes(input, true)
