@@ -29,7 +29,7 @@ struct TreeNodeFields {
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
     var externals: [[UInt8]] = []
     /// Older versions, oldest first, referenced by `LeafSlot.history`.
-    var histories: [[EntryVersion]] = []
+    var histories: [VersionHistory] = []
     /// Arena bytes no slot refers to any more.
     var garbage = 0
 }
@@ -112,7 +112,7 @@ final class TreeNode: @unchecked Sendable {
         unsafeAddress { UnsafePointer(field(\.externals)) }
         unsafeMutableAddress { field(\.externals) }
     }
-    var histories: [[EntryVersion]] {
+    var histories: [VersionHistory] {
         unsafeAddress { UnsafePointer(field(\.histories)) }
         unsafeMutableAddress { field(\.histories) }
     }
