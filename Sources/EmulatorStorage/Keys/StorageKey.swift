@@ -40,6 +40,29 @@ package struct StorageKey: Hashable, Sendable, Comparable, CustomStringConvertib
         self.encoded = bytes
     }
 
+    /// ``init(segments:)`` for an array (what document paths hold): not generic, so callers in
+    /// other modules do not go through the protocol witnesses of an unspecialized generic, and
+    /// the key is allocated once.
+    package init(segments: [String]) {
+        var count = 0
+        for segment in segments { count += segment.utf8.count + 1 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for segment in segments where !segment.isEmpty {
+            let copied: Void? = segment.utf8.withContiguousStorageIfAvailable { utf8 in
+                // Bytes 0 and 1 (escaped) are rare in names: copy the segment whole without them.
+                if utf8.contains(where: { $0 <= 1 }) {
+                    StorageKey.appendEscaped(utf8, to: &bytes)
+                } else {
+                    bytes.append(contentsOf: utf8)
+                    bytes.append(0)
+                }
+            }
+            if copied == nil { StorageKey.appendEscaped(segment.utf8, to: &bytes) }
+        }
+        self.encoded = bytes
+    }
+
     /// A key from a `/`-separated path; empty segments (`//`, leading or trailing `/`) are skipped.
     package init(_ path: String) {
         self.init(segments: path.split(separator: "/", omittingEmptySubsequences: true).map(String.init))

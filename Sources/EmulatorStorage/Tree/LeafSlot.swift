@@ -142,6 +142,15 @@ extension TreeNode {
                 let start = Int(old.valueStart)
                 if arena[start..<start + value.count].elementsEqual(value) { return }
             }
+            if let value, old.valueKind == LeafSlot.external, !TreeNode.storesInline(value.count) {
+                // A large value over a large value takes the old one's side-array slot: no hole
+                // left behind, so a document rewritten again and again does not make its leaf
+                // count garbage and get compacted every few copies.
+                slot.valueStart = old.valueStart
+                slot.valueCount = UInt32(value.count)
+                externals[Int(old.valueStart)] = value
+                return
+            }
             release(old, keepingKey: true)
         }
         guard let value else {

@@ -29,7 +29,7 @@ struct TreeNodeFields {
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
     var externals: [[UInt8]] = []
     /// Older versions, oldest first, referenced by `LeafSlot.history`.
-    var histories: [[EntryVersion]] = []
+    var histories: [VersionHistory] = []
     /// Arena bytes no slot refers to any more.
     var garbage = 0
 }
@@ -112,7 +112,7 @@ final class TreeNode: @unchecked Sendable {
         unsafeAddress { UnsafePointer(field(\.externals)) }
         unsafeMutableAddress { field(\.externals) }
     }
-    var histories: [[EntryVersion]] {
+    var histories: [VersionHistory] {
         unsafeAddress { UnsafePointer(field(\.histories)) }
         unsafeMutableAddress { field(\.histories) }
     }
@@ -234,7 +234,7 @@ final class TreeNode: @unchecked Sendable {
             copiedFields.children = copiedChildren
             return copy(with: copiedFields)
         }
-        let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && slots.contains(where: \.isPrunable))
+        let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && holdsPrunable(at: horizon))
         guard needsRewrite else {
             // Copy with headroom so this commit's inserts do not reallocate again.
             var copiedSlots: [LeafSlot] = []
@@ -258,6 +258,23 @@ final class TreeNode: @unchecked Sendable {
         }
         copied.noteLayout()
         return copied
+    }
+
+    /// True if pruning at `horizon` would change an entry of this leaf (`VersionedEntry.prune`):
+    /// its oldest version was superseded at or before `horizon`, or it is a tombstone without
+    /// history. Entries that merely keep history (every overwritten document, for as long as
+    /// history is kept) do not make a copy rebuild the leaf entry by entry.
+    private func holdsPrunable(at horizon: CommitTime) -> Bool {
+        let (slots, histories) = (self.slots, self.histories)
+        for slot in slots where slot.isPrunable {
+            guard slot.history >= 0, case let versions = histories[Int(slot.history)], !versions.isEmpty else {
+                if slot.valueKind == LeafSlot.tombstone { return true }
+                continue
+            }
+            let supersededAt = versions.count > 1 ? versions[1].time : slot.updateTime
+            if supersededAt <= horizon { return true }
+        }
+        return false
     }
 
     /// A node with `fields` (this node's, some arrays replaced) and this node's hints.

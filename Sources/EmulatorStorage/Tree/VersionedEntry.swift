@@ -14,7 +14,7 @@ struct VersionedEntry: Sendable {
     var value: [UInt8]?
     var createTime: CommitTime
     var updateTime: CommitTime
-    var history: [EntryVersion]
+    var history: VersionHistory
 
     init(key: [UInt8], value: [UInt8]?, createTime: CommitTime, updateTime: CommitTime) {
         self.key = key

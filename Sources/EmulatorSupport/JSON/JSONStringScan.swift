@@ -1,5 +1,5 @@
 /// Word-at-a-time tests used to skip over plain runs of string bytes (SWAR: eight bytes per step).
-enum JSONStringScan {
+package enum JSONStringScan {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
@@ -23,7 +23,7 @@ enum JSONStringScan {
     /// The index of the first byte at or after `start` (before `end`) that `needsAttention`
     /// may flag; every byte skipped is printable ASCII other than `"` and `\`.
     @inline(__always)
-    static func skipPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+    package static func skipPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
         guard let base = bytes.baseAddress else { return start }
         var index = start
         while index + 8 <= end {
@@ -36,7 +36,7 @@ enum JSONStringScan {
 
     /// Like `skipPlainASCII` but lets non-ASCII bytes through (for the writer, which copies UTF-8 raw).
     @inline(__always)
-    static func skipUnescaped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+    package static func skipUnescaped(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
         guard let base = bytes.baseAddress else { return start }
         var index = start
         while index + 8 <= end {

@@ -359,7 +359,8 @@ struct FastWriteDecoder {
         skipSpace()
         guard i < bytes.count, bytes[i] == 0x22 else { return nil }
         let start = i + 1
-        var j = start
+        // Eight bytes at a time while none is a quote, backslash, control or non-ASCII byte.
+        var j = JSONStringScan.skipPlainASCII(bytes, from: start, to: bytes.count)
         while j < bytes.count {
             let c = bytes[j]
             if c == 0x22 {
@@ -380,7 +381,7 @@ struct FastWriteDecoder {
     /// A string of valid UTF-8 (ASCII checked with a plain loop first: the standard library's
     /// validating initializer costs several times more).
     static func text(_ b: UnsafeBufferPointer<UInt8>) -> String? {
-        var k = 0
+        var k = JSONStringScan.skipPlainASCII(b, from: 0, to: b.count)
         while k < b.count {
             if b[k] >= 0x80 { return UTF8Validation.isValid(b) ? String(decoding: b, as: UTF8.self) : nil }
             k += 1

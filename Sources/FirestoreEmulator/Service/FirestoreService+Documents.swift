@@ -23,17 +23,8 @@ extension FirestoreService {
         _ name: DocumentName, mask: [FieldPath]? = nil, consistency: ReadConsistency = .latest,
         caller: FirestoreCaller = .owner
     ) throws(EmulatorError) -> StoredDocument {
-        let database = DatabaseID(project: name.projectID, database: name.databaseID)
-        guard name.path.isDocument else {
-            throw .invalidArgument("Document name \"\(name.name)\" has odd number of segments.")
-        }
-        let resolved = try resolve(consistency, database)
-        if let lock = resolved.lock { try lockForRead(database, [name.path], lock) }
-        let (view, _) = try store.view(database, at: resolved.time)
-        let document = try view.document(name.path)
-        try check(.get, database, name.path, caller, document, view)
-        if let id = resolved.recordingTransaction { transactions.recordReads(id, [(name.path, document?.updateTime)]) }
-        guard var document else { throw .notFound("Document \"\(name.name)\" not found.") }
+        let read = try readDocument(name, consistency: consistency, caller: caller, decoding: true)
+        guard var document = read.document else { throw .internal("The document \(name.name) was read but not decoded.") }
         if let mask { document.fields = QueryEngine.project(document.fields, mask) }
         return document
     }
@@ -45,6 +36,21 @@ extension FirestoreService {
         _ name: DocumentName, consistency: ReadConsistency = .latest, caller: FirestoreCaller = .owner,
         cache: EncodedDocumentCache, encode: (StoredDocument) -> [UInt8]
     ) throws(EmulatorError) -> [UInt8] {
+        let read = try readDocument(name, consistency: consistency, caller: caller, decoding: false)
+        return try cache.answer(name, read.entry, in: read.namespace) { () throws(EmulatorError) -> [UInt8] in
+            if let document = read.document { return encode(document) }
+            return encode(try DatabaseView<StorageSnapshot>.decode(read.entry, path: name.path))
+        }
+    }
+
+    /// What both GetDocuments share: checks the name, resolves the read time (a pessimistic
+    /// transaction takes its read lock), reads the stored entry, asks the rules, records the
+    /// transaction's read, and throws NOT_FOUND when there is no document. `document` is the
+    /// decoded entry when `decoding` asks for it or the rules needed it (not for the owner, not
+    /// under rules that allow everything), else nil.
+    private func readDocument(
+        _ name: DocumentName, consistency: ReadConsistency, caller: FirestoreCaller, decoding: Bool
+    ) throws(EmulatorError) -> (entry: StoredEntry, document: StoredDocument?, namespace: NamespaceID) {
         let database = DatabaseID(project: name.projectID, database: name.databaseID)
         guard name.path.isDocument else {
             throw .invalidArgument("Document name \"\(name.name)\" has odd number of segments.")
@@ -53,10 +59,8 @@ extension FirestoreService {
         if let lock = resolved.lock { try lockForRead(database, [name.path], lock) }
         let (view, _) = try store.view(database, at: resolved.time)
         let entry = view.source.entry(view.namespace, DatabaseView<StorageSnapshot>.key(name.path))
-        // The rules see the decoded document only where they run: not for the owner, not under
-        // rules that allow everything.
         let document: StoredDocument?
-        if let entry, caller != .owner, !gate(database).allowsEverything {
+        if let entry, decoding || (caller != .owner && !gate(database).allowsEverything) {
             document = try DatabaseView<StorageSnapshot>.decode(entry, path: name.path)
         } else {
             document = nil
@@ -64,10 +68,7 @@ extension FirestoreService {
         try check(.get, database, name.path, caller, document, view)
         if let id = resolved.recordingTransaction { transactions.recordReads(id, [(name.path, entry?.updateTime)]) }
         guard let entry else { throw .notFound("Document \"\(name.name)\" not found.") }
-        return try cache.answer(name, entry, in: view.namespace) { () throws(EmulatorError) -> [UInt8] in
-            if let document { return encode(document) }
-            return encode(try DatabaseView<StorageSnapshot>.decode(entry, path: name.path))
-        }
+        return (entry, document, view.namespace)
     }
 
     /// BatchGetDocuments: found or missing for each distinct name, in request order.

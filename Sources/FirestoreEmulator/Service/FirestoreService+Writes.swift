@@ -54,7 +54,7 @@ extension FirestoreService {
         let (results, commitTime) = try store.commit(database) { (buffer: inout CommitBuffer) throws(EmulatorError) in
             if let entry { try Self.validateReads(entry, buffer.view, database: database) }
             let results = try applyAll(writes, &buffer, gate: gate, caller: caller, database: database)
-            return (results, try readBack.flatMap { p throws(EmulatorError) in try buffer.document(p) })
+            return (results, try readBack.flatMap { p throws(EmulatorError) in try buffer.written(p) })
         }
         return (CommitResponse(writeResults: results.0, commitTime: commitTime), results.1)
     }

@@ -8,6 +8,14 @@ import EmulatorStorage
 struct CommitBuffer {
     var builder: CommitBuilder
     let namespace: NamespaceID
+    /// The document the last write of this buffer stored (nil after a delete): the fields it was
+    /// encoded from and its times, so reading it back needs no decode (``written(_:)``).
+    private var lastSet: StoredDocument?
+
+    init(builder: consuming CommitBuilder, namespace: NamespaceID) {
+        self.builder = builder
+        self.namespace = namespace
+    }
 
     var commitTime: Int64 { builder.commitTime }
     var view: DatabaseView<CommitBuilder> { DatabaseView(source: builder, namespace: namespace) }
@@ -26,6 +34,14 @@ struct CommitBuffer {
         return try DatabaseView<CommitBuilder>.decode(e, path: path)
     }
 
+    /// The document at `path` as this commit currently sees it, without decoding it when it is
+    /// the one the buffer's last write stored (the fields encoded are exactly the fields read
+    /// back: the value encoding round-trips).
+    func written(_ path: ResourcePath) throws(EmulatorError) -> StoredDocument? {
+        if let lastSet, lastSet.path == path { return lastSet }
+        return try document(path)
+    }
+
     /// Sets the document's fields. Returns its update time after this write: the commit time, or
     /// the previous update time when nothing changed.
     @discardableResult
@@ -36,15 +52,20 @@ struct CommitBuffer {
     /// ``set(_:fields:)`` with the storage key already built.
     @discardableResult
     mutating func set(_ path: ResourcePath, key: StorageKey, fields: ValueMap) throws(EmulatorError) -> Int64 {
+        let times: WriteTimes
         do {
-            return try builder.put(namespace, key, ValueCodec.encode(fields)).updateTime
+            times = try builder.put(namespace, key, ValueCodec.encode(fields))
         } catch {
+            lastSet = nil
             throw .internal("Storage rejected the write of \(path): \(error.message)")
         }
+        lastSet = StoredDocument(path: path, fields: fields, createTime: times.createTime, updateTime: times.updateTime)
+        return times.updateTime
     }
 
     /// Deletes the document (a no-op when it is missing).
     mutating func delete(_ path: ResourcePath) throws(EmulatorError) {
+        lastSet = nil
         do { try builder.delete(namespace, DatabaseView<CommitBuilder>.key(path)) } catch {
             throw .internal("Storage rejected the delete of \(path): \(error.message)")
         }
