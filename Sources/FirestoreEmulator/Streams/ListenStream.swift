@@ -1,3 +1,4 @@
+import Dispatch
 import EmulatorModel
 import EmulatorStorage
 import Synchronization
@@ -44,46 +45,28 @@ final class ListenStream: Sendable {
     private let state = Mutex(State())
     /// Commits not yet looked at, filled by the hub under the engine's commit lock.
     private let inbox: ListenInbox
-    private let signals: AsyncStream<Void>.Continuation
     /// Folds commits into the targets, off the committing thread (the change feed delivers under
-    /// the engine's commit lock, where reads that build indexes must not run). Cancelled in
-    /// ``cancel()``; it holds the stream weakly so it never outlives it.
-    private let worker: Task<Void, Never>
+    /// the engine's commit lock, where reads that build indexes must not run): ``wake()`` asks
+    /// Dispatch's global queue for one ``refresh()``, never more than one waiting. Not the
+    /// cooperative pool: a refresh may wait on locks, and a pool blocked elsewhere must not stall
+    /// every listener. The queued work holds the stream weakly so it never outlives it.
+    private let worker: ListenWorker?
 
     /// - Parameter startsWorker: false leaves every ``refresh()`` to the caller (tests).
     init(service: FirestoreService, caller: FirestoreCaller, sink: any ListenEventSink, startsWorker: Bool = true) {
         self.service = service
         self.caller = caller
         self.sink = sink
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.signals = continuation
-        self.inbox = ListenInbox { continuation.yield() }
-        let box = WeakBox()
-        self.worker = Task {
-            guard startsWorker else { return }
-            for await _ in stream {
-                guard let listen = box.stream else { return }
-                listen.refresh()
-            }
-        }
-        box.stream = self
+        let worker = startsWorker ? ListenWorker() : nil
+        self.worker = worker
+        self.inbox = ListenInbox { worker?.wake() }
+        worker?.stream = self
     }
 
     deinit {
-        signals.finish()
-        worker.cancel()
+        worker?.stop()
         let (database, id) = state.withLock { ($0.database, $0.hubID) }
         if let database, let id { service.listenHub.close(database, stream: id) }
-    }
-
-    /// The worker's reference to the stream.
-    private final class WeakBox: Sendable {
-        private let value = Mutex<Weak>(Weak())
-        struct Weak { weak var stream: ListenStream? }
-        var stream: ListenStream? {
-            get { value.withLock { $0.stream } }
-            set { value.withLock { $0.stream = newValue } }
-        }
     }
 
     /// Handles one client message: `decode` turns the transport's bytes into a request (its error,
@@ -112,8 +95,7 @@ final class ListenStream: Sendable {
             closeHub(&s)
             s.targets.removeAll()
         }
-        signals.finish()
-        worker.cancel()
+        worker?.stop()
     }
 
     private func closeHub(_ s: inout State) {
@@ -125,7 +107,7 @@ final class ListenStream: Sendable {
         guard !s.ended else { return }
         s.ended = true
         closeHub(&s)
-        signals.finish()
+        worker?.stop()
         sink.flush()
         sink.finish(error)
     }
@@ -256,7 +238,7 @@ final class ListenStream: Sendable {
     }
 
     /// Runs ``refresh()`` soon, on the worker (the transport can take more again).
-    func wake() { signals.yield() }
+    func wake() { worker?.wake() }
 
     /// Sends what the pending commits changed in the targets they concern, with one global
     /// snapshot. While the sink is backed up the commits wait in the inbox: a client that is
@@ -424,4 +406,39 @@ final class ListenStream: Sendable {
             }
         }
     }
+}
+
+/// Runs its stream's ``ListenStream/refresh()`` on Dispatch's global queue when woken: one run
+/// at a time queued (a wake while one waits adds nothing; a wake during a run queues the next).
+final class ListenWorker: Sendable {
+    private struct State {
+        weak var stream: ListenStream?
+        var queued = false
+        var stopped = false
+    }
+    private let state = Mutex(State())
+
+    var stream: ListenStream? {
+        get { state.withLock { $0.stream } }
+        set { state.withLock { $0.stream = newValue } }
+    }
+
+    func wake() {
+        let schedule = state.withLock { s -> Bool in
+            guard !s.stopped, !s.queued else { return false }
+            s.queued = true
+            return true
+        }
+        guard schedule else { return }
+        DispatchQueue.global().async { [self] in
+            let stream = state.withLock { s -> ListenStream? in
+                s.queued = false
+                return s.stopped ? nil : s.stream
+            }
+            stream?.refresh()
+        }
+    }
+
+    /// No more runs (one already running finishes).
+    func stop() { state.withLock { $0.stopped = true } }
 }
