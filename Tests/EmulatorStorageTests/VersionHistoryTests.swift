@@ -1,10 +1,11 @@
+import EmulatorTestSupport
 import Testing
 @testable import EmulatorStorage
 
 /// The chunked history behaves as the array of versions it stands for.
 @Suite struct VersionHistoryTests {
     @Test func matchesAnArrayUnderRandomEdits() {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         for _ in 0..<40 {
             var model: [CommitTime] = []
             var history = VersionHistory()
@@ -39,17 +40,5 @@ import Testing
         #expect(empty.isEmpty)
         let one: VersionHistory = [EntryVersion(time: 3, createTime: 1, value: nil)]
         #expect(one.count == 1 && one[0].time == 3 && one.first?.value == nil)
-    }
-}
-
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
