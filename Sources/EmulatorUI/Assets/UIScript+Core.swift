@@ -47,7 +47,8 @@ async function call(url, options) {
     response = await fetch(url, Object.assign({}, options, { headers: Object.assign({}, OWNER, (options || {}).headers) }));
   } catch (e) {
     suiteUnreachable();
-    throw new RequestError('The emulator suite cannot be reached (' + url.split('/').slice(0, 3).join('/') + ').');
+    // The same words as the reachability notice, so whichever is drawn last reads alike.
+    throw new RequestError('The emulator suite is not reachable (' + url.split('/').slice(0, 3).join('/') + '). Retrying…');
   }
   const text = await response.text();
   let body = null;

@@ -45,7 +45,7 @@ function snapshotPanel() {
     let r;
     try {
       r = await fetch(origin('hub') + '/_admin/' + what, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(Object.assign({ path: dir }, body)) });
-    } catch (e) { status.textContent = ''; suiteUnreachable(); throw new RequestError('The emulator hub cannot be reached.'); }
+    } catch (e) { status.textContent = ''; suiteUnreachable(); throw new RequestError('The emulator hub is not reachable. Retrying…'); }
     const reply = await r.json().catch(() => ({}));
     status.textContent = '';
     if (!r.ok) throw new RequestError(`${what === 'export' ? 'Export' : 'Import'} failed (${r.status}): ${reply.message || ''}`);
