@@ -1,6 +1,6 @@
 import EmulatorModel
 import EmulatorStorage
-import Synchronization
+import EmulatorSupport
 
 /// The REST read's encoded answers (a node's JSON body), one per stored packed object and form,
 /// reused while the stored bytes are the ones they were made from.
@@ -10,45 +10,29 @@ import Synchronization
 /// object is stored (namespace, key) and the form (`format=export`, `print=pretty`), and taken
 /// only when the entry read now holds the same bytes (the stored array itself while the object
 /// is unchanged, so the comparison is a pointer check). Nothing needs invalidating: a write
-/// stores new bytes, and the next read misses. Memory is bounded as in Firestore's
-/// `EncodedDocumentCache`: answers over ``maxAnswerBytes`` are not kept, and two generations of
-/// at most half the budget each hold the rest (a hit in the older moves the answer to the newer).
+/// stores new bytes, and the next read misses. Bounded as ``EncodedAnswerCache`` says.
 ///
 /// ```swift
 /// let body = cache.answer(namespace.id, entry, export: false, pretty: false) { node.encoded() }
 /// ```
-final class DatabaseAnswerCache: Sendable {
-    private struct Key: Hashable {
+struct DatabaseAnswerCache: Sendable {
+    struct Key: Hashable {
         var namespace: NamespaceID
         var key: StorageKey
         var export: Bool
         var pretty: Bool
     }
 
-    private struct Answer {
+    /// The stored bytes an answer was made from.
+    struct Stamp: AnswerStamp {
         var value: [UInt8]
-        var encoded: [UInt8]
-
-        /// The encoding, the value (shared with storage while unchanged, counted anyway) and a
-        /// fixed overhead for the key and the entry.
-        var cost: Int { encoded.count + value.count + 128 }
+        var heldBytes: Int { value.count }
     }
 
-    private struct Generations {
-        var newer: [Key: Answer] = [:]
-        var older: [Key: Answer] = [:]
-        var newerCost = 0
-    }
-
-    private let generations = Mutex(Generations())
-    /// The most bytes both generations hold together (about).
-    let budgetBytes: Int
-    /// The largest answer kept.
-    let maxAnswerBytes: Int
+    private let answers: EncodedAnswerCache<Key, Stamp>
 
     init(budgetBytes: Int = 8 << 20, maxAnswerBytes: Int = 64 << 10) {
-        self.budgetBytes = budgetBytes
-        self.maxAnswerBytes = maxAnswerBytes
+        answers = EncodedAnswerCache(budgetBytes: budgetBytes, maxAnswerBytes: maxAnswerBytes)
     }
 
     /// The body for the packed object stored as `entry` in `namespace`, in the given form: the
@@ -58,36 +42,9 @@ final class DatabaseAnswerCache: Sendable {
         _ namespace: NamespaceID, _ entry: StoredEntry, export: Bool, pretty: Bool, make: () -> [UInt8]?
     ) -> [UInt8]? {
         let key = Key(namespace: namespace, key: entry.key, export: export, pretty: pretty)
-        let kept = generations.withLock { g -> [UInt8]? in
-            if let answer = g.newer[key] {
-                return answer.value == entry.value ? answer.encoded : nil
-            }
-            guard let answer = g.older.removeValue(forKey: key), answer.value == entry.value else { return nil }
-            insert(key, answer, into: &g)
-            return answer.encoded
-        }
-        if let kept { return kept }
-        guard let encoded = make() else { return nil }
-        if encoded.count <= maxAnswerBytes {
-            let answer = Answer(value: entry.value, encoded: encoded)
-            generations.withLock { g in
-                if let previous = g.newer.removeValue(forKey: key) { g.newerCost -= previous.cost }
-                insert(key, answer, into: &g)
-            }
-        }
-        return encoded
+        return answers.answer(key, current: Stamp(value: entry.value), make: make)
     }
 
     /// How many answers are kept (both generations), for tests.
-    var count: Int { generations.withLock { $0.newer.count + $0.older.count } }
-
-    private func insert(_ key: Key, _ answer: Answer, into g: inout Generations) {
-        if g.newerCost + answer.cost > budgetBytes / 2 {
-            g.older = g.newer
-            g.newer = [:]
-            g.newerCost = 0
-        }
-        g.newer[key] = answer
-        g.newerCost += answer.cost
-    }
+    var count: Int { answers.count }
 }
