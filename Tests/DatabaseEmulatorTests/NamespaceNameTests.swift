@@ -1,4 +1,4 @@
-import DatabaseEmulator
+@testable import DatabaseEmulator
 import EmulatorHTTP
 import EmulatorModel
 import EmulatorStorage
@@ -29,6 +29,28 @@ import Testing
         #expect(db.send(.get, "/.ws?v=5&ns=\(encoded)").status.code == 400)
         let names = try db.storage.snapshot().namespaces.map(\.name)
         #expect(names.allSatisfy { !$0.hasPrefix("database/") || DatabaseNamespaceName.isValid($0.dropFirst(9)) }, "\(names)")
+    }
+
+    /// Reads make namespaces known only up to a bound: past it, a read of a new name that holds
+    /// no data keeps nothing, while writes, streams and names holding data are kept as before.
+    @Test func readsOfUnknownNamespacesAreKeptOnlyUpToABound() throws {
+        let engine = StorageEngine()
+        let store = DatabaseStore(engine: engine, rulesLogger: nil, namespacesKeptForReads: 5, now: { 0 })
+        for n in 0..<200 {
+            let namespace = store.namespaceForReading("unknown-\(n)")
+            #expect(namespace.head.node(at: .root).isEmpty)
+        }
+        #expect(store.all.count == 5)
+        #expect(store.existingNamespace("unknown-4") != nil)
+        #expect(store.existingNamespace("unknown-5") == nil)
+        // Writes are kept whatever the count, and so is a name holding data when it is read.
+        store.namespace("written").commit { _, _ in .set(DatabasePath(keys: ["x"]), .leaf(.int(5))) }
+        #expect(store.all.count == 6)
+        let restarted = DatabaseStore(engine: engine, rulesLogger: nil, namespacesKeptForReads: 0, now: { 0 })
+        #expect(restarted.namespaceForReading("written").head.node(at: DatabasePath(keys: ["x"])) == .leaf(.int(5)))
+        #expect(restarted.existingNamespace("written") != nil)
+        _ = restarted.namespaceForReading("unknown-0")
+        #expect(restarted.all.count == 1)
     }
 
     @Test func controlCharactersAreEscapedInTheMessage() {

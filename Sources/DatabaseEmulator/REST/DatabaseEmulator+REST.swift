@@ -41,13 +41,12 @@ extension DatabaseEmulator {
             return Self.error(HTTPStatus(404, "Not Found"), "append .json to your request URI to use the REST API.")
         }
         let decoded = try DatabaseRESTRequest(request, defaultNamespace: configuration.defaultNamespace)
-        let namespace = service.namespace(decoded.namespace)
         switch decoded.method {
-        case .get, .head: return try read(request, decoded, namespace)
-        case .put: return try put(request, decoded, namespace)
-        case .post: return try post(request, decoded, namespace)
-        case .patch: return try patch(request, decoded, namespace)
-        case .delete: return try delete(request, decoded, namespace)
+        case .get, .head: return try read(request, decoded, service.store.namespaceForReading(decoded.namespace))
+        case .put: return try put(request, decoded, service.namespace(decoded.namespace))
+        case .post: return try post(request, decoded, service.namespace(decoded.namespace))
+        case .patch: return try patch(request, decoded, service.namespace(decoded.namespace))
+        case .delete: return try delete(request, decoded, service.namespace(decoded.namespace))
         default: throw .unsupported("Method not allowed: \(decoded.method.token)")
         }
     }

@@ -14,7 +14,8 @@ extension DatabaseEmulator {
         }
         let query = try DatabaseQueryParams.parse(request.items)
         if fields.acceptsEventStream {
-            return try stream(request, query: query, namespace)
+            // A stream stays: its namespace is kept (a read's may be made for the read only).
+            return try stream(request, query: query, service.namespace(namespace.name))
         }
         let deadline = DatabaseReadDeadline(
             timeoutNanos: request.timeoutNanos, clock: request.hasTimeout ? configuration.monotonicNanos : nil)

@@ -12,11 +12,17 @@ final class DatabaseStore: Sendable {
     /// Where rules decisions go for the Emulator UI (nil: nowhere).
     let requestLog: RulesRequestLog?
     let engine: StorageEngine
+    /// How many namespaces reads alone may make known (``namespaceForReading(_:)``).
+    let namespacesKeptForReads: Int
 
     let now: @Sendable () -> Int64
 
-    init(engine: StorageEngine, rulesLogger: Logger?, requestLog: RulesRequestLog? = nil, now: @escaping @Sendable () -> Int64) {
+    init(
+        engine: StorageEngine, rulesLogger: Logger?, requestLog: RulesRequestLog? = nil, namespacesKeptForReads: Int = 10_000,
+        now: @escaping @Sendable () -> Int64
+    ) {
         self.engine = engine
+        self.namespacesKeptForReads = namespacesKeptForReads
         self.now = now
         self.rulesLogger = rulesLogger
         self.requestLog = requestLog
@@ -32,6 +38,24 @@ final class DatabaseStore: Sendable {
             all[name] = created
             return created
         }
+    }
+
+    /// The namespace called `name` for a read that changes nothing. As in the official emulator
+    /// a read makes the namespace known (`/.inspect/databases.json` lists it, its coverage counts
+    /// the read) — until ``namespacesKeptForReads`` are known: past that, a read of a new name that
+    /// holds no data gets a namespace made for that read and not kept, so a client naming a new
+    /// namespace in every read cannot grow the store without end (a kept namespace holds its
+    /// compiled rules and state, about a kilobyte).
+    func namespaceForReading(_ name: String) -> DatabaseNamespace {
+        let kept = namespaces.withLock { all -> (namespace: DatabaseNamespace?, full: Bool) in
+            (all[name], all.count >= namespacesKeptForReads)
+        }
+        if let existing = kept.namespace { return existing }
+        if !kept.full { return namespace(name) }
+        if let snapshot = try? engine.snapshot(), snapshot.holds(DatabaseStorageMapping.namespaceID(name)) {
+            return namespace(name)
+        }
+        return DatabaseNamespace(name: name, engine: engine, now: now, rules: .standard(logger: rulesLogger, requestLog: requestLog))
     }
 
     /// The namespace called `name` if something used it; nil creates nothing.

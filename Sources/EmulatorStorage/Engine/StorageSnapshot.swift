@@ -24,6 +24,9 @@ package struct StorageSnapshot: Sendable {
     /// Namespaces that hold or held data, in order.
     package var namespaces: [NamespaceID] { state.namespaces.keys.sorted() }
 
+    /// Whether `namespace` holds or held data.
+    package func holds(_ namespace: NamespaceID) -> Bool { state.namespaces.contains(namespace) }
+
     /// The live entry at `key`, or nil.
     package func get(_ namespace: NamespaceID, _ key: StorageKey) -> StoredEntry? {
         read(namespace) { StorageSnapshot.get($0, key, readTime) } ?? nil
