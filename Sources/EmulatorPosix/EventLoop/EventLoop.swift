@@ -41,6 +41,8 @@ final class EventLoop: @unchecked Sendable {
     private var nextSweep: Int64 = 0
     /// Outbound scratch shared by every connection on this loop (cleared after each use).
     var scratch: [UInt8] = []
+    /// Connections whose responses go out once the current batch of events is handled.
+    private var batchFlushes: [ConnectionDriver] = []
 
     /// A listening socket and how its accepting fares.
     private struct Listener {
@@ -194,6 +196,7 @@ final class EventLoop: @unchecked Sendable {
                     driver.handle(events: event.events)
                 }
             }
+            flushBatch()
             let after = Self.now()
             if after >= nextListenerResume { resumeListeners(now: after) }
             if after >= nextSweep {
@@ -201,6 +204,20 @@ final class EventLoop: @unchecked Sendable {
                 nextSweep = after + sweepIntervalNanos
             }
         }
+    }
+
+    /// Has `driver` flush its output after the current batch of events (loop thread).
+    func flushAfterBatch(_ driver: ConnectionDriver) {
+        batchFlushes.append(driver)
+    }
+
+    private func flushBatch() {
+        var index = 0
+        while index < batchFlushes.count {
+            batchFlushes[index].flushQueuedOutput()
+            index += 1
+        }
+        batchFlushes.removeAll(keepingCapacity: true)
     }
 
     private func drainInbox() {
