@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import EmulatorSupport
 import EmulatorTestSupport
 import Glibc
 import Synchronization
@@ -48,6 +49,51 @@ private func echoRouter() -> Router {
             #expect(client.response()?.body == "GET /echo/1 ")
             #expect(client.response()?.body == "POST /echo/2 abc")
             #expect(client.response()?.body == "GET /echo/3 ")
+        }
+    }
+
+    /// Requests that become readable on many connections at once are answered after the loop has
+    /// handled all of them (one run of sends): every connection still gets its own answers, in
+    /// order, and one that asked to close is closed after its answer.
+    @Test func requestsReadyOnManyConnectionsAtOnceAreEachAnswered() throws {
+        final class Flag: Sendable { let value = Atomic<Bool>(false) }
+        let released = Flag()
+        var router = echoRouter()
+        router.add(.get, "/gate") { _ in
+            // Holds the loop while the other clients send, so their requests wait together.
+            let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
+            while !released.value.load(ordering: .acquiring), MonotonicClock.nanoseconds() < deadline { usleep(1_000) }
+            return .text("gate")
+        }
+        try withServer(router: router) { server in
+            let gate = try #require(RawClient(port: server.port))
+            let clients = try (0..<16).map { _ in try #require(RawClient(port: server.port)) }
+            gate.send("GET /gate HTTP/1.1\r\nHost: x\r\n\r\n")
+            usleep(50_000)
+            for (i, client) in clients.enumerated() {
+                switch i % 4 {
+                case 0: client.send("GET /echo/\(i)/a HTTP/1.1\r\n\r\nGET /echo/\(i)/b HTTP/1.1\r\n\r\n")
+                case 1: client.send("GET /echo/\(i) HTTP/1.1\r\nConnection: close\r\n\r\n")
+                default: client.send("POST /echo/\(i) HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi")
+                }
+            }
+            usleep(50_000)
+            released.value.store(true, ordering: .releasing)
+            #expect(gate.response()?.body == "gate")
+            for (i, client) in clients.enumerated() {
+                switch i % 4 {
+                case 0:
+                    #expect(client.response()?.body == "GET /echo/\(i)/a ")
+                    #expect(client.response()?.body == "GET /echo/\(i)/b ")
+                case 1:
+                    let response = try #require(client.response())
+                    #expect(response.body == "GET /echo/\(i) ")
+                    #expect(response.head.contains("Connection: close"))
+                    #expect(client.readUntilEOF())
+                default:
+                    #expect(client.response()?.body == "POST /echo/\(i) hi")
+                }
+            }
         }
     }
 
