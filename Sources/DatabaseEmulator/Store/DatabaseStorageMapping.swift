@@ -367,14 +367,20 @@ package enum DatabaseStorageMapping {
             above = path.parent
         }
         let baseKey = key(base)
-        for (child, bytes) in zip(keys, stored) {
-            let childKey = baseKey.appending(child)
-            // Usually nothing is stored below a new child: one put, nothing to replace.
+        let count = min(keys.count, stored.count)
+        var index = 0
+        while index < count {
+            // Usually nothing is stored below a new child: the run of such children is stored
+            // at once, as one put each would store them.
+            index = txn.putNewChildren(ns, of: baseKey, keys, stored, from: index)
+            guard index < count else { break }
+            let childKey = baseKey.appending(keys[index])
             if txn.mayHoldEntries(ns, inSubtreeOf: childKey) {
-                replaceSubtree(at: childKey, with: [(childKey, bytes)], &txn, ns)
+                replaceSubtree(at: childKey, with: [(childKey, stored[index])], &txn, ns)
             } else {
-                put(&txn, ns, childKey, bytes)
+                put(&txn, ns, childKey, stored[index])
             }
+            index += 1
         }
     }
 

@@ -127,6 +127,65 @@ package struct CommitBuilder {
         return try write(namespace, key, value, precondition)
     }
 
+    /// Stores `values[i]` at `parent`'s child `names[i]` for each `i` from `start` on, as `put`
+    /// would (same entries, same changes in the same order), for as long as the next child is
+    /// new: nothing at all (no entry, live or deleted) lies at or below it, its name is not empty
+    /// and not an earlier one of the batch, and the namespace's limits take it. Returns the index
+    /// of the first child not stored (`names.count` when all were).
+    ///
+    /// The children are stored together, in key order (`NamespaceState.insertNew`): each leaf
+    /// they reach is rebuilt once instead of taking them one at a time. For bulk writes of new
+    /// children (a Realtime Database `PATCH`); the caller stores the child it stopped at its own
+    /// way and calls again from the next.
+    package mutating func putNewChildren(
+        _ namespace: NamespaceID, of parent: StorageKey, _ names: [String], _ values: [[UInt8]], from start: Int
+    ) -> Int {
+        let end = min(names.count, values.count)
+        guard start < end else { return start }
+        var keys: [StorageKey] = []
+        keys.reserveCapacity(end - start)
+        let limits = lastLimits?.namespace == namespace ? lastLimits?.limits : state.namespaces.withState(namespace) { $0.limits }
+        for index in start..<end {
+            guard !names[index].isEmpty else { break }
+            let key = parent.appending(names[index])
+            if let limits, (try? limits.check(key, valueCount: values[index].count)) == nil { break }
+            keys.append(key)
+        }
+        // Key order: the searches below go through each tree in order, and so do the inserts.
+        var order = Array(keys.indices)
+        order.sort { ByteOrder.less(keys[$0].encoded, keys[$1].encoded) }
+        // The batch ends before the first child that anything lies at or below, and before the
+        // second of two equal names.
+        var count = keys.count
+        if let holds = state.namespaces.withState(namespace, { space in
+            space.mayHoldEntries(inSubtreesOfAscending: order.map { keys[$0].encoded })
+        }) {
+            for (position, offset) in order.enumerated() where holds[position] { count = min(count, offset) }
+        }
+        for (left, right) in zip(order, order.dropFirst()) where keys[left] == keys[right] {
+            count = min(count, max(left, right))
+        }
+        if count < keys.count {
+            keys.removeSubrange(count...)
+            order.removeAll { $0 >= count }
+        }
+        guard count > 0 else { return start }
+        if wrote.last != namespace && !wrote.contains(namespace) { wrote.append(namespace) }
+        let time = commitTime
+        let horizon = horizon(for: namespace)
+        log.reserveCapacity(log.count + count)
+        for (offset, key) in keys.enumerated() {
+            let entry = StoredEntry(key: key, value: values[start + offset], createTime: time, updateTime: time)
+            log.append(StorageChange(namespace: namespace, key: key, old: nil, new: entry))
+        }
+        let batch = VersionedTree(sorted: order.lazy.map { offset in
+            VersionedEntry(key: keys[offset].encoded, value: values[start + offset], createTime: time, updateTime: time)
+        })
+        let hashes = order.map { KeyFilter.hash(keys[$0].encoded) }
+        state.namespaces[namespace, default: NamespaceState()].insertNew(batch, hashes: hashes, horizon: horizon)
+        return start + count
+    }
+
     /// Deletes `key` (deleting an absent key succeeds). Returns true if a live entry was removed.
     @discardableResult
     package mutating func delete(
@@ -335,14 +394,19 @@ package struct CommitBuilder {
         // Live counts change once per namespace.
         var touched: [NamespaceID] = []
         var deltas: [Int] = []
-        for change in changes {
-            let delta = (change.new == nil ? 0 : 1) - (change.old == nil ? 0 : 1)
-            // Searched from the end: a commit's changes mostly go to the namespace of the one before.
-            if let slot = touched.lastIndex(of: change.namespace) {
-                deltas[slot] += delta
-            } else {
-                touched.append(change.namespace)
-                deltas.append(delta)
+        // Read in place: copying a change retains each of its keys and values.
+        changes.withUnsafeBufferPointer { changes in
+            for index in changes.indices {
+                let delta = (changes[index].new == nil ? 0 : 1) - (changes[index].old == nil ? 0 : 1)
+                // A commit's changes mostly go to the namespace of the one before.
+                if let last = touched.indices.last, touched[last] == changes[index].namespace {
+                    deltas[last] += delta
+                } else if let slot = touched.lastIndex(of: changes[index].namespace) {
+                    deltas[slot] += delta
+                } else {
+                    touched.append(changes[index].namespace)
+                    deltas.append(delta)
+                }
             }
         }
         let levels = levels
@@ -351,8 +415,8 @@ package struct CommitBuilder {
         }
         // Namespaces without history drop the versions this commit superseded now that it ends
         // (overwrites and deletes; a creation has none).
-        for change in changes where change.old != nil && !keepsHistory(of: change.namespace) {
-            modify(change.namespace) { $0.forgetHistory(change.key.encoded) }
+        for index in changes.indices where changes[index].old != nil && !keepsHistory(of: changes[index].namespace) {
+            modify(changes[index].namespace) { $0.forgetHistory(changes[index].key.encoded) }
         }
         for namespace in touched {
             let horizon = horizon(for: namespace)

@@ -237,6 +237,20 @@ struct NamespaceState: Sendable {
         }
     }
 
+    /// `mayHoldEntries(inSubtreeOf:)` for each of `prefixes`, which must be in ascending order:
+    /// the same answers, but a search that ends in the leaf the one before ended in (the prefix
+    /// is below that leaf's upper bound) reuses it instead of descending again.
+    func mayHoldEntries(inSubtreesOfAscending prefixes: [[UInt8]]) -> [Bool] {
+        var holds = [Bool](repeating: false, count: prefixes.count)
+        for root in upperRoots + [main.tree.root] where !root.isEmpty {
+            var finger = LeafFinger(root: root)
+            for index in prefixes.indices where !holds[index] {
+                holds[index] = prefixes[index].withUnsafeBufferPointer { finger.mayHold(subtreeOf: $0) }
+            }
+        }
+        return holds
+    }
+
     /// Whether a tree may hold a key ≥ `lower` for which `inRange` holds, where the keys
     /// `inRange` accepts are one stretch of the order from `lower` on.
     private func mayHoldEntries(from lower: [UInt8], _ inRange: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
@@ -321,6 +335,31 @@ struct NamespaceState: Sendable {
             addToPending(entry, hash)
         }
         return result
+    }
+
+    /// Adds the entries of `batch` (live, created now), whose keys no tree of the head holds
+    /// (not even as a tombstone; `hashes` are theirs), where `update` would store each: in
+    /// `pending`, or in direct mode in the main tree. One merge in key order rebuilds each leaf
+    /// they reach once.
+    mutating func insertNew(_ batch: VersionedTree, hashes: [UInt64], horizon: CommitTime) {
+        var source = TreeCursor(root: batch.root)
+        source.seek(atLeast: [])
+        if direct {
+            // No upper tree holds these keys (the direct path of `update`).
+            directWrites += hashes.count
+            for hash in hashes {
+                main.filter.insert(hash)
+                main.nextFilter.insert(hash)
+            }
+            main.tree.merge(&source, horizon: horizon) { _, _, _ in }
+            main.live += hashes.count
+            return
+        }
+        pending.merge(&source, horizon: 0) { _, _, _ in }
+        pendingEntries += hashes.count
+        if !pendingFilter.isActive { pendingFilter = KeyFilter(capacity: 256) }
+        for hash in hashes { pendingFilter.insert(hash) }
+        if pendingFilter.isOverfull { pendingFilter = KeyFilter(keysOf: pending, minimumCapacity: 256) }
     }
 
     /// Drops the versions of a live entry no read can see any more. Upper trees are pruned only
@@ -790,5 +829,63 @@ private struct AdjustmentWalk {
             taken += 1
         }
         return ranges.isEmpty
+    }
+}
+
+/// A search for subtree prefixes in ascending order through one tree (`mayHoldEntries(
+/// inSubtreesOfAscending:)`): it remembers the leaf the last search ended in and the nearest
+/// separator to the right of that descent (the leaf's upper bound), so a prefix below that bound
+/// searches the same leaf without a descent. The tree must stay held and unchanged meanwhile
+/// (nodes below a held root are never changed or freed), so nothing is retained.
+private struct LeafFinger {
+    let root: Unmanaged<TreeNode>
+    var leaf: Unmanaged<TreeNode>?
+    /// The internal node and index of the separator bounding `leaf` on the right, if any.
+    var right: (node: Unmanaged<TreeNode>, separator: Int)?
+
+    init(root: TreeNode) { self.root = Unmanaged.passUnretained(root) }
+
+    /// What `NamespaceState.mayHold` answers for the subtree of `prefix`.
+    mutating func mayHold(subtreeOf prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        if leaf == nil || right.map({ LeafFinger.compare(prefix, separator: $0) >= 0 }) == true { descend(prefix) }
+        guard let leaf else { return false }
+        return leaf._withUnsafeGuaranteedRef { leaf -> Bool in
+            let position = leaf.entryIndex(for: prefix, from: 0).index
+            if position < leaf.count { return leaf.withKey(at: position) { LeafFinger.starts($0, with: prefix) } }
+            guard let (parent, separator) = right else { return false }
+            return LeafFinger.separator(parent, separator) { LeafFinger.starts($0, with: prefix) }
+        }
+    }
+
+    private mutating func descend(_ key: UnsafeBufferPointer<UInt8>) {
+        var node = root
+        right = nil
+        while let (child, index, separators) = node._withUnsafeGuaranteedRef({ n -> (Unmanaged<TreeNode>, Int, Int)? in
+            n.isLeaf ? nil : n.children.withUnsafeBufferPointer { children in
+                guard !children.isEmpty else { return nil }
+                let index = n.childIndex(for: key)
+                return (Unmanaged.passUnretained(children[index]), index, n.separatorCount)
+            }
+        }) {
+            if index < separators { right = (node, index) }
+            node = child
+        }
+        leaf = node
+    }
+
+    private static func separator<R>(_ parent: Unmanaged<TreeNode>, _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        parent._withUnsafeGuaranteedRef { parent in
+            let start = index == 0 ? 0 : Int(parent.separatorEnds[index - 1])
+            let end = Int(parent.separatorEnds[index])
+            return parent.arena.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        }
+    }
+
+    private static func compare(_ key: UnsafeBufferPointer<UInt8>, separator: (node: Unmanaged<TreeNode>, separator: Int)) -> Int {
+        LeafFinger.separator(separator.node, separator.separator) { ByteOrder.compare(key, 0, key.count, $0) }
+    }
+
+    private static func starts(_ key: UnsafeBufferPointer<UInt8>, with prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        key.count >= prefix.count && ByteOrder.compare(key, 0, prefix.count, prefix) == 0
     }
 }

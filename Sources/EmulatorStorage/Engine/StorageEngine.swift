@@ -118,7 +118,7 @@ package final class StorageEngine: Sendable {
             let bounded = ledger.withLock { $0.record(time: time, bytes: supersededBytes(changes), horizon: horizon) }
             after.retainedSince = bounded
             expired = after.dropRetired(through: bounded)
-            tidyLater(changes.lazy.map(\.namespace), in: after)
+            tidyLater(changes, in: after)
             publish(after)
             let changed = !changes.isEmpty || !cleared.isEmpty
             if changed && !feed.isEmpty {
@@ -171,13 +171,20 @@ package final class StorageEngine: Sendable {
     /// merge under way gets a tidy-up a little later: it installs what finished and starts what
     /// is due, unless a commit is running (which will do that itself), and comes back while
     /// merges are still under way.
-    private func tidyLater(_ namespaces: some Sequence<NamespaceID>, in state: EngineState) {
+    private func tidyLater(_ changes: [StorageChange], in state: EngineState) {
         guard levels.merges == .background else { return }
-        var last: NamespaceID?
-        for namespace in namespaces where namespace != last {  // a commit's changes come grouped
-            last = namespace
-            if state.namespaces[namespace]?.mergesUnderWay == true { scheduleTidy(namespace) }
+        // Read in place (copying a change retains its keys and values); a commit's changes
+        // come grouped by namespace.
+        changes.withUnsafeBufferPointer { changes in
+            for index in changes.indices where index == 0 || changes[index].namespace != changes[index - 1].namespace {
+                tidyLater(changes[index].namespace, in: state)
+            }
         }
+    }
+
+    private func tidyLater(_ namespace: NamespaceID, in state: EngineState) {
+        guard levels.merges == .background else { return }
+        if state.namespaces.withState(namespace, { $0.mergesUnderWay }) == true { scheduleTidy(namespace) }
     }
 
     private func scheduleTidy(_ namespace: NamespaceID) {
@@ -363,7 +370,7 @@ package final class StorageEngine: Sendable {
             var after = before
             after.namespaces.store(space, for: namespace)
             after.lastCommitTime = latest
-            tidyLater(CollectionOfOne(namespace), in: after)
+            tidyLater(namespace, in: after)
             publish(after)
             if !changes.isEmpty && !feed.isEmpty {
                 feed.deliver(

@@ -21,7 +21,11 @@ package struct NamespaceID: Hashable, Sendable, Comparable, ExpressibleByStringL
         guard lhs.nameHash == rhs.nameHash else { return false }
         let (left, right) = (lhs.name.utf8, rhs.name.utf8)
         let contiguous = left.withContiguousStorageIfAvailable { left in
-            right.withContiguousStorageIfAvailable { ByteOrder.compare(left, 0, left.count, $0) == 0 }
+            right.withContiguousStorageIfAvailable { right in
+                // The same storage (one ID copied around) is equal without a look at the bytes.
+                (left.baseAddress == right.baseAddress && left.count == right.count)
+                    || ByteOrder.compare(left, 0, left.count, right) == 0
+            }
         }
         return (contiguous ?? nil) ?? left.elementsEqual(right)
     }
