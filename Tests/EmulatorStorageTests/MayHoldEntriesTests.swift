@@ -35,6 +35,36 @@ import Testing
         #expect(ruledOut * 2 > emptyProbes)
     }
 
+    /// The search for many subtrees in ascending order (`mayHoldEntries(inSubtreesOfAscending:)`,
+    /// which reuses the last leaf) answers what one search per subtree answers, whatever levels
+    /// hold the entries, and both answers change as the data does.
+    @Test func ascendingSearchesAnswerWhatSingleSearchesAnswer() throws {
+        let engine = StorageEngine(levels: LevelTests.small)
+        var rng = SeededGenerator(seed: 11)
+        var answers: Set<Bool> = []
+        for _ in 0..<30 {
+            try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
+                for write in 0..<40 {
+                    let parent = Int.random(in: 0..<600, using: &rng)
+                    let target = parent % 7 == 0 ? key("c/p\(parent)/x\(write % 3)") : key("c/p\(parent)")
+                    if Int.random(in: 0..<6, using: &rng) == 0 {
+                        try txn.delete(testNamespace, target)
+                    } else {
+                        try txn.put(testNamespace, target, [UInt8(write)])
+                    }
+                }
+            }
+            let space = try #require(try engine.snapshot().state.namespaces[testNamespace])
+            let prefixes = (0..<200).map { _ in key("c/p\(Int.random(in: 0..<700, using: &rng))").encoded }
+                .sorted { ByteOrder.less($0, $1) }
+            let batch = space.mayHoldEntries(inSubtreesOfAscending: prefixes)
+            let single = prefixes.map { space.mayHoldEntries(inSubtreeOf: $0) }
+            #expect(batch == single)
+            answers.formUnion(batch)
+        }
+        #expect(answers == [false, true])
+    }
+
     /// Checks 20 random subtrees and ranges; returns the running counts of probes answered false
     /// and of probes whose scan was empty.
     private static func probe(
