@@ -270,29 +270,8 @@ struct NamespaceState: Sendable {
     private static func mayHold(
         _ root: TreeNode, _ lower: UnsafeBufferPointer<UInt8>, _ inRange: (UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
-        // The caller holds the root, and nodes below a held root are never changed or freed.
-        var node = Unmanaged.passUnretained(root)
-        var right: (node: Unmanaged<TreeNode>, separator: Int)?
-        while let (child, index, separators) = node._withUnsafeGuaranteedRef({ n -> (Unmanaged<TreeNode>, Int, Int)? in
-            n.isLeaf ? nil : n.children.withUnsafeBufferPointer { children in
-                guard !children.isEmpty else { return nil }
-                let index = n.childIndex(for: lower)
-                return (Unmanaged.passUnretained(children[index]), index, n.separatorCount)
-            }
-        }) {
-            if index < separators { right = (node, index) }
-            node = child
-        }
-        return node._withUnsafeGuaranteedRef { leaf -> Bool in
-            let position = leaf.entryIndex(for: lower, from: 0).index
-            if position < leaf.count { return leaf.withKey(at: position, inRange) }
-            guard let (parent, separator) = right else { return false }
-            return parent._withUnsafeGuaranteedRef { parent in
-                let start = separator == 0 ? 0 : Int(parent.separatorEnds[separator - 1])
-                let end = Int(parent.separatorEnds[separator])
-                return parent.arena.withUnsafeBufferPointer { inRange(UnsafeBufferPointer(rebasing: $0[start..<end])) }
-            }
-        }
+        var finger = LeafFinger(root: root)
+        return finger.mayHold(from: lower, inRange)
     }
 
     // MARK: Writing
@@ -845,16 +824,24 @@ private struct LeafFinger {
 
     init(root: TreeNode) { self.root = Unmanaged.passUnretained(root) }
 
-    /// What `NamespaceState.mayHold` answers for the subtree of `prefix`.
-    mutating func mayHold(subtreeOf prefix: UnsafeBufferPointer<UInt8>) -> Bool {
-        if leaf == nil || right.map({ LeafFinger.compare(prefix, separator: $0) >= 0 }) == true { descend(prefix) }
+    /// Whether the tree may hold a key ≥ `lower` in range (`NamespaceState.mayHold`): false only
+    /// when the first key ≥ `lower` in the leaf a search for `lower` ends in is out of range, or
+    /// the leaf has none and the leaf's upper bound (a lower bound of every later key) is out of
+    /// range or there is none. `lower` must not be below the last search's.
+    mutating func mayHold(from lower: UnsafeBufferPointer<UInt8>, _ inRange: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        if leaf == nil || right.map({ LeafFinger.compare(lower, separator: $0) >= 0 }) == true { descend(lower) }
         guard let leaf else { return false }
         return leaf._withUnsafeGuaranteedRef { leaf -> Bool in
-            let position = leaf.entryIndex(for: prefix, from: 0).index
-            if position < leaf.count { return leaf.withKey(at: position) { LeafFinger.starts($0, with: prefix) } }
+            let position = leaf.entryIndex(for: lower, from: 0).index
+            if position < leaf.count { return leaf.withKey(at: position, inRange) }
             guard let (parent, separator) = right else { return false }
-            return LeafFinger.separator(parent, separator) { LeafFinger.starts($0, with: prefix) }
+            return LeafFinger.separator(parent, separator, inRange)
         }
+    }
+
+    /// `mayHold(from:_:)` for the subtree of `prefix` (the keys starting with it).
+    mutating func mayHold(subtreeOf prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        mayHold(from: prefix) { LeafFinger.starts($0, with: prefix) }
     }
 
     private mutating func descend(_ key: UnsafeBufferPointer<UInt8>) {
