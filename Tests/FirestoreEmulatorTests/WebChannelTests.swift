@@ -140,9 +140,12 @@ struct WebChannelTests {
         // Nothing was queued for the client meanwhile: the commits wait for it.
         let waiting = String(decoding: try #require(WebChannelFrame.split(session.forward(ofs: 1, []).bodyBytes)).first ?? [], as: UTF8.self)
         #expect(waiting == reply)
-        // A new back channel (after every id the first carried) wakes the stream by itself.
+        // A new back channel (after every id the first carried): the session tells the stream
+        // (`WebChannelServerTests`), whose worker refreshes it; run here, as after each commit
+        // above, since the worker may wait long for a thread while the whole suite runs.
         let lastID = Int(reply.split(separator: ",")[1]) ?? 0
         let second = session.backChannel(aid: lastID)
+        session.refresh(c)
         try await Self.waitFor(second) { $0[member: "targetChange"]?[member: "readTime"] != nil }
         let sent = try Self.payloads(second)
         #expect(sent.compactMap { $0[member: "documentChange"]?[member: "document"]?[member: "name"] }

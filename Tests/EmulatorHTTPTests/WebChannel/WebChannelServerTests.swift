@@ -29,13 +29,19 @@ struct WebChannelHarness: Sendable {
         func close() { closed.value.withLock { $0 += 1 } }
     }
 
-    init(gate: ReplyGate? = nil, configure: (inout WebChannelServer.Configuration) -> Void = { _ in }) {
+    /// - Parameter stream: the service's stream for a session (default: ``Echo``).
+    init(
+        gate: ReplyGate? = nil, configure: (inout WebChannelServer.Configuration) -> Void = { _ in },
+        stream: (@Sendable (WebChannelOutput) -> any WebChannelStream)? = nil
+    ) {
         var configuration = WebChannelServer.Configuration()
         configure(&configuration)
         let clock = TestClock()
         let closed = ClosedCount()
         clock.advance(seconds: 1)
-        server = WebChannelServer(configuration: configuration, gate: gate, now: { clock.now }) { _, output in Echo(output: output, closed: closed) }
+        server = WebChannelServer(configuration: configuration, gate: gate, now: { clock.now }) { _, output in
+            stream?(output) ?? Echo(output: output, closed: closed)
+        }
         let server = self.server
         client = InProcessClient(handler: CORSPolicy().wrap { server.respond(to: $0) })
         self.clock = clock
@@ -189,6 +195,34 @@ struct WebChannelServerTests {
         _ = h.forward(sid, ofs: 0, ["7"])
         #expect(try WebChannelHarness.messages(second.writer.bytes).map(\.payload) == [.string("noop"), .int(7)])
         #expect(try WebChannelHarness.messages(first.writer.bytes).map(\.payload) == [.string("noop")])
+    }
+
+    /// A stream holding work back while its client has no back channel resumes when told one is
+    /// attached, and then finds its output no longer backed up.
+    @Test("attaching a back channel tells the stream, after the output can take messages again")
+    func backChannelAttachedIsToldAfterTheOutputCanSend() throws {
+        final class Recorded: Sendable { let backedUp = Mutex<[Bool]>([]) }
+        struct Recorder: WebChannelStream {
+            let output: WebChannelOutput
+            let recorded: Recorded
+            func receive(_ message: [UInt8]) {}
+            func close() {}
+            func backChannelAttached() { recorded.backedUp.withLock { $0.append(output.isBackedUp) } }
+        }
+        let recorded = Recorded()
+        let outputs = Mutex<[WebChannelOutput]>([])
+        let h = WebChannelHarness(stream: { output in
+            outputs.withLock { $0.append(output) }
+            return Recorder(output: output, recorded: recorded)
+        })
+        let sid = try h.open()
+        let output = try #require(outputs.withLock { $0.first })
+        #expect(output.isBackedUp)
+        let first = h.backChannel(sid)
+        #expect(recorded.backedUp.withLock { $0 } == [false])
+        first.writer.close()
+        _ = h.backChannel(sid, aid: 1)
+        #expect(recorded.backedUp.withLock { $0 } == [false, false])
     }
 
     @Test("a long poll answers at once with queued messages, else when one comes")
