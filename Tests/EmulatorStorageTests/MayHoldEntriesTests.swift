@@ -7,6 +7,20 @@ import Testing
 /// for a range a scan finds entries in, and it must answer false for most ranges nothing was
 /// ever written in (else it saves nothing).
 @Suite struct MayHoldEntriesTests {
+    /// Puts (five times in six) or deletes `c/p<n>` for a random parent below `parents`, or a
+    /// child `c/p<n>/x<write % 3>` of every `nestedEvery`-th parent.
+    static func randomWrite(
+        _ txn: inout CommitBuilder, _ rng: inout SeededGenerator, _ write: Int, parents: Int, nestedEvery: Int
+    ) throws(StorageError) {
+        let parent = Int.random(in: 0..<parents, using: &rng)
+        let target = parent % nestedEvery == 0 ? key("c/p\(parent)/x\(write % 3)") : key("c/p\(parent)")
+        if Int.random(in: 0..<6, using: &rng) == 0 {
+            try txn.delete(testNamespace, target)
+        } else {
+            try txn.put(testNamespace, target, [UInt8(write)])
+        }
+    }
+
     @Test func neverMissesAnEntryAndRulesOutEmptySubtrees() throws {
         let engine = StorageEngine(levels: LevelTests.small)
         var rng = SeededGenerator(seed: 7)
@@ -16,13 +30,7 @@ import Testing
             try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
                 for write in 0..<40 {
                     // Nested keys under every tenth parent, so subtrees hold several entries.
-                    let parent = Int.random(in: 0..<2_000, using: &rng)
-                    let target = parent % 10 == 0 ? key("c/p\(parent)/x\(write % 3)") : key("c/p\(parent)")
-                    if Int.random(in: 0..<6, using: &rng) == 0 {
-                        try txn.delete(testNamespace, target)
-                    } else {
-                        try txn.put(testNamespace, target, [UInt8(write)])
-                    }
+                    try Self.randomWrite(&txn, &rng, write, parents: 2_000, nestedEvery: 10)
                     // Probed mid-commit too: this commit's own writes count.
                     if write % 8 == 0 {
                         (ruledOut, emptyProbes) = Self.probe(txn, &rng, ruledOut, emptyProbes)
@@ -45,13 +53,7 @@ import Testing
         for _ in 0..<30 {
             try engine.commit { (txn: inout CommitBuilder) throws(StorageError) in
                 for write in 0..<40 {
-                    let parent = Int.random(in: 0..<600, using: &rng)
-                    let target = parent % 7 == 0 ? key("c/p\(parent)/x\(write % 3)") : key("c/p\(parent)")
-                    if Int.random(in: 0..<6, using: &rng) == 0 {
-                        try txn.delete(testNamespace, target)
-                    } else {
-                        try txn.put(testNamespace, target, [UInt8(write)])
-                    }
+                    try Self.randomWrite(&txn, &rng, write, parents: 600, nestedEvery: 7)
                 }
             }
             let space = try #require(try engine.snapshot().state.namespaces[testNamespace])
