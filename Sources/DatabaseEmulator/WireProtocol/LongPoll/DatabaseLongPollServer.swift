@@ -146,11 +146,12 @@ final class DatabaseLongPollServer: Sendable {
             if session.outbox.closeState.finished { settle(session) }
             return
         }
-        // Close handlers may run inside a write made under the outbox's lock: hop.
-        let queue = self.queue
+        // Close handlers may run inside a write made under the outbox's lock: the loss is only
+        // noted (`LostPolls`, its own leaf lock) and the outbox applies it under its lock. The
+        // handler holds the note, not the outbox, which holds the writer while the poll is held.
+        let lost = session.outbox.lostPolls
         let clock = now
-        weak let outbox = session.outbox
-        writer.onClose { queue.async { outbox?.pollLost(generation, now: clock()) } }
+        writer.onClose { lost.note(generation, at: clock()) }
     }
 
     // MARK: Upgrade
@@ -179,14 +180,10 @@ final class DatabaseLongPollServer: Sendable {
         finish(session)
     }
 
-    /// Ends every connection now, as `end` does, then waits for the lost polls already queued on
-    /// the server's queue (an idle serial queue runs the wait inline on this thread). The fuzz
-    /// targets reset after every input: what an input queued is freed before the input ends, so
-    /// libFuzzer does not take it for a leak and scan the heap. Not from the server's queue.
+    /// Ends every connection now, as `end` does.
     func endAll() {
         let sessions = table.withLock { Array($0.byID.values) }
         for session in sessions { end(session) }
-        queue.sync {}
     }
 
     /// Ends the connections past their time and answers polls held too long. Runs by itself every
