@@ -44,7 +44,8 @@ final class DatabaseLongPollServer: Sendable {
     private let registry: DatabaseWireRegistry
     private let now: @Sendable () -> Int64
     private let table = Mutex(Table())
-    private let queue = DispatchQueue(label: "emulators.database.long-poll")
+    /// Where the sweep runs (tests hold it busy to show that nothing else waits for it).
+    let queue = DispatchQueue(label: "emulators.database.long-poll")
 
     private struct Table {
         var byID: [String: DatabaseLongPollSession] = [:]
