@@ -130,12 +130,6 @@ final class DatabaseLongPollOutbox: Sendable {
         }
     }
 
-    /// The held poll `generation`'s connection closed before it was answered. Takes only the
-    /// lock of ``lostPolls``, so it may run anywhere, also inside this outbox's own writes.
-    func pollLost(_ generation: Int, now: Int64) {
-        lostPolls.note(generation, at: now)
-    }
-
     // MARK: Ending
 
     /// After the upgrade: the end-of-transmission message goes out over long-polling, followed
