@@ -31,7 +31,8 @@ package final class DatabaseEmulator: Sendable {
     package init(storage: StorageEngine, configuration: DatabaseEmulatorConfiguration = DatabaseEmulatorConfiguration()) {
         self.configuration = configuration
         let service = DatabaseService(
-            storage: storage, rulesLogger: configuration.rulesLogger, requestLog: configuration.requestLog, now: configuration.now)
+            storage: storage, rulesLogger: configuration.rulesLogger, requestLog: configuration.requestLog,
+            namespacesKeptForReads: configuration.namespacesKeptForReads, now: configuration.now)
         self.service = service
         let store = service.store
         longPolls = DatabaseLongPollServer(

@@ -28,6 +28,9 @@ package struct DatabaseEmulatorConfiguration: Sendable {
     package var replyGate: ReplyGate?
     /// Long-poll (`/.lp`) timeouts and bounds.
     package var longPoll = DatabaseLongPollConfiguration()
+    /// How many namespaces reads and connections alone make known for good (past it, only
+    /// names holding data, written to or with rules set are kept).
+    package var namespacesKeptForReads = 10_000
 
     package init(
         defaultNamespace: String = "default",

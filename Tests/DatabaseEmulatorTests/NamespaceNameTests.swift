@@ -53,6 +53,53 @@ import Testing
         #expect(restarted.all.count == 1)
     }
 
+    /// WebSocket and long-poll connections make their namespace known as reads do, up to the same
+    /// bound: past it, a new name holding no data is known while connected and gone once the
+    /// last connection ends, unless something was written to it.
+    @Test func connectionsToUnknownNamespacesAreKeptOnlyUpToABound() throws {
+        var configuration = DatabaseEmulatorConfiguration(keepAliveSeconds: nil)
+        configuration.namespacesKeptForReads = 3
+        let emulator = DatabaseEmulator(storage: StorageEngine(), configuration: configuration)
+        let client = InProcessClient(router: emulator.router)
+        let store = emulator.service.store
+        for n in 0..<100 {  // long-polling: a start, then the disconnect
+            let start = LongPollAnswer(String(decoding: client.get("/.lp?start=t&ser=1&cb=1&v=5&ns=lp-\(n)").bodyBytes, as: UTF8.self))
+            let (id, password) = try #require(start.start)
+            #expect(store.existingNamespace("lp-\(n)") != nil)
+            #expect(client.get("/.lp?disconn=t&id=\(id)&pw=\(password)").status == .ok)
+        }
+        for n in 0..<100 {  // the WebSocket's session
+            let session = emulator.wireSession(namespace: "ws-\(n)", host: "localhost", output: { _ in })
+            #expect(store.existingNamespace("ws-\(n)") != nil)
+            session.closed()
+        }
+        #expect(store.all.map(\.name).sorted() == ["lp-0", "lp-1", "lp-2"])
+        let listed = try JSONReader.parse(client.get("/.inspect/databases.json").bodyBytes)
+        #expect(listed == j(#"[{"name":"lp-0"},{"name":"lp-1"},{"name":"lp-2"}]"#))
+
+        // Two connections share one namespace, kept until the last ends.
+        let first = emulator.wireSession(namespace: "shared", host: "localhost", output: { _ in })
+        let second = emulator.wireSession(namespace: "shared", host: "localhost", output: { _ in })
+        #expect(first.namespace === second.namespace)
+        first.closed()
+        #expect(store.existingNamespace("shared") === second.namespace)
+        second.closed()
+        #expect(store.existingNamespace("shared") == nil)
+
+        // Written to through the connection (an onDisconnect write here): kept.
+        let writer = emulator.wireSession(namespace: "written", host: "localhost", output: { _ in })
+        writer.receive(message: #"{"t":"d","d":{"r":1,"a":"o","b":{"p":"/x","d":1}}}"#)
+        writer.closed()
+        #expect(store.existingNamespace("written") != nil)
+        // A REST write meets the connection's namespace, and keeps it.
+        let listener = emulator.wireSession(namespace: "rest", host: "localhost", output: { _ in })
+        #expect(client.put("/x.json?ns=rest", body: "1", headers: [("Authorization", "Bearer owner")]).status == .ok)
+        #expect(store.existingNamespace("rest") === listener.namespace)
+        listener.closed()
+        #expect(store.existingNamespace("rest") != nil)
+        #expect(store.all.count == 5)
+    }
+
     @Test func controlCharactersAreEscapedInTheMessage() {
         #expect(
             DatabaseNamespaceName.problem("a\u{0}\"b")

@@ -31,8 +31,12 @@ final class DatabaseService: Sendable {
     /// Server time in milliseconds since the epoch (timestamps, push ids, rules' `now`).
     let now: @Sendable () -> Int64
 
-    init(storage: StorageEngine, rulesLogger: Logger?, requestLog: RulesRequestLog? = nil, now: @escaping @Sendable () -> Int64) {
-        self.store = DatabaseStore(engine: storage, rulesLogger: rulesLogger, requestLog: requestLog, now: now)
+    init(
+        storage: StorageEngine, rulesLogger: Logger?, requestLog: RulesRequestLog? = nil, namespacesKeptForReads: Int = 10_000,
+        now: @escaping @Sendable () -> Int64
+    ) {
+        self.store = DatabaseStore(
+            engine: storage, rulesLogger: rulesLogger, requestLog: requestLog, namespacesKeptForReads: namespacesKeptForReads, now: now)
         self.now = now
     }
 

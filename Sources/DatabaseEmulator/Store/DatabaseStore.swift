@@ -6,13 +6,21 @@ import Synchronization
 
 /// Every namespace of the database emulator, created lazily on first access with the default rules.
 final class DatabaseStore: Sendable {
-    private let namespaces = Mutex<[String: DatabaseNamespace]>([:])
+    private struct Table {
+        var all: [String: DatabaseNamespace] = [:]
+        /// Namespaces made known past ``namespacesKeptForReads`` by connections alone, with how
+        /// many connections use each: the last one to end takes it away unless it holds data.
+        var connected: [String: Int] = [:]
+    }
+
+    private let namespaces = Mutex(Table())
     /// Where rules denials are logged (nil: nowhere).
     let rulesLogger: Logger?
     /// Where rules decisions go for the Emulator UI (nil: nowhere).
     let requestLog: RulesRequestLog?
     let engine: StorageEngine
-    /// How many namespaces reads alone may make known (``namespaceForReading(_:)``).
+    /// How many namespaces reads and connections alone may make known for good
+    /// (``namespaceForReading(_:)``, ``namespaceForConnection(_:)``).
     let namespacesKeptForReads: Int
 
     let now: @Sendable () -> Int64
@@ -28,16 +36,25 @@ final class DatabaseStore: Sendable {
         self.requestLog = requestLog
     }
 
-    /// The namespace called `name`, created if new.
+    /// The namespace called `name`, created if new, and kept (also one only connections used).
     func namespace(_ name: String) -> DatabaseNamespace {
-        namespaces.withLock { all in
-            if let existing = all[name] { return existing }
-            // Each namespace its own default rules, so that its coverage counts its own requests.
-            let rules = DatabaseRules.standard(logger: rulesLogger, requestLog: requestLog)
-            let created = DatabaseNamespace(name: name, engine: engine, now: now, rules: rules)
-            all[name] = created
-            return created
+        namespaces.withLock { t in
+            if !t.connected.isEmpty { t.connected[name] = nil }
+            return kept(name, in: &t)
         }
+    }
+
+    private func kept(_ name: String, in t: inout Table) -> DatabaseNamespace {
+        if let existing = t.all[name] { return existing }
+        let created = made(name)
+        t.all[name] = created
+        return created
+    }
+
+    /// A new namespace object for `name`. Each namespace its own default rules, so that its
+    /// coverage counts its own requests.
+    private func made(_ name: String) -> DatabaseNamespace {
+        DatabaseNamespace(name: name, engine: engine, now: now, rules: .standard(logger: rulesLogger, requestLog: requestLog))
     }
 
     /// The namespace called `name` for a read that changes nothing. As in the official emulator
@@ -47,25 +64,73 @@ final class DatabaseStore: Sendable {
     /// namespace in every read cannot grow the store without end (a kept namespace holds its
     /// compiled rules and state, about a kilobyte).
     func namespaceForReading(_ name: String) -> DatabaseNamespace {
-        let kept = namespaces.withLock { all -> (namespace: DatabaseNamespace?, full: Bool) in
-            (all[name], all.count >= namespacesKeptForReads)
+        let known = namespaces.withLock { t -> (namespace: DatabaseNamespace?, full: Bool) in
+            (t.all[name], t.all.count >= namespacesKeptForReads)
         }
-        if let existing = kept.namespace { return existing }
-        if !kept.full { return namespace(name) }
-        if let snapshot = try? engine.snapshot(), snapshot.holds(DatabaseStorageMapping.namespaceID(name)) {
-            return namespace(name)
+        if let existing = known.namespace { return existing }
+        if !known.full || holdsData(name) { return namespace(name) }
+        return made(name)
+    }
+
+    /// The namespace called `name` for a WebSocket or long-poll connection, which hands it back
+    /// with ``connectionEnded(_:)``. As in the official emulator a connection makes the namespace
+    /// known (`/.inspect/databases.json` lists it) — for good until ``namespacesKeptForReads``
+    /// are known; past that, a new name that holds no data is known only while connections use
+    /// it (they share the one namespace, so writes and listens meet), and the last connection to
+    /// end takes it away unless something was written to it, so a client connecting to a new
+    /// namespace each time cannot grow the store without end.
+    func namespaceForConnection(_ name: String) -> DatabaseNamespace {
+        let known = namespaces.withLock { t -> DatabaseNamespace? in
+            if let existing = t.all[name] {
+                if let users = t.connected[name] { t.connected[name] = users + 1 }
+                return existing
+            }
+            return t.all.count < namespacesKeptForReads ? kept(name, in: &t) : nil
         }
-        return DatabaseNamespace(name: name, engine: engine, now: now, rules: .standard(logger: rulesLogger, requestLog: requestLog))
+        if let known { return known }
+        if holdsData(name) { return namespace(name) }
+        return namespaces.withLock { t in
+            if let existing = t.all[name] {
+                if let users = t.connected[name] { t.connected[name] = users + 1 }
+                return existing
+            }
+            t.connected[name] = 1
+            return kept(name, in: &t)
+        }
+    }
+
+    /// A connection that had `namespace` from ``namespaceForConnection(_:)`` ended (after its
+    /// onDisconnect writes ran).
+    func connectionEnded(_ namespace: DatabaseNamespace) {
+        let name = namespace.name
+        let last = namespaces.withLock { t -> Bool in
+            guard t.all[name] === namespace, let users = t.connected[name] else { return false }
+            t.connected[name] = users - 1
+            return users == 1
+        }
+        guard last else { return }
+        let holds = holdsData(name)
+        namespaces.withLock { t in
+            // Unless a connection came meanwhile, or a write or a stream kept it.
+            guard t.all[name] === namespace, t.connected[name] == 0 else { return }
+            t.connected[name] = nil
+            if !holds { t.all[name] = nil }
+        }
+    }
+
+    private func holdsData(_ name: String) -> Bool {
+        guard let snapshot = try? engine.snapshot() else { return false }
+        return snapshot.holds(DatabaseStorageMapping.namespaceID(name))
     }
 
     /// The namespace called `name` if something used it; nil creates nothing.
     func existingNamespace(_ name: String) -> DatabaseNamespace? {
-        namespaces.withLock { $0[name] }
+        namespaces.withLock { $0.all[name] }
     }
 
     /// Names of the namespaces that exist (used here, or holding data in the engine), sorted.
     var names: [String] {
-        var names = Set(namespaces.withLock { Array($0.keys) })
+        var names = Set(namespaces.withLock { Array($0.all.keys) })
         if let snapshot = try? engine.snapshot() {
             for id in snapshot.namespaces where id.name.hasPrefix("database/") {
                 names.insert(String(id.name.dropFirst("database/".count)))
@@ -74,14 +139,14 @@ final class DatabaseStore: Sendable {
         return names.sorted()
     }
 
-    var all: [DatabaseNamespace] { namespaces.withLock { Array($0.values) } }
+    var all: [DatabaseNamespace] { namespaces.withLock { Array($0.all.values) } }
 
     /// Forgets every namespace and drops its data from the engine (`StorageEngine.drop`): the
     /// next use of a name creates it afresh, empty, with the default rules.
     func removeAll() {
-        let removed = namespaces.withLock { all in
-            defer { all = [:] }
-            return Array(all.values)
+        let removed = namespaces.withLock { t in
+            defer { t = Table() }
+            return Array(t.all.values)
         }
         withExtendedLifetime(removed) {}
         guard let snapshot = try? engine.snapshot() else { return }

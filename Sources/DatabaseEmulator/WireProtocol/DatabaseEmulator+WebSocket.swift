@@ -40,14 +40,15 @@ extension DatabaseEmulator {
 
 extension DatabaseEmulator {
     /// A wire-protocol session on `namespace` that answers through `output` (one JSON message per
-    /// call); the WebSocket glue frames and sends it. Tests drive it directly.
+    /// call); the WebSocket glue frames and sends it. Tests drive it directly. Its namespace is
+    /// the store's for a connection, handed back when the session closes.
     func wireSession(
         namespace name: String, host: String, sessionID: String = DatabaseWireSession.nextSessionID(),
         execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() },
         output: @escaping @Sendable ([UInt8]) -> Void
     ) -> DatabaseWireSession {
         DatabaseWireSession(
-            service: service, namespace: service.namespace(name), host: host, sessionID: sessionID,
+            service: service, namespace: service.store.namespaceForConnection(name), host: host, sessionID: sessionID,
             gate: configuration.replyGate, execute: execute, output: output)
     }
 }

@@ -13,6 +13,12 @@ import Synchronization
 ///
 /// Output may arrive on any thread, also under the storage commit lock (pushes), so this type
 /// never calls out to anything but stream writers and the WebSocket's send, which only queue.
+///
+/// A held poll's close handler may run inside a write this outbox makes under its lock (a writer
+/// that finds its peer gone, or one that closes as it finishes, runs its handlers there), so the
+/// handler never takes that lock: it notes the loss in ``LostPolls``, and every section under the
+/// lock applies what was noted first, so the loss counts from the moment it was noted, without a
+/// hop to another thread and without re-entering the lock.
 final class DatabaseLongPollOutbox: Sendable {
     struct State: Sendable {
         var queue: [[UInt8]] = []
@@ -32,6 +38,8 @@ final class DatabaseLongPollOutbox: Sendable {
 
     let callback: String
     let maxQueuedBytes: Int
+    /// Where held polls' close handlers note their loss.
+    let lostPolls = LostPolls()
     private let state: Mutex<State>
 
     init(callback: String, maxQueuedBytes: Int, now: Int64) {
@@ -56,7 +64,7 @@ final class DatabaseLongPollOutbox: Sendable {
 
     /// One server message (the wire session's output).
     func deliver(_ message: [UInt8]) {
-        state.withLock { s in
+        withState { s in
             if let webSocket = s.webSocket {
                 webSocket(message)
                 return
@@ -79,7 +87,7 @@ final class DatabaseLongPollOutbox: Sendable {
     /// What a poll that just arrived gets at once: a packet (and the close, if due), or nil when
     /// there is nothing to send (hold the poll).
     func answer(now: Int64) -> [UInt8]? {
-        state.withLock { s in
+        withState { s in
             s.lastActive = now
             s.lostAt = nil
             return hasAnswer(s) ? body(&s) : nil
@@ -89,7 +97,7 @@ final class DatabaseLongPollOutbox: Sendable {
     /// Holds `writer` (an open poll) until there is something to send; answers at once if there
     /// is. Returns the hold's generation, or nil when it was answered.
     func hold(_ writer: any HTTPStreamWriter, now: Int64) -> Int? {
-        state.withLock { s -> Int? in
+        withState { s -> Int? in
             if hasAnswer(s) || s.finished {
                 send(s.finished ? DatabaseLongPollScript.empty : body(&s), to: writer)
                 return nil
@@ -105,7 +113,7 @@ final class DatabaseLongPollOutbox: Sendable {
 
     /// Answers the held poll, if any, with what is queued (possibly nothing).
     func releaseHeld() {
-        state.withLock { s in
+        withState { s in
             guard let held = s.held, held.writer.isOpen else { return }
             s.held = nil
             send(hasAnswer(s) ? body(&s) : DatabaseLongPollScript.empty, to: held.writer)
@@ -115,19 +123,10 @@ final class DatabaseLongPollOutbox: Sendable {
     /// Ends the held poll if it has been held since before `cutoff` (the client replaces a poll
     /// after 25 seconds; answering first keeps it to one at a time).
     func releaseHeld(heldBefore cutoff: Int64) {
-        state.withLock { s in
+        withState { s in
             guard let held = s.held, held.since < cutoff, held.writer.isOpen else { return }
             s.held = nil
             send(hasAnswer(s) ? body(&s) : DatabaseLongPollScript.empty, to: held.writer)
-        }
-    }
-
-    /// The held poll `generation`'s connection closed before it was answered.
-    func pollLost(_ generation: Int, now: Int64) {
-        state.withLock { s in
-            guard let held = s.held, held.generation == generation else { return }
-            s.held = nil
-            s.lostAt = now
         }
     }
 
@@ -136,7 +135,7 @@ final class DatabaseLongPollOutbox: Sendable {
     /// After the upgrade: the end-of-transmission message goes out over long-polling, followed
     /// by the close; every later message goes to `webSocket`.
     func switchToWebSocket(_ webSocket: @escaping @Sendable ([UInt8]) -> Void) {
-        state.withLock { s in
+        withState { s in
             guard !s.closing else { return }
             s.queue.append(Self.endOfTransmission)
             s.closing = true
@@ -147,7 +146,7 @@ final class DatabaseLongPollOutbox: Sendable {
 
     /// Ends the connection: `message` (if any) as an error, then the close.
     func close(error message: String? = nil) {
-        state.withLock { s in
+        withState { s in
             guard !s.closing else { return }
             if let message { s.queue.append(Self.error(message)) }
             s.closing = true
@@ -156,20 +155,38 @@ final class DatabaseLongPollOutbox: Sendable {
     }
 
     /// Whether the connection moved to a WebSocket.
-    var isUpgraded: Bool { state.withLock { $0.webSocket != nil } }
+    var isUpgraded: Bool { withState { $0.webSocket != nil } }
 
     /// Whether a close was asked for, and whether it went out.
-    var closeState: (closing: Bool, finished: Bool) { state.withLock { ($0.closing, $0.finished) } }
+    var closeState: (closing: Bool, finished: Bool) { withState { ($0.closing, $0.finished) } }
 
     /// What the sweep looks at.
     func liveness() -> (lastActive: Int64, lostAt: Int64?, holding: Bool) {
-        state.withLock { ($0.lastActive, $0.lostAt, $0.held != nil) }
+        withState { ($0.lastActive, $0.lostAt, $0.held != nil) }
     }
 
     /// Messages waiting for a poll.
-    var queuedCount: Int { state.withLock { $0.queue.count } }
+    var queuedCount: Int { withState { $0.queue.count } }
 
     // MARK: Internals
+
+    /// `body` under the lock, with the polls lost meanwhile applied before it and after it (a
+    /// close its own write caused).
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { s in
+            applyLost(&s)
+            let result = body(&s)
+            applyLost(&s)
+            return result
+        }
+    }
+
+    private func applyLost(_ s: inout State) {
+        guard let lost = lostPolls.take() else { return }
+        guard let held = s.held, held.generation == lost.generation else { return }
+        s.held = nil
+        s.lostAt = lost.at
+    }
 
     private func hasAnswer(_ s: State) -> Bool {
         !s.queue.isEmpty || (s.closing && !s.finished)
@@ -203,5 +220,28 @@ final class DatabaseLongPollOutbox: Sendable {
     private func send(_ bytes: [UInt8], to writer: any HTTPStreamWriter) {
         if !bytes.isEmpty { writer.write(bytes) }
         writer.finish()
+    }
+}
+
+extension DatabaseLongPollOutbox {
+    /// The newest held poll whose connection closed unanswered, noted by its close handler until
+    /// the outbox applies it under its own lock. Generations only grow and only the held one
+    /// counts, so the newest noted is all that needs keeping. A leaf lock: nothing runs under it.
+    final class LostPolls: Sendable {
+        private let noted = Mutex<(generation: Int, at: Int64)?>(nil)
+
+        func note(_ generation: Int, at now: Int64) {
+            noted.withLock { noted in
+                if let previous = noted, previous.generation > generation { return }
+                noted = (generation, now)
+            }
+        }
+
+        func take() -> (generation: Int, at: Int64)? {
+            noted.withLock { noted in
+                defer { noted = nil }
+                return noted
+            }
+        }
     }
 }

@@ -44,7 +44,8 @@ final class DatabaseLongPollServer: Sendable {
     private let registry: DatabaseWireRegistry
     private let now: @Sendable () -> Int64
     private let table = Mutex(Table())
-    private let queue = DispatchQueue(label: "emulators.database.long-poll")
+    /// Where the sweep runs (tests hold it busy to show that nothing else waits for it).
+    let queue = DispatchQueue(label: "emulators.database.long-poll")
 
     private struct Table {
         var byID: [String: DatabaseLongPollSession] = [:]
@@ -146,11 +147,12 @@ final class DatabaseLongPollServer: Sendable {
             if session.outbox.closeState.finished { settle(session) }
             return
         }
-        // Close handlers may run inside a write made under the outbox's lock: hop.
-        let queue = self.queue
+        // Close handlers may run inside a write made under the outbox's lock: the loss is only
+        // noted (`LostPolls`, its own leaf lock) and the outbox applies it under its lock. The
+        // handler holds the note, not the outbox, which holds the writer while the poll is held.
+        let lost = session.outbox.lostPolls
         let clock = now
-        weak let outbox = session.outbox
-        writer.onClose { queue.async { outbox?.pollLost(generation, now: clock()) } }
+        writer.onClose { lost.note(generation, at: clock()) }
     }
 
     // MARK: Upgrade
@@ -179,14 +181,10 @@ final class DatabaseLongPollServer: Sendable {
         finish(session)
     }
 
-    /// Ends every connection now, as `end` does, then waits for the lost polls already queued on
-    /// the server's queue (an idle serial queue runs the wait inline on this thread). The fuzz
-    /// targets reset after every input: what an input queued is freed before the input ends, so
-    /// libFuzzer does not take it for a leak and scan the heap. Not from the server's queue.
+    /// Ends every connection now, as `end` does.
     func endAll() {
         let sessions = table.withLock { Array($0.byID.values) }
         for session in sessions { end(session) }
-        queue.sync {}
     }
 
     /// Ends the connections past their time and answers polls held too long. Runs by itself every

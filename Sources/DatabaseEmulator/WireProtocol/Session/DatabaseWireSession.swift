@@ -118,10 +118,10 @@ final class DatabaseWireSession: Sendable {
 
     /// The connection ended (cleanly or not): stop pushes, drop held replies, then run queued
     /// onDisconnect operations in order (through the gate, whose release is not awaited: nobody
-    /// is left to acknowledge). Idempotent.
+    /// is left to acknowledge), then hand the namespace back to the store. Idempotent.
     func closed() {
-        let (operations, observer) = state.withLock { s -> ([DatabaseDeferredWrite], Int?) in
-            if s.isClosed { return ([], nil) }
+        let ended = state.withLock { s -> (operations: [DatabaseDeferredWrite], observer: Int?)? in
+            if s.isClosed { return nil }
             s.isClosed = true
             s.listens.removeAll()
             s.replies.removeAll()
@@ -131,14 +131,18 @@ final class DatabaseWireSession: Sendable {
             }
             return (s.onDisconnect, s.observer)
         }
+        guard let (operations, observer) = ended else { return }
         if let observer { namespace.removeObserver(observer) }
-        if operations.isEmpty { return }
-        // A refused operation has nobody left to tell.
-        if let gate {
-            _ = gate.run { for operation in operations { try? service.perform(operation, in: namespace) } }
-        } else {
-            for operation in operations { try? service.perform(operation, in: namespace) }
+        if !operations.isEmpty {
+            // A refused operation has nobody left to tell.
+            if let gate {
+                _ = gate.run { for operation in operations { try? service.perform(operation, in: namespace) } }
+            } else {
+                for operation in operations { try? service.perform(operation, in: namespace) }
+            }
         }
+        // After the onDisconnect writes: a namespace they wrote to is kept.
+        service.store.connectionEnded(namespace)
     }
 
     // MARK: Dispatch
