@@ -345,7 +345,11 @@ package struct HTTP2Connection: Sendable {
     }
 
     private mutating func flush(_ stream: UInt32) -> [Action] {
-        guard var state = streams[stream] else { return [] }
+        guard let index = streams.index(forKey: stream) else { return [] }
+        // Moved out rather than copied: a copy would share `pending` with the table's entry, and
+        // the first `removeFirst` would copy the whole queue.
+        var state = HTTP2StreamState(sendWindow: 0, receiveWindow: 0)
+        swap(&state, &streams.values[index])
         var out: [UInt8] = []
         var ended = false
         drain: while let head = state.pending.first {
@@ -384,7 +388,7 @@ package struct HTTP2Connection: Sendable {
                 }
             }
         }
-        streams[stream] = state
+        swap(&state, &streams.values[index])
         var actions: [Action] = out.isEmpty ? [] : [.write(out)]
         if ended { actions += endLocally(stream) }
         return actions
