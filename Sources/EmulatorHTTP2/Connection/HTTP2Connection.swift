@@ -240,6 +240,11 @@ package struct HTTP2Connection: Sendable {
             // Everything is consumed at once, so give the window back (at the end of `receive`).
             connectionReceiveWindow += length
             connectionCredit += length
+            if connectionCredit >= 1 << 30 {
+                // Far more than one read holds; given back now so the increment stays in range.
+                replenish = HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: UInt32(connectionCredit)))
+                connectionCredit = 0
+            }
         }
         guard var state = streams[stream], !state.remoteClosed, !state.localClosed else {
             if let s = streams[stream], s.localClosed, !s.remoteClosed {
