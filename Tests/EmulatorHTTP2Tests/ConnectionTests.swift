@@ -83,7 +83,18 @@ struct ConnectionTests {
         let payload = [UInt8](repeating: 1, count: 1000)
         let actions = c.receive(HTTP2FrameEncoder.encode(.data(stream: 1, payload: payload, endStream: false, flowControlledLength: 0)))
         #expect(actions.contains(.data(stream: 1, payload: payload, endStream: false)))
-        #expect(try peer.read(actions) == [.frame(.windowUpdate(stream: 0, increment: 1000)), .frame(.windowUpdate(stream: 1, increment: 1000))])
+        #expect(try peer.read(actions) == [.frame(.windowUpdate(stream: 1, increment: 1000)), .frame(.windowUpdate(stream: 0, increment: 1000))])
+    }
+
+    @Test func dataOfOneReadIsAcknowledgedOnTheConnectionOnce() throws {
+        var (c, peer) = Self.connected()
+        var bytes: [UInt8] = []
+        for stream in stride(from: UInt32(1), through: 63, by: 2) {
+            bytes += peer.request(stream: stream, path: "/x/y")
+            bytes += HTTP2FrameEncoder.encode(.data(stream: stream, payload: [1, 2, 3], endStream: true, flowControlledLength: 0))
+        }
+        let frames = try peer.read(c.receive(bytes))
+        #expect(frames == [.frame(.windowUpdate(stream: 0, increment: 96))])
     }
 
     @Test func dataBeyondTheStreamWindowIsFlowControlError() throws {
@@ -186,7 +197,7 @@ struct ConnectionTests {
         #expect(events == [.headers(1, [HeaderField(":status", "200")], endStream: true)])
         // Late request data is discarded, its window given back on both levels.
         let late = c.receive(HTTP2FrameEncoder.encode(.data(stream: 1, payload: [1, 2], endStream: false, flowControlledLength: 0)))
-        #expect(try peer.read(late) == [.frame(.windowUpdate(stream: 0, increment: 2)), .frame(.windowUpdate(stream: 1, increment: 2))])
+        #expect(try peer.read(late) == [.frame(.windowUpdate(stream: 1, increment: 2)), .frame(.windowUpdate(stream: 0, increment: 2))])
         #expect(c.openStreamCount == 1)
         #expect(c.receive(HTTP2FrameEncoder.encode(.data(stream: 1, payload: [], endStream: true, flowControlledLength: 0))).isEmpty)
         #expect(c.openStreamCount == 0)

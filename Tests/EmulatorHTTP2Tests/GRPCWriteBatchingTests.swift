@@ -13,6 +13,8 @@ final class CountingWriter: UpgradedConnectionWriter {
     }
     func close() {}
     var isOpen: Bool { true }
+    /// The writes since the last ``take()``.
+    var writesSoFar: Int { state.withLock { $0.writes } }
     /// The writes and bytes since the last call.
     func take() -> (writes: Int, bytes: [UInt8]) {
         state.withLock { s in
@@ -22,11 +24,23 @@ final class CountingWriter: UpgradedConnectionWriter {
     }
 }
 
-@Suite("gRPC: the answers to one read go out in one write")
+/// What each call saw of the writes made before it ran.
+final class WritesSeen: Sendable {
+    let counts = Mutex<[Int]>([])
+}
+
+@Suite("gRPC: the answers to one read go out in a few writes")
 struct GRPCWriteBatchingTests {
-    @Test func unaryCallsArrivingTogetherAreAnsweredInOneWrite() throws {
+    @Test func unaryCallsArrivingTogetherAreAnsweredInRunsOfEight() throws {
         let out = CountingWriter()
-        let connection = GRPCServerConnection(router: GRPCServerConnectionTests.router, output: out)
+        // Each call notes how many writes went out before it ran.
+        let seen = WritesSeen()
+        var router = GRPCRouter()
+        router.register("test.Echo", "Unary", .unary { _, request in
+            seen.counts.withLock { $0.append(out.writesSoFar) }
+            return .success(request + [0xFF])
+        })
+        let connection = GRPCServerConnection(router: router, output: out)
         connection.received(TestPeer.preface)
         var peer = TestPeer()
         _ = try peer.read(out.take().bytes)
@@ -37,13 +51,24 @@ struct GRPCWriteBatchingTests {
         }
         connection.received(requests)
         let (writes, bytes) = out.take()
-        #expect(writes == 1)
+        // The first 8 answers are on their way while the 9th call runs: the client need not
+        // wait for all 32 before it sends more.
+        #expect(writes == 4)
+        let runs: [Int] = (0..<32).map { $0 / 8 }
+        #expect(seen.counts.withLock { $0 } == runs)
         let events = try peer.read(bytes)
         for i in 0..<32 {
             let call = GRPCServerConnectionTests.call(events, stream: UInt32(2 * i + 1))
             #expect(call.messages == [[UInt8(i), 0xFF]])
             #expect(call.trailers == [HeaderField("grpc-status", "0")])
         }
+        // In the order the calls ran.
+        let ends = events.compactMap { event -> UInt32? in
+            if case .headers(let stream, _, endStream: true) = event { return stream }
+            return nil
+        }
+        let streams: [UInt32] = (0..<32).map { UInt32(2 * $0 + 1) }
+        #expect(ends == streams)
     }
 
     @Test func outputPastTheBoundIsWrittenWithoutWaitingForTheEnd() throws {

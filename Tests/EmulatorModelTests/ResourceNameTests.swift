@@ -16,6 +16,11 @@ struct ResourceNameTests {
         #expect(n.name == "projects/p/databases/(default)/documents/users/ada/posts/p1")
         #expect(try DocumentName(parsing: "projects/p/databases/d/documents").path.isEmpty)
         #expect(try DocumentName.parent("projects/p/databases/d/documents/a/b").path.count == 2)
+        let long = String(repeating: "x", count: 40)
+        let named = try DocumentName(parsing: "projects/p/databases/d/documents/Zoë/\(long)")
+        #expect(named.path.segments == ["Zoë", long])
+        #expect(throws: EmulatorError.self) { try DocumentName(parsing: "/projects/p/databases/d/documents") }
+        #expect(throws: EmulatorError.self) { try DocumentName(parsing: "projects//databases/d/documents") }
     }
 
     static let invalidNames: [(String, String)] = [

@@ -49,6 +49,9 @@ package struct HTTP2Connection: Sendable {
     /// Connection-level windows.
     private(set) var connectionSendWindow = 65_535
     private var connectionReceiveWindow: Int
+    /// Connection window consumed by the DATA of the bytes being received, given back by one
+    /// WINDOW_UPDATE once they are all read (32 calls arriving together: one frame, not 32).
+    private var connectionCredit = 0
     private(set) var streams: [UInt32: HTTP2StreamState] = [:]
     private(set) var highestPeerStream: UInt32 = 0
     /// A header block awaiting CONTINUATION frames.
@@ -99,6 +102,10 @@ package struct HTTP2Connection: Sendable {
             } catch {
                 actions += resetStream(error.stream, error.code)
             }
+        }
+        if connectionCredit > 0 {
+            actions.append(.write(HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: UInt32(connectionCredit)))))
+            connectionCredit = 0
         }
         return actions
     }
@@ -230,9 +237,14 @@ package struct HTTP2Connection: Sendable {
         if connectionReceiveWindow < 0 { throw HTTP2ProtocolError(.flowControlError, "connection receive window exceeded") }
         var replenish: [UInt8] = []
         if length > 0 {
-            // Everything is consumed at once, so give the window straight back.
+            // Everything is consumed at once, so give the window back (at the end of `receive`).
             connectionReceiveWindow += length
-            replenish = HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: UInt32(length)))
+            connectionCredit += length
+            if connectionCredit >= 1 << 30 {
+                // Far more than one read holds; given back now so the increment stays in range.
+                replenish = HTTP2FrameEncoder.encode(.windowUpdate(stream: 0, increment: UInt32(connectionCredit)))
+                connectionCredit = 0
+            }
         }
         guard var state = streams[stream], !state.remoteClosed, !state.localClosed else {
             if let s = streams[stream], s.localClosed, !s.remoteClosed {
@@ -345,7 +357,11 @@ package struct HTTP2Connection: Sendable {
     }
 
     private mutating func flush(_ stream: UInt32) -> [Action] {
-        guard var state = streams[stream] else { return [] }
+        guard let index = streams.index(forKey: stream) else { return [] }
+        // Moved out rather than copied: a copy would share `pending` with the table's entry, and
+        // the first `removeFirst` would copy the whole queue.
+        var state = HTTP2StreamState(sendWindow: 0, receiveWindow: 0)
+        swap(&state, &streams.values[index])
         var out: [UInt8] = []
         var ended = false
         drain: while let head = state.pending.first {
@@ -384,7 +400,7 @@ package struct HTTP2Connection: Sendable {
                 }
             }
         }
-        streams[stream] = state
+        swap(&state, &streams.values[index])
         var actions: [Action] = out.isEmpty ? [] : [.write(out)]
         if ended { actions += endLocally(stream) }
         return actions

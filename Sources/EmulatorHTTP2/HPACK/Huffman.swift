@@ -36,32 +36,25 @@ package enum Huffman {
     /// Decodes a Huffman string. Rejects EOS, padding longer than 7 bits and padding that is not
     /// all ones (RFC 7541 §5.2).
     package static func decode(_ bytes: some Sequence<UInt8>) throws(HPACKError) -> [UInt8] {
-        let tree = HuffmanTree.shared
+        let table = HuffmanDecodingTable.shared
         var out: [UInt8] = []
-        var node = 0
-        var bitsSinceSymbol = 0
-        var allOnes = true
+        out.reserveCapacity(bytes.underestimatedCount + bytes.underestimatedCount / 2)
+        var state = 0
         for byte in bytes {
-            for shift in stride(from: 7, through: 0, by: -1) {
-                let bit = (byte >> UInt8(shift)) & 1
-                let next = bit == 0 ? tree.nodes[node].zero : tree.nodes[node].one
-                guard next > 0 else { throw .invalidHuffman }
-                bitsSinceSymbol += 1
-                if bit == 0 { allOnes = false }
-                let symbol = tree.nodes[Int(next)].symbol
-                if symbol >= 0 {
-                    if symbol == 256 { throw .invalidHuffman }
-                    out.append(UInt8(symbol))
-                    node = 0
-                    bitsSinceSymbol = 0
-                    allOnes = true
-                } else {
-                    node = Int(next)
-                }
-            }
+            // Four bits at a time: no code is shorter than five bits, so a nibble ends at most one symbol.
+            state = try step(table, state, byte >> 4, &out)
+            state = try step(table, state, byte & 0x0F, &out)
         }
-        if bitsSinceSymbol > 7 || !allOnes { throw .invalidHuffman }
+        guard table.mayEnd[state] else { throw .invalidHuffman }
         return out
+    }
+
+    @inline(__always)
+    private static func step(_ table: HuffmanDecodingTable, _ state: Int, _ nibble: UInt8, _ out: inout [UInt8]) throws(HPACKError) -> Int {
+        let step = table.steps[state << 4 | Int(nibble)]
+        if step & HuffmanDecodingTable.failed != 0 { throw .invalidHuffman }
+        if step & HuffmanDecodingTable.emits != 0 { out.append(UInt8(truncatingIfNeeded: step >> 8)) }
+        return Int(step & 0xFF)
     }
 }
 
