@@ -100,6 +100,41 @@ import Testing
         #expect(store.all.count == 5)
     }
 
+    /// An event stream (`Accept: text/event-stream`) is a connection too: past the bound, a new
+    /// name holding no data is known while a stream is open on it and gone once the last one
+    /// closed, unless something was written to it.
+    @Test func eventStreamsToUnknownNamespacesAreKeptOnlyUpToABound() throws {
+        var configuration = DatabaseEmulatorConfiguration(keepAliveSeconds: nil)
+        configuration.namespacesKeptForReads = 3
+        let emulator = DatabaseEmulator(storage: StorageEngine(), configuration: configuration)
+        let client = InProcessClient(router: emulator.router)
+        let store = emulator.service.store
+        let sse = [("Accept", "text/event-stream")]
+        for n in 0..<100 {
+            let stream = client.stream("/x.json?ns=sse-\(n)", headers: sse)
+            #expect(stream.status == .ok)
+            #expect(store.existingNamespace("sse-\(n)") != nil)
+            stream.writer.close()
+        }
+        #expect(store.all.map(\.name).sorted() == ["sse-0", "sse-1", "sse-2"])
+
+        // Two streams share one namespace, kept until the last closes; a write through the
+        // REST API meets it.
+        let first = client.stream("/a.json?ns=shared", headers: sse)
+        let second = client.stream("/b.json?ns=shared", headers: sse)
+        let namespace = try #require(store.existingNamespace("shared"))
+        first.writer.close()
+        #expect(store.existingNamespace("shared") === namespace)
+        second.writer.close()
+        #expect(store.existingNamespace("shared") == nil)
+        let listener = client.stream("/x.json?ns=written", headers: sse)
+        #expect(client.put("/x.json?ns=written", body: "1", headers: [("Authorization", "Bearer owner")]).status == .ok)
+        listener.writer.close()
+        #expect(store.existingNamespace("written") != nil)
+        #expect(listener.writer.text.contains(#""data":1"#))
+        #expect(store.all.count == 4)
+    }
+
     @Test func controlCharactersAreEscapedInTheMessage() {
         #expect(
             DatabaseNamespaceName.problem("a\u{0}\"b")

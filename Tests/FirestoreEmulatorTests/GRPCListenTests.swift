@@ -13,6 +13,7 @@ struct GRPCListenTests {
         case change(name: String, ids: [Int32])
         case delete(name: String)
         case remove(name: String)
+        case filter(id: Int32, count: Int32)
     }
 
     static func decode(_ bytes: [UInt8]) throws -> Response? {
@@ -23,6 +24,7 @@ struct GRPCListenTests {
         var ids: [Int32] = []
         var readTime = false
         var name = ""
+        var count: Int32 = 0
         while let (f, w) = try m.next() {
             switch (field, f) {
             case (2, 1): type = try m.int32()
@@ -30,6 +32,8 @@ struct GRPCListenTests {
             case (2, 6): readTime = true; try m.skip(w)
             case (3, 1): name = try ProtoDocument(m.message()).name
             case (4, 1), (6, 1): name = try m.string()
+            case (5, 1): ids = [try m.int32()]
+            case (5, 2): count = try m.int32()
             default: try m.skip(w)
             }
         }
@@ -38,6 +42,7 @@ struct GRPCListenTests {
         case 3: return .change(name: name, ids: ids)
         case 4: return .delete(name: name)
         case 6: return .remove(name: name)
+        case 5: return .filter(id: ids.first ?? 0, count: count)
         default: return nil
         }
     }
@@ -227,14 +232,17 @@ struct GRPCListenTests {
         let resumed = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
         defer { resumed.cancelled() }
         resumed.received(Self.addQuery(client, id: 1, collection: "c", resumeToken: token))
-        let responses = try await Self.responses(writer, count: 6)
+        let responses = try await Self.responses(writer, count: 7)
         #expect(responses.first == .target(type: 1, ids: [1], hasReadTime: false))
         #expect(!responses.contains(.target(type: 4, ids: [1], hasReadTime: false)))
         #expect(Set(responses.dropFirst().prefix(3)) == [
             .change(name: client.root + "/c/a", ids: [1]), .change(name: client.root + "/c/new", ids: [1]),
             .delete(name: client.root + "/c/b"),  // deleted since the token: DocumentDelete, not DocumentRemove
         ])
-        #expect(Array(responses.dropFirst(4)) == [.target(type: 3, ids: [1], hasReadTime: false), .target(type: 0, ids: [], hasReadTime: true)])
+        // The existence filter counts what the target matches now: a, keep and new.
+        #expect(Array(responses.dropFirst(4)) == [
+            .filter(id: 1, count: 3), .target(type: 3, ids: [1], hasReadTime: false), .target(type: 0, ids: [], hasReadTime: true),
+        ])
     }
 
     @Test func resumedDocumentsTargetHearsTheDeleteAndReadTimeResumesToo() async throws {
@@ -257,8 +265,8 @@ struct GRPCListenTests {
                 resume(&t)
                 t.int32(5, 2)
             })
-            #expect(try await Self.responses(writer, count: 4) == [
-                .target(type: 1, ids: [2], hasReadTime: false), .delete(name: client.root + "/c/a"),
+            #expect(try await Self.responses(writer, count: 5) == [
+                .target(type: 1, ids: [2], hasReadTime: false), .delete(name: client.root + "/c/a"), .filter(id: 2, count: 1),
                 .target(type: 3, ids: [2], hasReadTime: false), .target(type: 0, ids: [], hasReadTime: true),
             ])
         }
@@ -317,6 +325,52 @@ struct GRPCListenTests {
         defer { call.cancelled() }
         call.received([0x0A, 0x03, 0x78])
         #expect(writer.status?.code == 3)
+    }
+
+    /// A resumed `limit` query: the existence filter counts the window as it is now, which is
+    /// what a client holds once it applied the changes since its token.
+    @Test func aResumedLimitQueryCountsItsWindow() async throws {
+        let client = GRPCTestClient()
+        client.set([("c/a", ["n": 1]), ("c/b", ["n": 2]), ("c/c", ["n": 3])])
+        func limited(_ token: [UInt8]?) -> [UInt8] {
+            Self.addTarget(client) { t in
+                t.message(2) { q in
+                    q.string(1, client.root)
+                    q.message(2) { sq in
+                        sq.message(2) { $0.string(2, "c") }
+                        sq.message(5) { $0.int32(1, 2) }
+                    }
+                }
+                if let token { t.bytes(4, token) }
+                t.int32(5, 1)
+            }
+        }
+        let first = CollectingWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: first)
+        call.received(limited(nil))
+        for _ in 0..<400 where try Self.lastResumeToken(first).isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let token = try Self.lastResumeToken(first)
+        call.cancelled()
+        #expect(try first.messages.compactMap(Self.decode).contains { if case .filter = $0 { true } else { false } } == false)
+        Self.delete(client, "c/a")
+
+        let writer = CollectingWriter()
+        let resumed = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        defer { resumed.cancelled() }
+        resumed.received(limited(token))
+        #expect(try await Self.responses(writer, count: 6) == [
+            .target(type: 1, ids: [1], hasReadTime: false), .change(name: client.root + "/c/c", ids: [1]),
+            .delete(name: client.root + "/c/a"), .filter(id: 1, count: 2),
+            .target(type: 3, ids: [1], hasReadTime: false), .target(type: 0, ids: [], hasReadTime: true),
+        ])
+    }
+
+    /// The filter on both wires: proto field 5 and ProtoJSON `filter`, zero values left out.
+    @Test func existenceFilterEncodings() throws {
+        #expect(try Self.decode(ListenResponse.encode(.existenceFilter(target: 7, count: 300))) == .filter(id: 7, count: 300))
+        #expect(ListenResponse.encode(.existenceFilter(target: 7, count: 0)) == [0x2A, 0x02, 0x08, 0x07])
+        #expect(String(decoding: ListenJSON.encode(.existenceFilter(target: 7, count: 300)), as: UTF8.self) == #"{"filter":{"targetId":7,"count":300}}"#)
+        #expect(String(decoding: ListenJSON.encode(.existenceFilter(target: 7, count: 0)), as: UTF8.self) == #"{"filter":{"targetId":7}}"#)
     }
 
     @Test func targetIdZeroGetsAServerAssignedId() async throws {

@@ -37,6 +37,9 @@ import Testing
                     for id in removed { out[id]?[d.path] = nil }
                 case .documentDelete(let name, let ids, _), .documentRemove(let name, let ids, _):
                     for id in ids { out[id]?[path(name)] = nil }
+                case .existenceFilter(let id, let count):
+                    // What the client holds for the target by then is what the filter counts.
+                    #expect(out[id]?.count ?? 0 == Int(count), "existence filter of target \(id)")
                 }
             }
             return out

@@ -293,4 +293,34 @@ import Testing
         #expect(TransactionLockTests.n(c, "acct/b") == "8")
         #expect(TransactionLockTests.settle(c).isIdle)
     }
+
+    /// The stream dies (its gRPC call is cancelled, its WebChannel session closes) while its
+    /// commit waits for a lock: the wait is withdrawn, nothing it sent lands, no lock is left.
+    @Test func aStreamThatDiesWhileItsCommitWaitsLeavesNoWaitAndWritesNothing() throws {
+        let c = TransactionLockTests.client()
+        c.set([TransactionLockTests.setN("acct/a", 1)])
+        let t = TransactionLockTests.begin(c)
+        #expect(TransactionLockTests.read(c, "acct/a", t).status == 200)
+        let writer = CollectingWriter()
+        let call = FirestoreWriteCall(service: c.emulator.service, caller: .owner, writer: writer)
+        let database = "projects/demo/databases/(default)"
+        var handshake = ProtoWriter()
+        handshake.string(1, database)
+        call.received(handshake.bytes)
+        func write(_ path: String, _ n: Int64) -> [UInt8] {
+            var w = ProtoWriter()
+            w.message(3) { $0.message(1) { ProtoDocument(name: "\(database)/documents/\(path)", fields: ["n": .integer(n)]).write(to: &$0) } }
+            w.bytes(4, [1])
+            return w.bytes
+        }
+        call.received(write("acct/a", 7))
+        call.received(write("acct/b", 8))
+        #expect(c.emulator.service.transactions.snapshot().hasWaiters)
+        call.cancelled()
+        #expect(!c.emulator.service.transactions.snapshot().hasWaiters)
+        #expect(c.post(":commit", #"{"transaction":"\#(t)"}"#).status == 200)
+        #expect(TransactionLockTests.settle(c).isIdle)
+        #expect(TransactionLockTests.n(c, "acct/a") == "1")
+        #expect(c.send(.get, "/v1/\(c.name("acct/b"))").status == 404)
+    }
 }

@@ -14,8 +14,15 @@ extension DatabaseEmulator {
         }
         let query = try DatabaseQueryParams.parse(request.items)
         if fields.acceptsEventStream {
-            // A stream stays: its namespace is kept (a read's may be made for the read only).
-            return try stream(request, query: query, service.namespace(namespace.name))
+            // A stream is a connection: its namespace is known while it is open, and kept for
+            // good within the bound of ``DatabaseStore/namespaceForConnection(_:)``.
+            let connected = service.store.namespaceForConnection(namespace.name)
+            do {
+                return try stream(request, query: query, connected)
+            } catch {
+                service.store.connectionEnded(connected)
+                throw error
+            }
         }
         let deadline = DatabaseReadDeadline(
             timeoutNanos: request.timeoutNanos, clock: request.hasTimeout ? configuration.monotonicNanos : nil)
@@ -117,6 +124,8 @@ extension DatabaseEmulator {
             status: .ok, headers: headers,
             stream: HTTPStreamBody { [service] writer in
                 service.openStream(path, query: query, in: namespace, auth: auth, writer: writer)
+                // Runs at once if the client already went.
+                writer.onClose { service.store.connectionEnded(namespace) }
             })
     }
 }

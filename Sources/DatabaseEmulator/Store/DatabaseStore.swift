@@ -72,8 +72,8 @@ final class DatabaseStore: Sendable {
         return made(name)
     }
 
-    /// The namespace called `name` for a WebSocket or long-poll connection, which hands it back
-    /// with ``connectionEnded(_:)``. As in the official emulator a connection makes the namespace
+    /// The namespace called `name` for a WebSocket, long-poll or event-stream (SSE) connection,
+    /// which hands it back with ``connectionEnded(_:)``. As in the official emulator a connection makes the namespace
     /// known (`/.inspect/databases.json` lists it) — for good until ``namespacesKeptForReads``
     /// are known; past that, a new name that holds no data is known only while connections use
     /// it (they share the one namespace, so writes and listens meet), and the last connection to

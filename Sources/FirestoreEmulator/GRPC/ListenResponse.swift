@@ -20,6 +20,7 @@ enum ListenResponse {
             documentChange(e, prefix: names.prefix(database), targets: targets, removed: removed)
         case .documentDelete(let name, let removed, let readTime): documentDelete(name, removed: removed, readTime: readTime)
         case .documentRemove(let name, let removed, let readTime): documentRemove(name, removed: removed, readTime: readTime)
+        case .existenceFilter(let target, let count): existenceFilter(target: target, count: count)
         }
     }
 
@@ -166,6 +167,16 @@ enum ListenResponse {
             c.string(1, name)
             c.packedInt32(6, removed)
             ProtoValue.writeTimestamp(4, microseconds: readTime, to: &c)
+        }
+        return w.bytes
+    }
+
+    /// `filter` (field 5): `ExistenceFilter` with `target_id` and `count` (zero left out, as proto3 does).
+    static func existenceFilter(target: Int32, count: Int32) -> [UInt8] {
+        var w = ProtoWriter()
+        w.message(5) { f in
+            if target != 0 { f.int32(1, target) }
+            if count != 0 { f.int32(2, count) }
         }
         return w.bytes
     }

@@ -18,6 +18,9 @@ enum ListenEvent: Sendable {
     case documentChange(ListenDocument, database: DatabaseID, targets: [Int32], removed: [Int32] = [])
     case documentDelete(String, removed: [Int32], readTime: Int64)
     case documentRemove(String, removed: [Int32], readTime: Int64)
+    /// How many documents `target` matches (an `ExistenceFilter`): sent after a resumed target's
+    /// changes, so a client can check the documents it holds for the target against it.
+    case existenceFilter(target: Int32, count: Int32)
 
     /// A resume token: the read time (8 bytes big-endian), 4 bytes naming the database (the
     /// FNV-1a hash of its name) and the 4-byte epoch of the service that made it.

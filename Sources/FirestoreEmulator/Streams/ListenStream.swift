@@ -220,6 +220,9 @@ final class ListenStream: Sendable {
             for key in gone {
                 send(.remove(key, deleted: deleted.contains(key)), target: target.id, database: database, readTime: readTime)
             }
+            // As production after a resume: the count of what the target now matches, which the
+            // SDKs check against what they hold (a mismatch makes them listen again from scratch).
+            sink.send(.existenceFilter(target: target.id, count: Int32(clamping: target.documents.count)))
         }
         if !target.once { s.targets[target.id] = target }
         // The global snapshot below stands for every target: commits still waiting (for the

@@ -83,6 +83,19 @@ enum ListenJSON {
             w.appendKey("readTime")
             w.appendString(RESTEncoding.timestamp(readTime))
             w.endObject()
+        case .existenceFilter(let target, let count):
+            // ProtoJSON leaves zero values out.
+            w.appendKey("filter")
+            w.beginObject()
+            if target != 0 {
+                w.appendKey("targetId")
+                w.appendInt(Int(target))
+            }
+            if count != 0 {
+                w.appendKey("count")
+                w.appendInt(Int(count))
+            }
+            w.endObject()
         }
         w.endObject()
         return w.bytes
