@@ -87,34 +87,44 @@ extension Timestamp {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let date = CivilDate(daysSinceEpoch: days)
-        // Exactly `width` digits of |v|, most significant first (higher digits dropped).
-        func put(_ v: Int64, _ width: Int) {
-            var v = v < 0 ? -v : v
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor &*= 10 }
-            v %= divisor &* 10
-            while divisor > 0 {
-                out.append(UInt8(0x30 + v / divisor % 10))
-                divisor /= 10
+        // The at most 31 bytes are made on the stack and appended at once: an append per byte
+        // checks the array's uniqueness and capacity every time.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            var count = 0
+            func byte(_ b: UInt8) {
+                buffer[count] = b
+                count += 1
             }
-        }
-        if date.year < 0 { out.append(0x2D) }
-        put(date.year, 4); out.append(0x2D); put(date.month, 2); out.append(0x2D); put(date.day, 2)
-        out.append(0x54)
-        put(secondOfDay / 3600, 2); out.append(0x3A)
-        put(secondOfDay / 60 % 60, 2); out.append(0x3A)
-        put(secondOfDay % 60, 2)
-        let n = Int64(nanos)
-        if n != 0 {
-            out.append(0x2E)
-            if n % 1_000_000 == 0 {
-                put(n / 1_000_000, 3)
-            } else if n % 1000 == 0 {
-                put(n / 1000, 6)
-            } else {
-                put(n, 9)
+            // Exactly `width` digits of |v|, most significant first (higher digits dropped).
+            func put(_ v: Int64, _ width: Int) {
+                var v = v < 0 ? -v : v
+                var divisor: Int64 = 1
+                for _ in 1..<width { divisor &*= 10 }
+                v %= divisor &* 10
+                while divisor > 0 {
+                    byte(UInt8(0x30 + v / divisor % 10))
+                    divisor /= 10
+                }
             }
+            if date.year < 0 { byte(0x2D) }
+            put(date.year, 4); byte(0x2D); put(date.month, 2); byte(0x2D); put(date.day, 2)
+            byte(0x54)
+            put(secondOfDay / 3600, 2); byte(0x3A)
+            put(secondOfDay / 60 % 60, 2); byte(0x3A)
+            put(secondOfDay % 60, 2)
+            let n = Int64(nanos)
+            if n != 0 {
+                byte(0x2E)
+                if n % 1_000_000 == 0 {
+                    put(n / 1_000_000, 3)
+                } else if n % 1000 == 0 {
+                    put(n / 1000, 6)
+                } else {
+                    put(n, 9)
+                }
+            }
+            byte(0x5A)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
         }
-        out.append(0x5A)
     }
 }

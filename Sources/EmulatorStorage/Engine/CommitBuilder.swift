@@ -100,13 +100,13 @@ package struct CommitBuilder {
 
     /// Throws unless `precondition` holds for `key` now.
     package func check(_ namespace: NamespaceID, _ key: StorageKey, _ precondition: Precondition) throws(StorageError) {
-        let entry = state.namespaces[namespace]?.headEntry(key.encoded)
+        let entry = state.namespaces.withState(namespace) { $0.headEntry(key.encoded) } ?? nil
         try CommitBuilder.check(precondition, entry, key)
     }
 
     /// The limits of a namespace.
     package func limits(_ namespace: NamespaceID) -> NamespaceLimits {
-        state.namespaces[namespace]?.limits ?? .unlimited
+        state.namespaces.withState(namespace) { $0.limits } ?? .unlimited
     }
 
     private var view: StorageSnapshot { StorageSnapshot(state: state, readTime: .max, isHead: false) }
@@ -120,7 +120,10 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, _ value: [UInt8], precondition: Precondition = .none
     ) throws(StorageError) -> WriteTimes {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
-        if lastLimits?.namespace != namespace { lastLimits = (namespace, state.namespaces[namespace]?.limits) }
+        if lastLimits?.namespace != namespace {
+            // Read in place: the subscript's getter would copy the whole namespace state.
+            lastLimits = (namespace, state.namespaces.withState(namespace) { $0.limits })
+        }
         if let limits = lastLimits?.limits {
             try limits.check(key, valueCount: value.count)
         }
@@ -326,26 +329,27 @@ package struct CommitBuilder {
         var rewrite = false
         if wrote.last != namespace && !wrote.contains(namespace) { wrote.append(namespace) }
         let horizon = horizon(for: namespace)
-        let times = state.namespaces[namespace, default: NamespaceState()].update(key.encoded, horizon: horizon) {
-            entry -> WriteTimes in
+        let times = state.namespaces[namespace, default: NamespaceState()].update(key.encoded, horizon: horizon, reporting: {
+            entry -> (result: WriteTimes, changed: Bool) in
             do throws(StorageError) {
                 try CommitBuilder.check(precondition, entry.isLive ? entry : nil, key)
             } catch {
                 failure = error
-                return WriteTimes(updateTime: entry.updateTime, createTime: entry.createTime)
+                return (WriteTimes(updateTime: entry.updateTime, createTime: entry.createTime), false)
             }
             rewrite = entry.updateTime == time
             let old = entry.value.map {
                 StoredEntry(key: key, value: $0, createTime: entry.createTime, updateTime: entry.updateTime)
             }
-            if entry.write(value, at: time) || rewrite {
+            let changed = entry.write(value, at: time) || rewrite
+            if changed {
                 let new = entry.value.map {
                     StoredEntry(key: key, value: $0, createTime: entry.createTime, updateTime: entry.updateTime)
                 }
                 change = StorageChange(namespace: namespace, key: key, old: old, new: new)
             }
-            return WriteTimes(updateTime: entry.updateTime, createTime: entry.createTime)
-        }
+            return (WriteTimes(updateTime: entry.updateTime, createTime: entry.createTime), changed)
+        })
         if let failure { throw failure }
         if rewrite { rewrote = true }
         if let change { log.append(change) }

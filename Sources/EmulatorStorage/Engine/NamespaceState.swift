@@ -281,15 +281,26 @@ struct NamespaceState: Sendable {
     /// upper tree holds the key). `pending` is sealed only between commits (`settle`), so a
     /// second write of a key in one commit finds its first there (or in the main tree).
     mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
+        update(key, horizon: horizon, reporting: { (body(&$0), true) })
+    }
+
+    /// `update` for a body that also says whether it changed the entry. One that did not (the
+    /// same bytes written again, a precondition that failed) leaves `pending` as it was, still
+    /// shared with the published head, instead of copying the path to the key.
+    mutating func update<R>(
+        _ key: [UInt8], horizon: CommitTime, reporting body: (inout VersionedEntry) -> (result: R, changed: Bool)
+    ) -> R {
         // Upper trees are copied unpruned (horizon 0): a tombstone there must outlive its history,
         // to hide older levels; live entries are pruned here (`pruneLive`).
         let hash = KeyFilter.hash(key)
         if pendingHolds(key, hash) {
-            return pending.update(key, horizon: 0) { entry in
-                let result = body(&entry)
-                NamespaceState.pruneLive(&entry, horizon)
-                return result
-            }
+            // The body runs on a copy read from the tree; the tree is written only if it changed.
+            var entry = pending.entry(key) ?? VersionedEntry(absent: key)
+            let (result, changed) = body(&entry)
+            guard changed else { return result }
+            NamespaceState.pruneLive(&entry, horizon)
+            pending.update(key, horizon: 0) { $0 = entry }
+            return result
         }
         if direct && !freshOrRecentHolds(key, hash) {
             directWrites += 1
@@ -298,7 +309,7 @@ struct NamespaceState: Sendable {
             var change = 0
             let result = main.tree.update(key, horizon: horizon) { entry in
                 let wasLive = entry.isLive
-                let result = body(&entry)
+                let result = body(&entry).result
                 change = (entry.isLive ? 1 : 0) - (wasLive ? 1 : 0)
                 return result
             }
@@ -307,7 +318,7 @@ struct NamespaceState: Sendable {
         }
         var entry = headEntry(key, hash: hash) ?? VersionedEntry(absent: key)
         let before = entry.updateTime
-        let result = body(&entry)
+        let result = body(&entry).result
         // A write that changed anything stamped the commit time, later than any older level's.
         if entry.updateTime != before {
             NamespaceState.pruneLive(&entry, horizon)

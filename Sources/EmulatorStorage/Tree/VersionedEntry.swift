@@ -76,7 +76,7 @@ struct VersionedEntry: Sendable {
             // if it returns the key to its state before the commit.
             let before = history.last
             let beforeValue = before?.value
-            if newValue == beforeValue, let before {
+            if ByteOrder.equal(newValue, beforeValue), let before {
                 value = before.value
                 createTime = before.createTime
                 updateTime = before.time
@@ -95,7 +95,7 @@ struct VersionedEntry: Sendable {
             value = newValue
             return true
         }
-        if let current = value, let newValue, current == newValue { return false }
+        if let current = value, let newValue, ByteOrder.equal(current, newValue) { return false }
         if value == nil && history.isEmpty {
             // Absent (a fresh placeholder or a history-less tombstone): a plain creation.
             guard let newValue else { return false }

@@ -109,7 +109,7 @@ extension FirestoreREST {
         let d = try service.createDocument(
             path.database, parent: parent, collectionID: collectionID, documentID: Self.param(params, "documentId"),
             fields: fields, mask: try Self.mask(params, "mask.fieldPaths"), caller: caller)
-        return Self.ok(RESTEncoding.document(d, database: path.database))
+        return Self.ok(RESTEncoding.document(d, database: path.database, capacity: Self.answerCapacity(request, path)))
     }
 
     func patchDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {
@@ -130,7 +130,13 @@ extension FirestoreREST {
         let d = try service.updateDocument(
             path.name, fields: fields, updateMask: try Self.mask(params, "updateMask.fieldPaths"),
             mask: try Self.mask(params, "mask.fieldPaths"), precondition: try Self.precondition(params), caller: caller)
-        return Self.ok(RESTEncoding.document(d, database: path.database))
+        return Self.ok(RESTEncoding.document(d, database: path.database, capacity: Self.answerCapacity(request, path)))
+    }
+
+    /// Room for the JSON answer to a write of `request`'s body: the fields come back about as
+    /// they were sent, plus the name and two timestamps.
+    static func answerCapacity(_ request: HTTPRequest, _ path: RESTPath) -> Int {
+        max(1024, request.body.count + path.path.segments.reduce(256) { $0 + $1.utf8.count + 1 })
     }
 
     func deleteDocument(_ path: RESTPath, _ request: HTTPRequest, _ caller: FirestoreCaller) throws(EmulatorError) -> HTTPResponse {

@@ -46,10 +46,12 @@ enum RESTEncoding {
         name.withUnsafeBufferPointer { w.appendString(utf8: $0) }
     }
 
-    static func document(_ d: StoredDocument, database: DatabaseID) -> [UInt8] {
+    /// `capacity`: what to reserve, for a caller that knows the size roughly (a write's answer
+    /// is about its request body plus the name and the times).
+    static func document(_ d: StoredDocument, database: DatabaseID, capacity: Int = 1024) -> [UInt8] {
         var w = JSONWriter()
         // One allocation for a typical document instead of a doubling series.
-        w.bytes.reserveCapacity(1024)
+        w.bytes.reserveCapacity(capacity)
         writeDocument(d, database: database, to: &w)
         return w.bytes
     }

@@ -1,5 +1,6 @@
 import EmulatorHTTP
 import EmulatorModel
+import EmulatorSupport
 
 /// A parsed `/v1/projects/{p}/databases/{d}/documents[/{path}][:{method}]` request path.
 struct RESTPath {
@@ -33,8 +34,9 @@ struct RESTPath {
         }
         // The joined name is built only for an error message.
         func full() -> String { segments.joined(separator: "/") }
-        guard segments.count >= 5, segments[0].utf8.elementsEqual("projects".utf8),
-            segments[2].utf8.elementsEqual("databases".utf8), segments[4].utf8.elementsEqual("documents".utf8),
+        // `utf8Equal` compares the bytes in place; `elementsEqual` on the views walks them generically.
+        guard segments.count >= 5, utf8Equal(segments[0], "projects"),
+            utf8Equal(segments[2], "databases"), utf8Equal(segments[4], "documents"),
             !segments[1].isEmpty, !segments[3].isEmpty
         else {
             throw .invalidArgument("Invalid resource name: \"\(full())\"; must match projects/{project_id}/databases/{database_id}/documents/{document_path}.")
@@ -64,6 +66,21 @@ struct RESTPath {
         result.reserveCapacity(8)
         var start = text.startIndex
         let utf8 = text.utf8
+        // The slashes found in the bytes in place (a generic search of the view costs tens of
+        // instructions a byte); a native string's UTF-8 index moves by an offset in O(1).
+        let searched: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+            var after = 0
+            for offset in bytes.indices where bytes[offset] == UInt8(ascii: "/") {
+                let slash = utf8.index(start, offsetBy: offset - after)
+                result.append(text[start..<slash])
+                start = utf8.index(after: slash)
+                after = offset + 1
+            }
+        }
+        if searched != nil {
+            result.append(text[start...])
+            return result
+        }
         while let slash = utf8[start...].firstIndex(of: UInt8(ascii: "/")) {
             result.append(text[start..<slash])
             start = utf8.index(after: slash)

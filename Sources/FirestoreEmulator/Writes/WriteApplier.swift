@@ -1,5 +1,6 @@
 import EmulatorModel
 import EmulatorStorage
+import EmulatorSupport
 
 /// Applies decoded writes inside a commit: preconditions, update masks, transforms, limits.
 enum WriteApplier {
@@ -14,8 +15,7 @@ enum WriteApplier {
     @discardableResult
     static func validate(_ write: Write, database: DatabaseID) throws(EmulatorError) -> Write? {
         let name = write.name
-        guard name.projectID.utf8.elementsEqual(database.project.utf8),
-            name.databaseID.utf8.elementsEqual(database.database.utf8)
+        guard utf8Equal(name.projectID, database.project), utf8Equal(name.databaseID, database.database)
         else {
             throw .invalidArgument("Document name \"\(name.name)\" is not in database \"\(database.name)\".")
         }
