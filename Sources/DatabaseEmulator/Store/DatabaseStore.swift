@@ -81,22 +81,23 @@ final class DatabaseStore: Sendable {
     /// namespace each time cannot grow the store without end.
     func namespaceForConnection(_ name: String) -> DatabaseNamespace {
         let known = namespaces.withLock { t -> DatabaseNamespace? in
-            if let existing = t.all[name] {
-                if let users = t.connected[name] { t.connected[name] = users + 1 }
-                return existing
-            }
+            if let existing = connecting(name, in: &t) { return existing }
             return t.all.count < namespacesKeptForReads ? kept(name, in: &t) : nil
         }
         if let known { return known }
         if holdsData(name) { return namespace(name) }
         return namespaces.withLock { t in
-            if let existing = t.all[name] {
-                if let users = t.connected[name] { t.connected[name] = users + 1 }
-                return existing
-            }
+            if let existing = connecting(name, in: &t) { return existing }
             t.connected[name] = 1
             return kept(name, in: &t)
         }
+    }
+
+    /// The known namespace `name` for one more connection (counted if only connections keep it).
+    private func connecting(_ name: String, in t: inout Table) -> DatabaseNamespace? {
+        guard let existing = t.all[name] else { return nil }
+        if let users = t.connected[name] { t.connected[name] = users + 1 }
+        return existing
     }
 
     /// A connection that had `namespace` from ``namespaceForConnection(_:)`` ended (after its
