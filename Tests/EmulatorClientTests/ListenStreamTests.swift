@@ -94,6 +94,40 @@ import Testing
         #expect(try feed(&state, Self.targetChange(0, [])) == nil)
     }
 
+    static func existenceFilter(_ target: Int32, count: Int32) -> [UInt8] {
+        var w = ProtoWriter()
+        w.message(5) { f in
+            f.int32(1, target)
+            f.int32(2, count)
+        }
+        return w.bytes
+    }
+
+    @Test func anExistenceFilterThatDisagreesStartsTheTargetAgainFromNothing() throws {
+        var state = ListenTargetState(targetID: 1)
+        var current = ProtoWriter()
+        current.message(2) { t in
+            t.int32(1, 3)
+            t.packedInt32(2, [1])
+            t.bytes(4, [0, 0, 0, 0, 0, 0, 0, 7])
+        }
+        _ = try feed(&state, Self.documentChange("p/a", 1, targets: [1]))
+        _ = try feed(&state, Self.documentChange("p/b", 1, targets: [1]))
+        _ = try feed(&state, current.bytes)
+        #expect(try feed(&state, Self.existenceFilter(1, count: 2)) == nil)  // agrees
+        #expect(try feed(&state, Self.existenceFilter(2, count: 5)) == nil)  // another target's
+        #expect(state.documents.count == 2 && state.resumeToken != nil && state.isCurrent)
+        #expect(try feed(&state, Self.existenceFilter(1, count: 3)) == .resync)
+        #expect(state.documents.isEmpty && state.resumeToken == nil && !state.isCurrent)
+        // The bloom filter of unchanged names (field 3) is skipped, not an error.
+        var withBloom = ProtoWriter()
+        withBloom.message(5) { f in
+            f.int32(1, 1)
+            f.message(3) { b in b.bytes(1, [0xFF]) }
+        }
+        #expect(try ListenEvent.decode(withBloom.bytes) == .existenceFilter(targetID: 1, count: 0))
+    }
+
     @Test func aRemovedTargetFailsWithItsCause() throws {
         var state = ListenTargetState(targetID: 1)
         let action = try feed(&state, Self.targetChange(2, [1], cause: (7, "Permission denied")))

@@ -13,7 +13,9 @@ enum ListenEvent: Equatable {
     case documentChange(ProtoDocument, targetIDs: [Int32], removedTargetIDs: [Int32])
     /// `DocumentDelete` / `DocumentRemove`: the document left these targets (empty: all).
     case documentGone(name: String, removedTargetIDs: [Int32])
-    /// Anything else (`ExistenceFilter`, unknown fields).
+    /// `ExistenceFilter`: how many documents the server counts in the target now.
+    case existenceFilter(targetID: Int32, count: Int32)
+    /// Anything else (unknown fields).
     case ignored
 
     static func decode(_ bytes: [UInt8]) throws(EmulatorError) -> ListenEvent {
@@ -94,6 +96,19 @@ enum ListenEvent: Equatable {
                     }
                 }
                 event = .documentGone(name: name, removedTargetIDs: removed)
+            case 5:
+                try r.expect(w, .lengthDelimited, f)
+                var c = try r.message()
+                var id: Int32 = 0
+                var count: Int32 = 0
+                while let (cf, cw) = try c.next() {
+                    switch cf {
+                    case 1: try c.expect(cw, .varint, cf); id = try c.int32()
+                    case 2: try c.expect(cw, .varint, cf); count = try c.int32()
+                    default: try c.skip(cw)  // unchanged_names: a bloom filter this client does not use
+                    }
+                }
+                event = .existenceFilter(targetID: id, count: count)
             default:
                 try r.skip(w)
             }
@@ -112,6 +127,10 @@ struct ListenTargetState {
         case snapshot([ProtoDocument], readTime: Int64?)
         /// The server removed the target: the google.rpc code and message.
         case failed(code: Int32, message: String)
+        /// The server counts a different number of documents than this state keeps (an existence
+        /// filter): the state is emptied and its resume token dropped, so the listener must add
+        /// the target again from nothing to get the full result.
+        case resync
     }
 
     let targetID: Int32
@@ -149,6 +168,11 @@ struct ListenTargetState {
             }
         case .documentGone(let name, let removed):
             if removed.isEmpty || removed.contains(targetID) { documents[name] = nil }
+        case .existenceFilter(let id, let count):
+            if id == targetID, Int(count) != documents.count {
+                self = ListenTargetState(targetID: targetID)
+                return .resync
+            }
         case .ignored: break
         }
         return nil

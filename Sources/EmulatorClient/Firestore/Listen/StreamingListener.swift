@@ -8,7 +8,10 @@ import Synchronization
 /// connection marks the view as from the cache and is reopened with backoff (0.1 s doubling to
 /// 5 s); the target is added again with the last resume token (the emulator answers RESET and the
 /// current result), and the view compares it with what it showed, so the next snapshot carries
-/// exactly the changes made meanwhile. A target the server removes (rules refusing the read, an
+/// exactly the changes made meanwhile. An existence filter whose count differs from the documents
+/// kept (the view went wrong somehow) makes the listener drop them and its resume token and listen
+/// again from nothing, as the official SDKs do; the view compares the full result with what it
+/// showed. A target the server removes (rules refusing the read, an
 /// invalid query) ends the listener with that error.
 final class StreamingListener: ListenerRegistration {
     private let stopped: StopFlag
@@ -29,6 +32,7 @@ final class StreamingListener: ListenerRegistration {
             var state = ListenTargetState(targetID: 1)
             defer { view.stop() }
             while !stopped.isSet {
+                var resync = false
                 do {
                     let address = firestore.address
                     let call = try GRPCStreamConnection(
@@ -53,6 +57,11 @@ final class StreamingListener: ListenerRegistration {
                                 view.serverSnapshot(documents, readTime: readTime)
                             case .failed(let code, let message)?:
                                 return fail(FirestoreError(FirestoreErrorCode(rawValue: Int(code)), message))
+                            case .resync?:
+                                // Closing this call and adding the target on a new one, without a
+                                // resume token, is the simplest way to drop every response in flight.
+                                resync = true
+                                break reading
                             case nil: break
                             }
                         case .end(let code, let message):
@@ -65,6 +74,11 @@ final class StreamingListener: ListenerRegistration {
                     // The connection failed or broke: reopen it below.
                 }
                 if stopped.isSet { return }
+                // A resync reopens at once the first time; a server repeating it waits like a reconnect.
+                if resync && delay == 0.1 {
+                    delay = 0.2
+                    continue
+                }
                 state.disconnected()
                 view.disconnected()
                 usleep(useconds_t(delay * 1_000_000))
