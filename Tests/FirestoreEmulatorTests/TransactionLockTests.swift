@@ -14,10 +14,13 @@ import Testing
 /// Pessimistic transactions through the REST and gRPC routers: waits, wound-wait, timeouts,
 /// expiry and cancellation, each ending with no lock left behind.
 @Suite struct TransactionLockTests {
-    static func client(lockTimeout: Int64 = 30_000_000, lifetime: Int64 = 270_000_000) -> FirestoreTestClient {
+    static func client(
+        lockTimeout: Int64 = 30_000_000, lifetime: Int64 = 270_000_000, idleLifetime: Int64 = 60_000_000
+    ) -> FirestoreTestClient {
         FirestoreTestClient(
             service: FirestoreService(
-                store: DocumentStore(engine: StorageEngine()), transactionLifetime: lifetime, lockTimeout: lockTimeout))
+                store: DocumentStore(engine: StorageEngine()), transactionLifetime: lifetime,
+                transactionIdleLifetime: idleLifetime, lockTimeout: lockTimeout))
     }
 
     static func begin(_ c: FirestoreTestClient) -> String {
@@ -128,6 +131,40 @@ import Testing
         #expect(c.post(":commit", #"{"transaction":"\#(t)"}"#).json.errorStatus == "INVALID_ARGUMENT")
         #expect(c.post(":rollback", #"{"transaction":"\#(t)"}"#).status == 200)
         #expect(Self.settle(c).isIdle)
+    }
+
+    /// A client that went away mid-transaction: its locks go once the transaction has had no
+    /// request for the idle lifetime (production: 60 s), long before its 270 s lifetime.
+    @Test func anIdleTransactionReleasesItsLocks() {
+        let c = Self.client(idleLifetime: 300_000)
+        c.set([Self.setN("acct/a", 1)])
+        let t = Self.begin(c)
+        #expect(Self.read(c, "acct/a", t).status == 200)
+        let started = Date()
+        #expect(c.set([Self.setN("acct/a", 5)]).status == 200)  // waits until the transaction idles out
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Self.n(c, "acct/a") == "5")
+        #expect(c.post(":commit", #"{"transaction":"\#(t)"}"#).json.errorStatus == "INVALID_ARGUMENT")
+        #expect(Self.settle(c).isIdle)
+    }
+
+    /// Each request naming a transaction restarts its idle time; the lifetime still ends it.
+    @Test func aTransactionIdlesOutOnlyWithoutRequests() throws {
+        let now = Atomic<Int64>(0)
+        let registry = TransactionRegistry(lifetime: 270_000_000, idleLifetime: 60_000_000, clock: { now.load(ordering: .relaxed) })
+        let db = DatabaseID(project: "p", database: "(default)")
+        let used = registry.begin(db, mode: .readWrite(pessimistic: true), now: 0)
+        let idle = registry.begin(db, mode: .readWrite(pessimistic: true), now: 0)
+        for second: Int64 in stride(from: 50, through: 250, by: 50) {
+            _ = try registry.entry(used, database: db, now: second * 1_000_000)
+        }
+        #expect(registry.isOpen(used))
+        #expect(throws: EmulatorError.self) { try registry.entry(idle, database: db, now: 250_000_000) }
+        #expect(!registry.isOpen(idle))
+        #expect(throws: EmulatorError.self) { try registry.entry(used, database: db, now: 270_000_000) }
+        #expect(!registry.isOpen(used))
+        // An ended transaction's rollback answers OK, as for any that expired.
+        try registry.rollback(idle, database: db, now: 270_000_000)
     }
 
     /// The transport drops a waiting request when its connection closes (it cancels the

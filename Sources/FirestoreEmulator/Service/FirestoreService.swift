@@ -27,11 +27,13 @@ package final class FirestoreService: Sendable {
     /// waits this long between two reads.
     let queryIdleTimeout: Int64
 
-    /// `transactionLifetime` and `lockTimeout` (µs) are production's 270 s and the official
-    /// emulator's 30 s, and `queryIdleTimeout` five minutes, unless a test shortens them.
+    /// `transactionLifetime`, `transactionIdleLifetime` and `lockTimeout` (µs) are production's 270 s
+    /// and 60 s and the official emulator's 30 s, and `queryIdleTimeout` five minutes, unless a test
+    /// shortens them.
     package init(
         store: DocumentStore = DocumentStore(), rules: FirestoreRulesGate = .allowAll, useIndexes: Bool = true,
-        transactionLifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000, cursorProbe: QueryCursorProbe? = nil,
+        transactionLifetime: Int64 = 270_000_000, transactionIdleLifetime: Int64 = 60_000_000,
+        lockTimeout: Int64 = 30_000_000, cursorProbe: QueryCursorProbe? = nil,
         queryIdleTimeout: Int64 = 300_000_000
     ) {
         self.cursorProbe = cursorProbe
@@ -40,7 +42,7 @@ package final class FirestoreService: Sendable {
         self.listenHub = ListenHub(engine: store.engine, startTime: store.currentTime())
         self.useIndexes = useIndexes
         self.transactions = TransactionRegistry(
-            lifetime: transactionLifetime, lockTimeout: lockTimeout, clock: { [store] in store.currentTime() })
+            lifetime: transactionLifetime, idleLifetime: transactionIdleLifetime, lockTimeout: lockTimeout, clock: { [store] in store.currentTime() })
         self.gates = Mutex(([:], rules))
     }
 

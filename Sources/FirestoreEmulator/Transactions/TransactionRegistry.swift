@@ -13,7 +13,8 @@ import Synchronization
 /// results, so a document that newly matches a query read in the transaction aborts it.
 ///
 /// A transaction ends when committed, rolled back, wounded (reported ABORTED on its next call),
-/// expired (270 s after it began) or cleared. Ended ids are remembered for the same 270 s, so a
+/// expired (270 s after it began, or 60 s after its last request, as production: so the locks of
+/// a client that went away are freed within a minute) or cleared. Ended ids are remembered for the same 270 s, so a
 /// rollback of one answers OK and a retry (`retry_transaction`) keeps its age.
 final class TransactionRegistry: Sendable {
     enum Mode: Sendable {
@@ -34,6 +35,8 @@ final class TransactionRegistry: Sendable {
         var database: DatabaseID
         var mode: Mode
         var started: Int64
+        /// When a request last named it (µs).
+        var lastUsed: Int64
         /// Its lock owner and age (the age of the transaction it retries, if any).
         var owner: UInt64
         var age: UInt64
@@ -83,13 +86,19 @@ final class TransactionRegistry: Sendable {
 
     /// Transactions expire after this long (µs); production's limit is 270 s.
     let lifetime: Int64
+    /// ... or after this long without a request naming them (µs); production's is 60 s.
+    let idleLifetime: Int64
     /// How long a request waits for a lock (µs) before ABORTED "Transaction lock timeout.".
     let lockTimeout: Int64
     let clock: @Sendable () -> Int64
     private let state = Mutex(State())
 
-    init(lifetime: Int64 = 270_000_000, lockTimeout: Int64 = 30_000_000, clock: @escaping @Sendable () -> Int64) {
+    init(
+        lifetime: Int64 = 270_000_000, idleLifetime: Int64 = 60_000_000, lockTimeout: Int64 = 30_000_000,
+        clock: @escaping @Sendable () -> Int64
+    ) {
         self.lifetime = lifetime
+        self.idleLifetime = idleLifetime
         self.lockTimeout = lockTimeout
         self.clock = clock
     }
@@ -115,8 +124,8 @@ final class TransactionRegistry: Sendable {
                     age = old.age
                 }
             }
-            s.open[id] = Entry(database: database, mode: mode, started: now, owner: owner, age: age)
-            s.nextExpiry = min(s.nextExpiry, now + lifetime)
+            s.open[id] = Entry(database: database, mode: mode, started: now, lastUsed: now, owner: owner, age: age)
+            s.nextExpiry = min(s.nextExpiry, now + min(lifetime, idleLifetime))
             return out
         }
         resolve(settled)
@@ -128,11 +137,14 @@ final class TransactionRegistry: Sendable {
     func entry(_ id: [UInt8], database: DatabaseID, now: Int64) throws(EmulatorError) -> Entry {
         let (result, settled) = state.withLock { s -> (Result<Entry, EmulatorError>, [(LockWait, EmulatorError?)]) in
             var out = sweep(&s, now)
-            guard let e = s.open[id], e.database == database else { return (.failure(.invalidArgument(Self.invalidMessage)), out) }
+            guard var e = s.open[id], e.database == database else { return (.failure(.invalidArgument(Self.invalidMessage)), out) }
             if s.locks.isWounded(e.owner) {
                 out += finish(&s, id, now)
                 return (.failure(LockTable.wounded), out)
             }
+            // Used now: its idle expiry moves on (`nextExpiry` stays a bound a sweep may pass early).
+            e.lastUsed = max(e.lastUsed, now)
+            s.open[id] = e
             return (.success(e), out)
         }
         resolve(settled)
@@ -270,17 +282,18 @@ final class TransactionRegistry: Sendable {
 
     // MARK: Internals (lock held unless noted)
 
-    /// Ends open transactions past their lifetime, releasing their locks.
+    /// Ends open transactions past their lifetime or idle too long, releasing their locks.
     private func sweep(_ s: inout State, _ now: Int64) -> [(LockWait, EmulatorError?)] {
         if now - s.lastEndedPrune >= 1_000_000 || s.ended.count > Self.maxEnded { pruneEnded(&s, now) }
         guard now >= s.nextExpiry else { return [] }
         var out: [(LockWait, EmulatorError?)] = []
         var next = Int64.max
         for (id, e) in s.open {
-            if now - e.started >= lifetime {
+            let expiry = min(e.started + lifetime, e.lastUsed + idleLifetime)
+            if now >= expiry {
                 out += finish(&s, id, now)
             } else {
-                next = min(next, e.started + lifetime)
+                next = min(next, expiry)
             }
         }
         s.nextExpiry = next
