@@ -133,6 +133,17 @@ import Testing
         #expect(store.existingNamespace("written") != nil)
         #expect(listener.writer.text.contains(#""data":1"#))
         #expect(store.all.count == 4)
+
+        // An answer whose connection closed before it started (the transport never starts its
+        // stream) makes no namespace known.
+        for n in 0..<10 {
+            let response = client.send(HTTPRequest(method: .get, target: "/x.json?ns=unstarted-\(n)", headers: HTTPHeaders(sse)))
+            guard case .stream = response.body else {
+                Issue.record("no event stream")
+                return
+            }
+        }
+        #expect(store.all.count == 4)
     }
 
     @Test func controlCharactersAreEscapedInTheMessage() {

@@ -14,15 +14,7 @@ extension DatabaseEmulator {
         }
         let query = try DatabaseQueryParams.parse(request.items)
         if fields.acceptsEventStream {
-            // A stream is a connection: its namespace is known while it is open, and kept for
-            // good within the bound of ``DatabaseStore/namespaceForConnection(_:)``.
-            let connected = service.store.namespaceForConnection(namespace.name)
-            do {
-                return try stream(request, query: query, connected)
-            } catch {
-                service.store.connectionEnded(connected)
-                throw error
-            }
+            return try stream(request, query: query, namespace)
         }
         let deadline = DatabaseReadDeadline(
             timeoutNanos: request.timeoutNanos, clock: request.hasTimeout ? configuration.monotonicNanos : nil)
@@ -120,12 +112,17 @@ extension DatabaseEmulator {
         headers.add("Cache-Control", "no-cache")
         let path = request.path
         let auth = request.auth
+        let name = namespace.name
         return HTTPResponse(
             status: .ok, headers: headers,
             stream: HTTPStreamBody { [service] writer in
-                service.openStream(path, query: query, in: namespace, auth: auth, writer: writer)
+                // A stream is a connection: its namespace is known while it is open, and kept for
+                // good within the bound of ``DatabaseStore/namespaceForConnection(_:)``. Taken when
+                // the stream starts, so a response whose connection went first holds nothing.
+                let connected = service.store.namespaceForConnection(name)
+                service.openStream(path, query: query, in: connected, auth: auth, writer: writer)
                 // Runs at once if the client already went.
-                writer.onClose { service.store.connectionEnded(namespace) }
+                writer.onClose { service.store.connectionEnded(connected) }
             })
     }
 }
