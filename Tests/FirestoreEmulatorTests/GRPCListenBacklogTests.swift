@@ -58,6 +58,24 @@ import Testing
         }
     }
 
+    /// Every look at a backed-up client hands the connection the same wake-up, not one wrapped
+    /// again: a closure kept bare as a `Mutex`'s value gains two reabstraction thunks per
+    /// `withLock` read, and a Listen behind for half an hour built a chain whose release
+    /// overflowed the stack (the soak's crash). With that chain 200,000 looks make 400,000
+    /// nested thunks: calling the last handler, or releasing it, overflows the stack.
+    @Test func manyLooksAtABackedUpClientKeepItsWakeUpFlat() async throws {
+        let client = GRPCTestClient()
+        let writer = BackloggedWriter()
+        let call = FirestoreListenCall(service: client.service, caller: .owner, writer: writer)
+        call.received(GRPCListenTests.addQuery(client, id: 7, collection: "c"))
+        #expect(try await GRPCListenTests.responses(writer.collected, count: 3).count == 3)
+        writer.fallBehind()
+        for _ in 0..<200_000 { call.refresh() }
+        #expect(writer.asked >= 200_000)
+        writer.catchUp()
+        call.cancelled()
+    }
+
     @Test func commitsWhileBehindGoOutFoldedWhenTheClientCatchesUp() async throws {
         let client = GRPCTestClient()
         let writer = BackloggedWriter()

@@ -26,8 +26,14 @@ final class FirestoreListenCall: GRPCStreamingCall {
         let writer: any GRPCMessageWriter
         let batches: (any GRPCMessageBatchWriter)?
         let backlog: (any GRPCBacklogWriter)?
-        /// Wakes the stream's worker (set once, right after the stream is made).
-        private let wake = Mutex<(@Sendable () -> Void)?>(nil)
+        /// Wakes the stream's worker (set once, right after the stream is made). Kept in a struct:
+        /// a closure held bare as a `Mutex`'s value comes back from every `withLock` wrapped in two
+        /// more reabstraction thunks, and a stream behind for half an hour (one read per look)
+        /// built a chain whose release overflowed the stack.
+        private let wake = Mutex<Wake?>(nil)
+        private struct Wake: Sendable {
+            let run: @Sendable () -> Void
+        }
         private struct Pending {
             var framed = GRPCFramedMessages()
             var names = ListenResponse.DocumentNames()
@@ -42,12 +48,12 @@ final class FirestoreListenCall: GRPCStreamingCall {
         }
 
         func listening(to stream: ListenStream) {
-            wake.withLock { $0 = { [weak stream] in stream?.wake() } }
+            wake.withLock { $0 = Wake { [weak stream] in stream?.wake() } }
         }
 
         var isBackedUp: Bool {
             guard let backlog, backlog.isBehind, let wake = wake.withLock({ $0 }) else { return false }
-            backlog.whenCaughtUp(wake)
+            backlog.whenCaughtUp(wake.run)
             return true
         }
 
