@@ -4,7 +4,9 @@
 Each round runs wrk on nginx's static file, then for every build: Firestore REST GET and PATCH of
 1 KB documents and the Realtime Database REST GET of a 1 KB node (wrk, 32 connections, the
 harness's Lua bodies; `--only` picks among get, patch, rtdb) and, with --grpc, the gRPC unary
-GetDocument with h2load (32 streams on one connection). Servers on CPU 0, load on CPU 1, as
+GetDocument with h2load (32 streams on one connection). Every PATCH changes its document, as a
+user's does: the 100 precomputed requests write 50 documents, each alternately with two bodies of
+the same size (`n` 1 or 2), so no write finds its content already stored. Servers on CPU 0, load on CPU 1, as
 Benchmarks/run pins them. Besides req/s (and the ratio to nginx in the same round) it prints
 each build's server CPU per request (utime + stime from /proc/<pid>/stat over the run ÷ requests),
 and nginx's (master + worker), which compares builds better than wall-clock rates on a shared
@@ -52,15 +54,17 @@ def body(i):
     return '{"fields":{"payload":{"stringValue":"%s"},"n":{"integerValue":"%d"}}}' % ("x" * 900, i)
 
 
-def lua(path, method, path_expr, body_text):
+def lua(path, method, path_expr, bodies, body_expr="1"):
+    """wrk script cycling through 100 precomputed requests; request `counter` (1...100) goes to
+    `path_expr` with `bodies[body_expr]` (Lua expressions of `counter`)."""
     with open(path, "w") as f:
         f.write(f"""wrk.method = "{method}"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer owner"
-local body = {json.dumps(body_text)}
+local bodies = {{{", ".join(json.dumps(b) for b in bodies)}}}
 local requests = {{}}
 for counter = 1, 100 do
-  requests[counter] = wrk.format("{method}", {path_expr}, nil, body)
+  requests[counter] = wrk.format("{method}", {path_expr}, nil, bodies[{body_expr}])
 end
 local index = 0
 request = function()
@@ -178,10 +182,12 @@ server {{ listen 127.0.0.1:{nport}; location / {{ root {www}; default_type appli
     assert wait_for_port(nport, 10)
     get_lua = os.path.join(tmp, "get.lua")
     patch_lua = os.path.join(tmp, "patch.lua")
-    lua(get_lua, "GET", f'"{DOCS}/lat/d" .. (counter % 100)', "")
-    lua(patch_lua, "PATCH", f'"{DOCS}/lat/d" .. (counter % 100)', body(1))
+    lua(get_lua, "GET", f'"{DOCS}/lat/d" .. (counter % 100)', [""])
+    # Requests k and k + 50 write document d<k % 50> with bodies 1 and 2 (same size), so each
+    # document alternates and every PATCH changes it.
+    lua(patch_lua, "PATCH", f'"{DOCS}/lat/d" .. (counter % 50)', [body(1), body(2)], "counter <= 50 and 1 or 2")
     rtdb_lua = os.path.join(tmp, "rtdb.lua")
-    lua(rtdb_lua, "GET", f'"/lat/d" .. (counter % 100) .. ".json?ns={RTDB_NAMESPACE}"', "")
+    lua(rtdb_lua, "GET", f'"/lat/d" .. (counter % 100) .. ".json?ns={RTDB_NAMESPACE}"', [""])
     grpc_data = os.path.join(tmp, "get.grpc")
     msg = f"{NAME}/lat/d1".encode()
     pb = b"\x0a" + bytes([len(msg)]) + msg

@@ -377,6 +377,10 @@ package struct CommitBuilder {
 
     // MARK: Finishing
 
+    /// The state this commit built, moved out of the builder (which ends here), so that
+    /// publishing it copies nothing the builder still holds.
+    consuming func takeState() -> EngineState { state }
+
     /// The net change per key (first old, last new; unchanged keys dropped), with indexes and
     /// counts brought up to date.
     mutating func finish() -> (cleared: [ClearedSubtree], changes: [StorageChange]) {

@@ -293,13 +293,14 @@ struct NamespaceState: Sendable {
         // Upper trees are copied unpruned (horizon 0): a tombstone there must outlive its history,
         // to hide older levels; live entries are pruned here (`pruneLive`).
         let hash = KeyFilter.hash(key)
-        if pendingHolds(key, hash) {
-            // The body runs on a copy read from the tree; the tree is written only if it changed.
-            var entry = pending.entry(key) ?? VersionedEntry(absent: key)
+        if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) {
+            // The body runs on a copy read from the tree (from the slot just found: the leaf
+            // lives while `pending` holds it); the tree is written only if it changed.
+            var entry = found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) }
             let (result, changed) = body(&entry)
             guard changed else { return result }
             NamespaceState.pruneLive(&entry, horizon)
-            pending.update(key, horizon: 0) { $0 = entry }
+            pending.store(entry, horizon: 0)
             return result
         }
         if direct && !freshOrRecentHolds(key, hash) {
@@ -388,7 +389,7 @@ struct NamespaceState: Sendable {
         let hash = KeyFilter.hash(entry.key)
         let old = headEntry(entry.key, hash: hash)
         if pendingHolds(entry.key, hash) {
-            pending.update(entry.key, horizon: 0) { $0 = entry }
+            pending.store(entry, horizon: 0)
         } else {
             addToPending(entry, hash)
         }
@@ -397,7 +398,7 @@ struct NamespaceState: Sendable {
 
     /// Adds `entry` for a key `pending` does not hold.
     private mutating func addToPending(_ entry: VersionedEntry, _ hash: UInt64) {
-        pending.update(entry.key, horizon: 0) { $0 = entry }
+        pending.store(entry, horizon: 0)
         pendingEntries += 1
         if !pendingFilter.isActive { pendingFilter = KeyFilter(capacity: 256) }
         pendingFilter.insert(hash)
@@ -766,9 +767,8 @@ struct EngineState: Sendable {
         guard earliestRetired <= horizon else { return [] }
         var dropped: [RetiredSubtree] = []
         var earliest = CommitTime.max
-        for id in namespaces.keys {
+        for id in namespaces.keys where namespaces.withState(id, { !$0.retired.isEmpty }) == true {
             namespaces.modify(id) { space in
-                guard !space.retired.isEmpty else { return }
                 dropped += space.dropRetired(through: horizon)
                 if let first = space.retired.first { earliest = min(earliest, first.time) }
             }

@@ -100,26 +100,53 @@ package final class StorageEngine: Sendable {
     package func commit<Value, Failure: Error>(
         _ body: (inout CommitBuilder) throws(Failure) -> Value
     ) throws(Failure) -> CommitResult<Value> {
-        var outcome: CommitResult<Value>?
+        // The work is done by `applyCommit`, which is not generic. Generic code (this function is
+        // not specialized across modules) looks up the type metadata of `CommitResult<Value>`
+        // and of optionals of it at run time, a few hundred instructions a lookup, several per
+        // commit: a hot caller calls `applyCommit` itself.
+        var value: Value?
+        var failure: Failure?
+        let applied = applyCommit { (builder: inout CommitBuilder) -> Bool in
+            do throws(Failure) {
+                value = try body(&builder)
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+        // Both set on every path that does not throw.
+        return CommitResult(
+            commitTime: applied.unsafelyUnwrapped.commitTime, cleared: applied.unsafelyUnwrapped.cleared,
+            changes: applied.unsafelyUnwrapped.changes, value: value.unsafelyUnwrapped)
+    }
+
+    /// `commit` without its value: `body` returns false to abandon the commit (nothing is
+    /// applied, and nil returned).
+    package func applyCommit(
+        _ body: (inout CommitBuilder) -> Bool
+    ) -> (commitTime: CommitTime, cleared: [ClearedSubtree], changes: [StorageChange])? {
+        var outcome: (commitTime: CommitTime, cleared: [ClearedSubtree], changes: [StorageChange])?
         var logged: (log: any CommitLog, token: UInt64)?
         // Trees of expired retired subtrees: released after the commit serialization.
         var expired: [RetiredSubtree] = []
-        try commitLock.withLock { _ throws(Failure) in
+        commitLock.withLock { _ in
             let before = head.withLock { $0 }
             let time = max(clock.now(), before.lastCommitTime + 1)
             let horizon = max(before.retainedSince, time - retention)
             var builder = CommitBuilder(
                 state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold, levels: levels,
                 keepsHistory: keepsHistory)
-            let value = try body(&builder)
+            guard body(&builder) else { return }
             let (cleared, changes) = builder.finish()
-            var after = builder.state
+            var after = builder.takeState()
             after.lastCommitTime = time
             let bounded = ledger.withLock { $0.record(time: time, bytes: supersededBytes(changes), horizon: horizon) }
             after.retainedSince = bounded
             expired = after.dropRetired(through: bounded)
             tidyLater(changes, in: after)
-            publish(after)
+            publish(&after)
             let changed = !changes.isEmpty || !cleared.isEmpty
             if changed && !feed.isEmpty {
                 feed.deliver(
@@ -130,12 +157,11 @@ package final class StorageEngine: Sendable {
             if changed, let log = commitLog.withLock({ $0 }) {
                 logged = (log, log.append(changes, cleared: cleared, commitTime: time))
             }
-            outcome = CommitResult(commitTime: time, cleared: cleared, changes: changes, value: value)
+            outcome = (time, cleared, changes)
         }
         if let logged { DurabilityScope.awaitDurable(logged.log, logged.token) }
         expired.removeAll()
-        // Set on every path that does not throw.
-        return outcome.unsafelyUnwrapped
+        return outcome
     }
 
     /// The bytes of the values `changes` overwrote or deleted in namespaces that keep history.
@@ -160,7 +186,9 @@ package final class StorageEngine: Sendable {
         return bytes
     }
 
-    private func publish(_ state: consuming EngineState) {
+    /// Makes `state` the head, with views of the namespaces it changed (made in place, so that
+    /// a state the caller goes on using is not copied for this).
+    private func publish(_ state: inout EngineState) {
         state.namespaces.refreshViews()
         head.withLock { $0 = state }
     }
@@ -203,7 +231,7 @@ package final class StorageEngine: Sendable {
                 space.settle(policy: levels, horizon: horizon)
                 return space.mergesUnderWay
             }) else { return false }
-            publish(state)
+            publish(&state)
             return underWay
         }
         // nil: a commit holds the lock (and may have found this tidy-up still scheduled).
@@ -246,7 +274,7 @@ package final class StorageEngine: Sendable {
                     }
                 }
             }
-            publish(after)
+            publish(&after)
             if !feed.isEmpty {
                 feed.deliverClear(
                     namespace, subtree, commitTime: time,
@@ -277,7 +305,7 @@ package final class StorageEngine: Sendable {
             let before = head.withLock { $0 }
             var after = before
             guard after.namespaces.remove(namespace) else { return nil }
-            publish(after)
+            publish(&after)
             return before
         }
         tidying.withLock { _ = $0.remove(namespace) }
@@ -371,7 +399,7 @@ package final class StorageEngine: Sendable {
             after.namespaces.store(space, for: namespace)
             after.lastCommitTime = latest
             tidyLater(namespace, in: after)
-            publish(after)
+            publish(&after)
             if !changes.isEmpty && !feed.isEmpty {
                 feed.deliver(
                     [], changes, commitTime: latest,
@@ -400,7 +428,7 @@ package final class StorageEngine: Sendable {
         commitLock.withLock { _ in
             var state = head.withLock { $0 }
             state.namespaces[namespace, default: NamespaceState()].limits = limits
-            publish(state)
+            publish(&state)
         }
     }
 
@@ -413,7 +441,7 @@ package final class StorageEngine: Sendable {
             var index = SecondaryIndex(definition: definition)
             index.build(from: state.namespaces[namespace]?.headStack ?? TreeStack(root: TreeNode.leaf()))
             state.namespaces[namespace, default: NamespaceState()].indexes[definition.id] = index
-            publish(state)
+            publish(&state)
         }
     }
 
@@ -422,7 +450,7 @@ package final class StorageEngine: Sendable {
         commitLock.withLock { _ in
             var state = head.withLock { $0 }
             state.namespaces.modify(namespace) { $0.indexes[id] = nil }
-            publish(state)
+            publish(&state)
         }
     }
 

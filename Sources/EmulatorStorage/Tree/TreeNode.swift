@@ -27,9 +27,9 @@ struct TreeNodeFields {
     /// and > every key in `children[i]`. Packed for the same reason as leaves.
     var separatorEnds: [UInt32] = []
     /// Values larger than `inlineValueLimit`, referenced by `LeafSlot.valueStart`.
-    var externals: [[UInt8]] = []
+    var externals = LeafSideArray<[UInt8]>()
     /// Older versions, oldest first, referenced by `LeafSlot.history`.
-    var histories: [VersionHistory] = []
+    var histories = LeafSideArray<VersionHistory>()
     /// Arena bytes no slot refers to any more.
     var garbage = 0
 }
@@ -38,7 +38,8 @@ struct TreeNodeFields {
 ///
 /// Leaves are packed so that copying one (which every commit does for each leaf it touches)
 /// is a few memcpys, not a retain per entry: fixed-size `LeafSlot`s plus one byte arena for
-/// keys and small values. Large values and version histories live in side arrays.
+/// keys and small values. Large values and version histories live in side arrays, in chunks
+/// (`LeafSideArray`), so that changing one of them in a copy copies one chunk, not all.
 ///
 /// A node is one allocation holding its fields and, right after them, its hints (per slot or
 /// separator, the 8 key bytes after `hintOffset`; see `TreeNode+Hints`): a search reads the
@@ -108,11 +109,11 @@ final class TreeNode: @unchecked Sendable {
         unsafeAddress { UnsafePointer(field(\.slots)) }
         unsafeMutableAddress { field(\.slots) }
     }
-    var externals: [[UInt8]] {
+    var externals: LeafSideArray<[UInt8]> {
         unsafeAddress { UnsafePointer(field(\.externals)) }
         unsafeMutableAddress { field(\.externals) }
     }
-    var histories: [VersionHistory] {
+    var histories: LeafSideArray<VersionHistory> {
         unsafeAddress { UnsafePointer(field(\.histories)) }
         unsafeMutableAddress { field(\.histories) }
     }

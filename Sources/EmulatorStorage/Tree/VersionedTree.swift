@@ -47,12 +47,26 @@ struct VersionedTree: Sendable {
     /// an entry that ends up neither live nor carrying history is removed.
     /// Leaves copied on the way drop versions older than `horizon`.
     mutating func update<R>(_ key: [UInt8], horizon: CommitTime, _ body: (inout VersionedEntry) -> R) -> R {
+        update(key, horizon: horizon, reading: true, body)
+    }
+
+    /// Stores `entry` under its key in place of whatever entry the tree holds there (the key's
+    /// old entry is not read out of its leaf first, as `update` would).
+    mutating func store(_ entry: VersionedEntry, horizon: CommitTime) {
+        update(entry.key, horizon: horizon, reading: false) { $0 = entry }
+    }
+
+    /// `update`; with `reading` false the body is handed an absent placeholder even where the
+    /// tree holds the key (for a body that only assigns).
+    private mutating func update<R>(
+        _ key: [UInt8], horizon: CommitTime, reading: Bool, _ body: (inout VersionedEntry) -> R
+    ) -> R {
         if !isKnownUniquelyReferenced(&root) {
             root = root.copy(horizon: horizon)
             copiedNodes += 1
         }
         var result: R?
-        if let split = VersionedTree.update(root, key, horizon, &result, &copiedNodes, body) {
+        if let split = VersionedTree.update(root, key, horizon, reading, &result, &copiedNodes, body) {
             root = TreeNode.node(children: [root, split.right], separators: [split.separator])
         }
         normalizeRoot()
@@ -69,13 +83,13 @@ struct VersionedTree: Sendable {
 
     /// `node` is uniquely owned by this tree.
     private static func update<R>(
-        _ node: TreeNode, _ key: [UInt8], _ horizon: CommitTime, _ result: inout R?, _ copies: inout Int,
+        _ node: TreeNode, _ key: [UInt8], _ horizon: CommitTime, _ reading: Bool, _ result: inout R?, _ copies: inout Int,
         _ body: (inout VersionedEntry) -> R
     ) -> (separator: [UInt8], right: TreeNode)? {
         if node.isLeaf {
             let (index, found) = node.entryIndex(for: key)
             if found {
-                var entry = node.entry(at: index)
+                var entry = reading ? node.entry(at: index) : VersionedEntry(absent: key)
                 result = body(&entry)
                 if entry.isRetained { node.replace(at: index, with: entry) } else { node.remove(at: index) }
                 return nil
@@ -96,7 +110,7 @@ struct VersionedTree: Sendable {
             copies += 1
         }
         let child = node.children[index]
-        if let split = update(child, key, horizon, &result, &copies, body) {
+        if let split = update(child, key, horizon, reading, &result, &copies, body) {
             node.insertSeparator(split.separator, at: index)
             node.children.insert(split.right, at: index + 1)
         } else if child.isEmpty {

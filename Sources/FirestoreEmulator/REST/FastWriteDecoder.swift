@@ -16,6 +16,9 @@ struct FastWriteDecoder {
     /// Reads document names; nil where the body holds none (a document's own fields).
     private let names: RESTDecoding.NameParser?
     private var i = 0
+    /// Whether the string `stringBytes` read last is all ASCII, so that `string()` makes a
+    /// `String` of it without scanning its bytes again (a 1 KB value is most of a body).
+    private var lastStringIsASCII = false
 
     /// Nesting of map and array values handled here (deeper documents take the general path).
     private static let maxDepth = 20
@@ -361,13 +364,16 @@ struct FastWriteDecoder {
         let start = i + 1
         // Eight bytes at a time while none is a quote, backslash, control or non-ASCII byte.
         var j = JSONStringScan.skipPlainASCII(bytes, from: start, to: bytes.count)
+        var ascii = true
         while j < bytes.count {
             let c = bytes[j]
             if c == 0x22 {
                 i = j + 1
+                lastStringIsASCII = ascii
                 return start..<j
             }
             if c == 0x5C || c < 0x20 { return nil }
+            if c >= 0x80 { ascii = false }
             j += 1
         }
         return nil
@@ -375,7 +381,8 @@ struct FastWriteDecoder {
 
     private mutating func string() -> String? {
         guard let range = stringBytes() else { return nil }
-        return Self.text(UnsafeBufferPointer(rebasing: bytes[range]))
+        let text = UnsafeBufferPointer(rebasing: bytes[range])
+        return lastStringIsASCII ? String(decoding: text, as: UTF8.self) : Self.text(text)
     }
 
     /// A string of valid UTF-8 (ASCII checked with a plain loop first: the standard library's

@@ -17,6 +17,9 @@ struct CommitBuffer {
         self.namespace = namespace
     }
 
+    /// The builder, moved out of the buffer (which ends here) rather than copied.
+    consuming func takeBuilder() -> CommitBuilder { builder }
+
     var commitTime: Int64 { builder.commitTime }
     var view: DatabaseView<CommitBuilder> { DatabaseView(source: builder, namespace: namespace) }
 

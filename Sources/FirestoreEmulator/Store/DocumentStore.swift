@@ -63,15 +63,30 @@ package final class DocumentStore: Sendable {
         _ database: DatabaseID, _ body: (inout CommitBuffer) throws(EmulatorError) -> R
     ) throws(EmulatorError) -> (result: R, commitTime: Int64) {
         let ns = Self.namespace(database)
-        let outcome = try engine.commit { (txn: inout CommitBuilder) throws(EmulatorError) -> R in
+        // `applyCommit` rather than the generic `commit`: this function is specialized for each
+        // result type, the engine's generic one is not, and would look up the metadata of its
+        // result types at run time on every commit.
+        var outcome: Result<R, EmulatorError>?
+        let applied = engine.applyCommit { (txn: inout CommitBuilder) -> Bool in
             // Move the builder into the buffer (a copy would share its trees and make every
             // write copy nodes), and move it back on every path.
             var buffer = CommitBuffer(builder: consume txn, namespace: ns)
             let r = Result { () throws(EmulatorError) -> R in try body(&buffer) }
-            txn = buffer.builder
-            return try r.get()
+            txn = buffer.takeBuilder()
+            outcome = r
+            if case .failure = r { return false }
+            return true
         }
-        return (outcome.value, outcome.commitTime)
+        switch outcome {
+        case .success(let result)?:
+            if let applied { return (result, applied.commitTime) }
+        case .failure(let error)?:
+            throw error
+        case nil:
+            break
+        }
+        // The body ran (applyCommit always runs it) and the commit applied it.
+        throw .internal("The commit ended without an outcome.")
     }
 
     /// Documents of `collection` whose `field` is equivalent to `value`, through an equality index

@@ -1,4 +1,5 @@
 package import EmulatorModel
+import EmulatorSupport
 
 /// One live document as a read sees it: its path below `documents`, its fields and its times
 /// (microseconds since the epoch).
@@ -43,18 +44,9 @@ package struct DatabaseID: Sendable, Hashable, CustomStringConvertible {
         path.isEmpty ? rootName : rootName + "/" + path.description
     }
 
+    /// Byte equality of the names (not String's canonical equivalence).
     package static func == (a: DatabaseID, b: DatabaseID) -> Bool {
-        sameUTF8(a.project, b.project) && sameUTF8(a.database, b.database)
-    }
-
-    /// Byte equality (not String's canonical equivalence), over contiguous storage when the
-    /// strings have it (every native string does).
-    private static func sameUTF8(_ a: String, _ b: String) -> Bool {
-        let same = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in x.count == y.count && x.elementsEqual(y) }
-        }
-        if let same, let same { return same }
-        return a.utf8.elementsEqual(b.utf8)
+        utf8Equal(a.project, b.project) && utf8Equal(a.database, b.database)
     }
 
     package func hash(into hasher: inout Hasher) {
