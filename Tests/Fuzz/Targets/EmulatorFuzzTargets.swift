@@ -211,8 +211,8 @@ final class DatabaseLongPollHarness: ReusedEmulator {
         defer { database.reset() }
         let start = router.respond(to: HTTPRequest(method: .get, target: "/.lp?start=t&ser=1&cb=1&v=5&ns=fuzz"))
         // (function(){…f("start","<id>","<pw>");})();
-        let quoted = start.bodyBytes.split(separator: UInt8(ascii: "\""), omittingEmptySubsequences: false)
-        let id = quoted.count > 5 ? Array(quoted[5]) : [], password = quoted.count > 7 ? Array(quoted[7]) : []
+        let quoted = FuzzPieces.records(start.bodyBytes, separator: UInt8(ascii: "\""), limit: 8)
+        let id = quoted.count > 5 ? quoted[5] : [], password = quoted.count > 7 ? quoted[7] : []
         var outcomes: [String] = []
         for line in FuzzPieces.records(input, limit: 64) {
             let query = String(decoding: Self.naming(line, id: id, password: password), as: UTF8.self)
