@@ -18,6 +18,16 @@ import Testing
         #expect(hex(SHA1.hash(Array(input.utf8))) == digest)
     }
 
+    /// Messages whose padding ends a block exactly, spills into a second block, or fills two.
+    @Test(arguments: [
+        (55, "c1c8bbdc22796e28c0e15163d20899b65621d65a"), (63, "03f09f5b158a7a8cdad920bddc29b81c18a551f5"),
+        (64, "0098ba824b5c16427bd7a1122a5a442a25ec644d"), (119, "ee971065aaa017e0632a8ca6c77bb3bf8b1dfc56"),
+        (120, "f34c1488385346a55709ba056ddd08280dd4c6d6"),
+    ])
+    func sha1AtBlockBoundaries(count: Int, digest: String) {
+        #expect(hex(SHA1.hash(Array(repeating: UInt8(ascii: "a"), count: count))) == digest)
+    }
+
     @Test func sha1OfAMillionAs() {
         #expect(hex(SHA1.hash(Array(repeating: UInt8(ascii: "a"), count: 1_000_000))) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
     }
@@ -114,6 +124,29 @@ import Testing
             decode(bytes, pieces: 1000) == [
                 .frame(WebSocketFrame(opcode: .binary, payload: mid)), .frame(WebSocketFrame(opcode: .binary, payload: big)),
             ])
+    }
+
+    /// Masking a word at a time XORs byte `i` with key byte `i % 4`, as byte by byte would, at
+    /// every length and from any start address (the words are loaded unaligned).
+    @Test func maskingMatchesTheBytewiseDefinition() {
+        let key: (UInt8, UInt8, UInt8, UInt8) = (0x37, 0xfa, 0x21, 0x3d)
+        let keyBytes = [key.0, key.1, key.2, key.3]
+        let source = (0..<83).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 11) }
+        for start in 0..<3 {
+            for count in 0...(source.count - start) {
+                var bytes = source
+                bytes.withUnsafeMutableBufferPointer { all in
+                    WebSocketMask.apply(key, to: UnsafeMutableBufferPointer(rebasing: all[start..<(start + count)]))
+                }
+                let expected = source.enumerated().map { i, byte in
+                    (start..<(start + count)).contains(i) ? byte ^ keyBytes[(i - start) % 4] : byte
+                }
+                #expect(bytes == expected, "start \(start), count \(count)")
+            }
+        }
+        #expect(
+            WebSocketFrame(opcode: .text, payload: Self.hello).encoded(maskingKey: key)
+                == [0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58])
     }
 
     static let badFrames: [([UInt8], UInt16)] = [

@@ -54,12 +54,21 @@ struct DatabaseRules: Sendable {
     }
 
     /// The rules every namespace starts with: open reads and writes, as the emulator defaults.
+    /// Each call has its own coverage counts; the ruleset is parsed once per process, as every
+    /// new namespace (each connection to a new name, each read of one past the kept ones) starts
+    /// with these rules.
     static func standard(logger: Logger?, requestLog: RulesRequestLog? = nil) -> DatabaseRules {
-        let source = Array(DatabaseDefaultRules.source.utf8)
-        // The default rules as parsed from their text, so that coverage points into it.
-        if case .success(let rules) = compile(source, logger: logger, requestLog: requestLog) { return rules }
-        return DatabaseRules(source: source, ruleset: .defaultRules(), logger: logger, requestLog: requestLog)
+        DatabaseRules(source: standardSource, ruleset: standardRuleset, logger: logger, requestLog: requestLog)
     }
+
+    private static let standardSource = Array(DatabaseDefaultRules.source.utf8)
+
+    /// The default rules as parsed from their text, so that coverage points into it.
+    private static let standardRuleset: DatabaseRuleset = {
+        let parsed = DatabaseRuleset.parse(String(decoding: standardSource, as: UTF8.self), fileName: "database.rules.json")
+        if case .success(let ruleset) = parsed { return ruleset }
+        return .defaultRules()
+    }()
 
     /// May `auth` read `path` with `query`, given `data`? `now` is server time (ms).
     func mayRead(

@@ -45,9 +45,10 @@ package struct WebSocketFrame: Sendable, Hashable {
             for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: count >> shift)) }
         }
         if let key = maskingKey {
-            let keyBytes = [key.0, key.1, key.2, key.3]
-            out.append(contentsOf: keyBytes)
-            for (i, byte) in payload.enumerated() { out.append(byte ^ keyBytes[i & 3]) }
+            out.append(contentsOf: [key.0, key.1, key.2, key.3])
+            let start = out.count
+            out.append(contentsOf: payload)
+            out.withUnsafeMutableBufferPointer { WebSocketMask.apply(key, to: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
         } else {
             out.append(contentsOf: payload)
         }

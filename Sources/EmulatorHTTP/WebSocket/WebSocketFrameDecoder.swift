@@ -65,16 +65,7 @@ package struct WebSocketFrameDecoder: Sendable {
         var payload = Array(buffer[payloadStart..<(payloadStart + payloadLength)])
         if masked {
             let key = (buffer[maskStart], buffer[maskStart + 1], buffer[maskStart + 2], buffer[maskStart + 3])
-            payload.withUnsafeMutableBufferPointer { bytes in
-                for i in bytes.indices {
-                    switch i & 3 {
-                    case 0: bytes[i] ^= key.0
-                    case 1: bytes[i] ^= key.1
-                    case 2: bytes[i] ^= key.2
-                    default: bytes[i] ^= key.3
-                    }
-                }
-            }
+            payload.withUnsafeMutableBufferPointer { WebSocketMask.apply(key, to: $0) }
         }
         readIndex = payloadStart + payloadLength
         if readIndex == buffer.count {

@@ -3,6 +3,7 @@ import EmulatorHTTP
 import EmulatorHTTP2
 import EmulatorStorage
 import FirestoreEmulator
+import Glibc
 import Synchronization
 
 extension FuzzTargets {
@@ -179,7 +180,7 @@ final class DatabaseWebSocketHarness: ReusedEmulator {
         guard case .upgrade(let upgrade) = router.respond(to: Self.upgrade).body else { return ["no upgrade"] }
         let writer = RecordingConnectionWriter()
         let handler = upgrade.makeHandler(writer)
-        for line in FuzzPieces.records(input).prefix(64) {
+        for line in FuzzPieces.records(input, limit: 64) {
             handler.received(WebSocketFrame(opcode: .text, payload: line).encoded(maskingKey: (1, 2, 3, 4)))
         }
         handler.closed()
@@ -210,13 +211,11 @@ final class DatabaseLongPollHarness: ReusedEmulator {
         defer { database.reset() }
         let start = router.respond(to: HTTPRequest(method: .get, target: "/.lp?start=t&ser=1&cb=1&v=5&ns=fuzz"))
         // (function(){…f("start","<id>","<pw>");})();
-        let quoted = String(decoding: start.bodyBytes, as: UTF8.self).split(separator: "\"", omittingEmptySubsequences: false)
-        let id = quoted.count > 5 ? String(quoted[5]) : "", password = quoted.count > 7 ? String(quoted[7]) : ""
+        let quoted = FuzzPieces.records(start.bodyBytes, separator: UInt8(ascii: "\""), limit: 8)
+        let id = quoted.count > 5 ? quoted[5] : [], password = quoted.count > 7 ? quoted[7] : []
         var outcomes: [String] = []
-        for line in FuzzPieces.records(input).prefix(64) {
-            var query = String(decoding: line, as: UTF8.self)
-            query = query.split(separator: "{id}", omittingEmptySubsequences: false).joined(separator: id)
-            query = query.split(separator: "{pw}", omittingEmptySubsequences: false).joined(separator: password)
+        for line in FuzzPieces.records(input, limit: 64) {
+            let query = String(decoding: Self.naming(line, id: id, password: password), as: UTF8.self)
             let response = router.respond(to: HTTPRequest(method: line.first == 0x50 ? .post : .get, target: "/.lp?" + query))
             outcomes.append("\(response.status.code)")
             outcomes += wireStatuses(response.bodyBytes)
@@ -228,25 +227,61 @@ final class DatabaseLongPollHarness: ReusedEmulator {
         }
         return outcomes
     }
+
+    /// `line` with every `{id}` and `{pw}` replaced by the connection's id and password. Byte by
+    /// byte, and the braces found by `memchr`: the harness's own loops are compiled with
+    /// libFuzzer's comparison tracing too (splitting the query as a `String` was a seventh of
+    /// the target's time).
+    static func naming(_ line: [UInt8], id: [UInt8], password: [UInt8]) -> [UInt8] {
+        let idMark = Array("{id}".utf8), passwordMark = Array("{pw}".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(line.count)
+        line.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var copied = 0, from = 0
+            while from < buffer.count, let found = memchr(base + from, Int32(UInt8(ascii: "{")), buffer.count - from) {
+                let at = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                let mark = buffer[at..<min(at + 4, buffer.count)]
+                let replacement = mark.elementsEqual(idMark) ? id : mark.elementsEqual(passwordMark) ? password : nil
+                guard let replacement else {
+                    from = at + 1
+                    continue
+                }
+                out.append(contentsOf: buffer[copied..<at])
+                out.append(contentsOf: replacement)
+                copied = at + 4
+                from = copied
+            }
+            out.append(contentsOf: buffer[copied...])
+        }
+        return out
+    }
 }
 
 /// The request statuses (`"s":"ok"`, `"s":"permission_denied"`…) in wire-protocol text, in order;
-/// session ids (`"s":"emulator-…"`) are left out.
+/// session ids (`"s":"emulator-…"`) are left out. The quotes are found by `memchr` (see
+/// `DatabaseLongPollHarness.naming`).
 func wireStatuses(_ bytes: [UInt8]) -> [String] {
     let marker = Array(#""s":""#.utf8)
     var out: [String] = []
-    var i = 0
-    while i + marker.count <= bytes.count {
-        guard bytes[i..<i + marker.count].elementsEqual(marker) else {
-            i += 1
-            continue
-        }
-        i += marker.count
-        let start = i
-        while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += 1 }
-        let value = bytes[start..<i]
-        if value.allSatisfy({ (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "_") }) {
-            out.append(String(decoding: value, as: UTF8.self))
+    bytes.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return }
+        var i = 0
+        while i + marker.count <= buffer.count, let found = memchr(base + i, Int32(UInt8(ascii: "\"")), buffer.count - i) {
+            i = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+            guard i + marker.count <= buffer.count, buffer[i..<i + marker.count].elementsEqual(marker) else {
+                i += 1
+                continue
+            }
+            i += marker.count
+            let start = i
+            i = memchr(base + i, Int32(UInt8(ascii: "\"")), buffer.count - i).map {
+                UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0))
+            } ?? buffer.count
+            let value = buffer[start..<i]
+            if value.allSatisfy({ (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "_") }) {
+                out.append(String(decoding: value, as: UTF8.self))
+            }
         }
     }
     return out

@@ -280,10 +280,12 @@ final class DatabaseLongPollServer: Sendable {
         script(status: .notFound, "/* Unknown or expired long-poll connection. */")
     }
 
-    /// 16 random bytes as URL-safe base64 (letters, digits, `-`, `_`).
+    /// 16 random bytes as URL-safe base64 (letters, digits, `-`, `_`): two draws of the system
+    /// generator (one `getrandom` each), not one per byte.
     private static func randomToken() -> String {
         var rng = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let words = (rng.next() as UInt64, rng.next() as UInt64)
+        let bytes = withUnsafeBytes(of: words) { Array($0) }
         return Base64.encode(bytes, alphabet: .urlSafe, padding: false)
     }
 }
