@@ -49,6 +49,9 @@ import Testing
         if Self.plain.contains(raw), !(allowMethod && colonLast) {
             #expect(fast != nil, "the plain path \(raw) takes the fast reading")
         }
-        if Self.general.contains(raw) { #expect(fast == nil, "\(raw) is left to the general reading") }
+        // Without a custom method (GET, PATCH, DELETE), a `:` is part of the last id.
+        if Self.general.contains(raw), allowMethod || !colonLast {
+            #expect(fast == nil, "\(raw) is left to the general reading")
+        }
     }
 }
