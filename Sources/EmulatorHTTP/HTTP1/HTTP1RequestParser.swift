@@ -1,4 +1,5 @@
 import EmulatorSupport
+import Glibc
 
 /// An HTTP/1.x request parser: a value-type state machine fed with bytes.
 ///
@@ -28,6 +29,8 @@ package struct HTTP1RequestParser: Sendable {
     private struct PendingHead: Sendable {
         var method: HTTPMethod
         var target: String
+        /// UTF-8 offset of the target's `?`, found while its bytes were checked.
+        var queryOffset: Int?
         var headers: HTTPHeaders
         var minorVersion: Int
         var keepAlive: Bool
@@ -46,7 +49,7 @@ package struct HTTP1RequestParser: Sendable {
         var connectionCount = 0
 
         /// Counts the field called `name` (raw bytes of the head).
-        mutating func note(_ name: ArraySlice<UInt8>, index: Int) {
+        mutating func note(_ name: UnsafeBufferPointer<UInt8>, index: Int) {
             switch name.count {
             case 6 where HTTPFieldName.matches(name, "expect"): expectCount += 1
             case 10 where HTTPFieldName.matches(name, "connection"): connectionCount += 1
@@ -166,21 +169,25 @@ package struct HTTP1RequestParser: Sendable {
                 return nil
             }
         }
-        let scanned = max(scanIndex, readIndex)
-        let end = findHeadEnd()
-        // A line ending in a bare LF can never complete a head (the terminator is CRLF CRLF):
-        // answer 400 now instead of waiting for the header timeout.
-        if containsBareLF(from: scanned, to: end.map { $0 + 4 } ?? buffer.count) { return .some(fail(.badRequest)) }
-        guard let end else {
+        let end: Int
+        switch scanHead() {
+        case .bareLF:
+            // A line ending in a bare LF can never complete a head (the terminator is CRLF CRLF):
+            // answer 400 now instead of waiting for the header timeout.
+            return .some(fail(.badRequest))
+        case .incomplete:
             if bufferedCount > limits.maxHeadBytes { return .some(fail(.headerFieldsTooLarge)) }
             return nil
+        case .end(let found):
+            end = found
         }
         let headLength = end - readIndex
         if headLength + 4 > limits.maxHeadBytes { return .some(fail(.headerFieldsTooLarge)) }
-        let head = buffer[readIndex..<end]
+        let start = readIndex
         readIndex = end + 4
         scanIndex = readIndex
-        switch Self.parseHeadLines(head, limits: limits) {
+        let result = buffer.withUnsafeBufferPointer { Self.parseHeadLines($0, from: start, to: end, limits: limits) }
+        switch result {
         case .failure(let status):
             return .some(fail(status))
         case .success(let parsed):
@@ -188,30 +195,35 @@ package struct HTTP1RequestParser: Sendable {
         }
     }
 
-    private mutating func findHeadEnd() -> Int? {
-        var i = max(scanIndex, readIndex)
-        let count = buffer.count
-        while i + 3 < count {
-            if buffer[i + 3] != .lf {
-                // Skip ahead: the terminator cannot end before the next LF.
-                i += buffer[i + 3] == .cr ? 1 : 4
-                continue
-            }
-            if buffer[i] == .cr, buffer[i + 1] == .lf, buffer[i + 2] == .cr { return i }
-            i += 1
-        }
-        scanIndex = i
-        return nil
+    private enum HeadScan {
+        /// The head's terminator starts here (its CR).
+        case end(Int)
+        /// An LF not preceded by a CR comes first.
+        case bareLF
+        /// Neither is buffered yet.
+        case incomplete
     }
 
-    /// Whether an LF in `start..<end` of the head being read is not preceded by a CR.
-    private func containsBareLF(from start: Int, to end: Int) -> Bool {
-        var i = start
-        while i < end {
-            if buffer[i] == .lf, i == readIndex || buffer[i - 1] != .cr { return true }
-            i += 1
+    /// Looks for the end of the head (the first CRLF CRLF) from where the last look stopped,
+    /// one LF at a time: every LF must follow a CR, and one that follows CR LF CR ends the head.
+    /// The bytes after the terminator (a body, the next request) are not looked at.
+    private mutating func scanHead() -> HeadScan {
+        let readIndex = readIndex
+        let (scan, resume): (HeadScan, Int) = buffer.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return (.incomplete, 0) }
+            var i = max(scanIndex, readIndex)
+            while i < bytes.count {
+                // memchr: the LFs of a head are a few per hundred bytes.
+                guard let found = memchr(base + i, 0x0A, bytes.count - i) else { break }
+                let lf = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                if lf == readIndex || bytes[lf - 1] != .cr { return (.bareLF, lf) }
+                if lf - 3 >= readIndex, bytes[lf - 2] == .lf, bytes[lf - 3] == .cr { return (.end(lf - 3), lf) }
+                i = lf + 1
+            }
+            return (.incomplete, bytes.count)
         }
-        return false
+        scanIndex = resume
+        return scan
     }
 
     private enum HeadResult {
@@ -219,24 +231,35 @@ package struct HTTP1RequestParser: Sendable {
         case failure(HTTPStatus)
     }
 
-    private static func parseHeadLines(_ head: ArraySlice<UInt8>, limits: HTTP1Limits) -> HeadResult {
-        var lines = LineIterator(bytes: head)
-        guard let requestLine = lines.next() else { return .failure(.badRequest) }
+    /// Parses the head in `bytes[start..<end]` (its terminator excluded) in one pass over the
+    /// bytes: lines end at CRLF (a bare CR stays in its line, where validation refuses it), and
+    /// only the method, target and field names and values become values.
+    private static func parseHeadLines(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, limits: HTTP1Limits
+    ) -> HeadResult {
+        var lines = HeadLines(bytes: bytes, position: start, end: end)
+        guard let (lineStart, lineEnd) = lines.next() else { return .failure(.badRequest) }
         // method SP target SP version
-        guard let firstSpace = requestLine.firstIndex(of: .space) else { return .failure(.badRequest) }
-        let methodBytes = requestLine[requestLine.startIndex..<firstSpace]
-        let rest = requestLine[(firstSpace + 1)...]
-        guard let secondSpace = rest.firstIndex(of: .space) else { return .failure(.badRequest) }
-        let targetBytes = rest[rest.startIndex..<secondSpace]
-        let versionBytes = rest[(secondSpace + 1)...]
-        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else { return .failure(.badRequest) }
-        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard let firstSpace = firstIndex(of: .space, in: bytes, lineStart, lineEnd) else { return .failure(.badRequest) }
+        guard let secondSpace = firstIndex(of: .space, in: bytes, firstSpace + 1, lineEnd) else {
             return .failure(.badRequest)
         }
+        let methodBytes = UnsafeBufferPointer(rebasing: bytes[lineStart..<firstSpace])
+        let targetBytes = UnsafeBufferPointer(rebasing: bytes[(firstSpace + 1)..<secondSpace])
+        let versionBytes = UnsafeBufferPointer(rebasing: bytes[(secondSpace + 1)..<lineEnd])
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else { return .failure(.badRequest) }
+        guard !targetBytes.isEmpty else { return .failure(.badRequest) }
+        // The target's bytes are checked and its `?` found in the same pass.
+        var queryOffset: Int?
+        for i in 0..<targetBytes.count {
+            let byte = targetBytes[i]
+            guard byte > 0x20 && byte < 0x7F else { return .failure(.badRequest) }
+            if byte == UInt8(ascii: "?"), queryOffset == nil { queryOffset = i }
+        }
         guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8) else { return .failure(.badRequest) }
-        let major = versionBytes[versionBytes.startIndex + 5]
-        let dot = versionBytes[versionBytes.startIndex + 6]
-        let minor = versionBytes[versionBytes.startIndex + 7]
+        let major = versionBytes[5]
+        let dot = versionBytes[6]
+        let minor = versionBytes[7]
         guard major.isDigit, dot == UInt8(ascii: "."), minor.isDigit else { return .failure(.badRequest) }
         guard major == UInt8(ascii: "1"), minor <= UInt8(ascii: "1") else { return .failure(.httpVersionNotSupported) }
         let minorVersion = Int(minor - UInt8(ascii: "0"))
@@ -244,15 +267,20 @@ package struct HTTP1RequestParser: Sendable {
         var headers = HTTPHeaders(minimumCapacity: 8)
         var framing = FramingFields()
         var count = 0
-        while let line = lines.next() {
-            guard let first = line.first else { return .failure(.badRequest) }
+        while let (lineStart, lineEnd) = lines.next() {
+            guard lineStart < lineEnd else { return .failure(.badRequest) }
+            let first = bytes[lineStart]
             if first == .space || first == .tab { return .failure(.badRequest) }  // obsolete line folding
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.badRequest) }
-            let name = line[line.startIndex..<colon]
+            guard let colon = firstIndex(of: UInt8(ascii: ":"), in: bytes, lineStart, lineEnd) else {
+                return .failure(.badRequest)
+            }
+            let name = UnsafeBufferPointer(rebasing: bytes[lineStart..<colon])
             guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return .failure(.badRequest) }
-            var value = line[(colon + 1)...]
-            while let b = value.first, b == .space || b == .tab { value = value.dropFirst() }
-            while let b = value.last, b == .space || b == .tab { value = value.dropLast() }
+            var valueStart = colon + 1
+            var valueEnd = lineEnd
+            while valueStart < valueEnd, bytes[valueStart] == .space || bytes[valueStart] == .tab { valueStart += 1 }
+            while valueStart < valueEnd, bytes[valueEnd - 1] == .space || bytes[valueEnd - 1] == .tab { valueEnd -= 1 }
+            let value = UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd])
             guard value.allSatisfy({ $0 == .tab || ($0 >= 0x20 && $0 != 0x7F) }) else { return .failure(.badRequest) }
             count += 1
             if count > limits.maxHeaderCount { return .failure(.headerFieldsTooLarge) }
@@ -274,8 +302,16 @@ package struct HTTP1RequestParser: Sendable {
         let target = String(decoding: targetBytes, as: UTF8.self)
         return .success(
             PendingHead(
-                method: method, target: target, headers: headers, minorVersion: minorVersion, keepAlive: keepAlive,
-                framing: framing))
+                method: method, target: target, queryOffset: queryOffset, headers: headers, minorVersion: minorVersion,
+                keepAlive: keepAlive, framing: framing))
+    }
+
+    /// The first index of `byte` in `bytes[start..<end]` (memchr: a field line is tens of bytes).
+    fileprivate static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int? {
+        guard start < end, let base = bytes.baseAddress, let found = memchr(base + start, Int32(byte), end - start) else {
+            return nil
+        }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     /// Decides the body framing of a parsed head.
@@ -363,7 +399,8 @@ package struct HTTP1RequestParser: Sendable {
         continuePending = false
         guard let head = pending else { return fail(.internalServerError) }
         pending = nil
-        let request = HTTPRequest(method: head.method, target: head.target, headers: head.headers, body: body)
+        let request = HTTPRequest(
+            method: head.method, target: head.target, queryOffset: head.queryOffset, headers: head.headers, body: body)
         body = []
         compactIfIdle()
         return .request(HTTP1ParsedRequest(request: request, minorVersion: head.minorVersion, keepAlive: head.keepAlive))
@@ -470,32 +507,28 @@ package struct HTTP1RequestParser: Sendable {
     private static let tokenBitsHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
 }
 
-/// Splits a head into CRLF-terminated lines (the last line needs no terminator).
-private struct LineIterator: IteratorProtocol {
-    let bytes: ArraySlice<UInt8>
+/// Splits a head into CRLF-terminated lines (the last line needs no terminator), as index ranges.
+private struct HeadLines {
+    let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
+    let end: Int
 
-    init(bytes: ArraySlice<UInt8>) {
-        self.bytes = bytes
-        self.position = bytes.startIndex
-    }
-
-    mutating func next() -> ArraySlice<UInt8>? {
-        guard position < bytes.endIndex else { return nil }
-        var i = position
-        while i < bytes.endIndex {
-            if bytes[i] == .cr, i + 1 < bytes.endIndex, bytes[i + 1] == .lf {
-                let line = bytes[position..<i]
-                position = i + 2
-                return line
+    /// The next line's start and end (its CRLF excluded). A bare CR or LF inside the head is never
+    /// valid; it stays part of its line so that validation rejects it.
+    mutating func next() -> (Int, Int)? {
+        guard position < end else { return nil }
+        let start = position
+        var from = position
+        // The line ends at the first LF after a CR of the line: found LF by LF.
+        while let lf = HTTP1RequestParser.firstIndex(of: .lf, in: bytes, from, end) {
+            if lf > start, bytes[lf - 1] == .cr {
+                position = lf + 1
+                return (start, lf - 1)
             }
-            // A bare CR or LF inside the head is never valid; hand it to the caller as part of the line
-            // so value validation rejects it.
-            i += 1
+            from = lf + 1
         }
-        let line = bytes[position..<bytes.endIndex]
-        position = bytes.endIndex
-        return line
+        position = end
+        return (start, end)
     }
 }
 

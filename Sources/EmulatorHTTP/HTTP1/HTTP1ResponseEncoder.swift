@@ -41,31 +41,41 @@ package enum HTTP1ResponseEncoder {
     @discardableResult
     package static func encode(_ response: HTTPResponse, context: Context, into out: inout [UInt8]) -> StreamFraming? {
         let status = response.status
-        appendStatusLine(status, into: &out)
         let isUpgrade: Bool
         if case .upgrade = response.body { isUpgrade = true } else { isUpgrade = false }
+        if case .bytes(let body) = response.body {
+            // Room for the head (its fields plus status line and framing) and the body at once.
+            var headBytes = 96
+            for field in response.headers { headBytes += field.name.utf8.count + field.value.utf8.count + 4 }
+            // Doubling when it grows: pipelined answers accumulate in one buffer.
+            let needed = out.count + headBytes + body.count
+            if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
+        }
+        appendStatusLine(status, into: &out)
         for field in response.headers {
-            if HTTPHeaders.namesMatch(field.name, "Content-Length") || HTTPHeaders.namesMatch(field.name, "Transfer-Encoding") {
-                continue
+            // Only these three names are the encoder's; their lengths tell most names apart.
+            switch field.name.utf8.count {
+            case 10 where !isUpgrade && HTTPHeaders.namesMatch(field.name, "Connection"): continue
+            case 14 where HTTPHeaders.namesMatch(field.name, "Content-Length"): continue
+            case 17 where HTTPHeaders.namesMatch(field.name, "Transfer-Encoding"): continue
+            default: appendField(field.name, field.value, into: &out)
             }
-            if !isUpgrade, HTTPHeaders.namesMatch(field.name, "Connection") { continue }
-            appendField(field.name, field.value, into: &out)
         }
         let bodyless = status.code < 200 || status.code == 204 || status.code == 304
         switch response.body {
         case .bytes(let body):
             if !bodyless {
-                out.append(contentsOf: "Content-Length: ".utf8)
+                append("Content-Length: ", into: &out)
                 appendDecimal(body.count, into: &out)
-                out.append(contentsOf: "\r\n".utf8)
+                append("\r\n", into: &out)
             }
             if context.close {
-                out.append(contentsOf: "Connection: close\r\n".utf8)
+                append("Connection: close\r\n", into: &out)
             } else if context.minorVersion == 0 {
                 // An HTTP/1.0 client keeps the connection only when told so.
-                out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+                append("Connection: keep-alive\r\n", into: &out)
             }
-            out.append(contentsOf: "\r\n".utf8)
+            append("\r\n", into: &out)
             if !context.isHead, !bodyless { out.append(contentsOf: body) }
             return nil
         case .stream:
@@ -126,24 +136,46 @@ package enum HTTP1ResponseEncoder {
     // MARK: - Pieces
 
     private static func appendStatusLine(_ status: HTTPStatus, into out: inout [UInt8]) {
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        if status.code == 200, utf8Equal(status.reason, "OK") {
+            append("HTTP/1.1 200 OK\r\n", into: &out)
+            return
+        }
+        append("HTTP/1.1 ", into: &out)
         appendDecimal(status.code, into: &out)
         out.append(.space)
-        out.append(contentsOf: status.reason.utf8)
-        out.append(contentsOf: "\r\n".utf8)
+        append(status.reason, into: &out)
+        append("\r\n", into: &out)
     }
 
     private static func appendField(_ name: String, _ value: String, into out: inout [UInt8]) {
-        out.append(contentsOf: name.utf8)
-        out.append(contentsOf: ": ".utf8)
-        // Never let a handler's value split the head: CR and LF become spaces (copied whole when
-        // there are none, the usual case).
-        if value.utf8.contains(where: { $0 == .cr || $0 == .lf }) {
-            for byte in value.utf8 { out.append(byte == .cr || byte == .lf ? .space : byte) }
-        } else {
-            out.append(contentsOf: value.utf8)
+        append(name, into: &out)
+        append(": ", into: &out)
+        // Never let a handler's value split the head: CR and LF become spaces. Copied whole, then
+        // the copy is checked (a handler may pass on a value that came from a request).
+        let start = out.count
+        append(value, into: &out)
+        out.withUnsafeMutableBufferPointer { bytes in
+            for i in start..<bytes.count where bytes[i] == .cr || bytes[i] == .lf { bytes[i] = .space }
         }
-        out.append(contentsOf: "\r\n".utf8)
+        append("\r\n", into: &out)
+    }
+
+    /// Appends a literal's bytes (a copy of its memory, not a walk of a string view).
+    private static func append(_ text: StaticString, into out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends `text`'s UTF-8 bytes, copied from its contiguous storage when it has some.
+    private static func append(_ text: String, into out: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+            out.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// Whether `text` is exactly `literal`'s bytes.
+    private static func utf8Equal(_ text: String, _ literal: StaticString) -> Bool {
+        let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        return text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? text.utf8.elementsEqual(bytes)
     }
 
     static func appendDecimal(_ value: Int, into out: inout [UInt8]) {

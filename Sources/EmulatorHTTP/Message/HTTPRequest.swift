@@ -2,7 +2,9 @@
 package struct HTTPRequest: Sendable {
     package var method: HTTPMethod
     /// The request target exactly as sent, e.g. `/users/ada.json?print=pretty`.
-    package var target: String
+    package var target: String {
+        didSet { queryMark = Self.queryMark(target) }
+    }
     package var headers: HTTPHeaders
     package var body: [UInt8]
     /// The segments of the route pattern that matched this request (set by ``Router``).
@@ -17,6 +19,16 @@ package struct HTTPRequest: Sendable {
         self.target = target
         self.headers = headers
         self.body = body
+        queryMark = Self.queryMark(target)
+    }
+
+    /// A request whose target's `?` the parser found at UTF-8 offset `queryOffset` (`nil`: none).
+    init(method: HTTPMethod, target: String, queryOffset: Int?, headers: HTTPHeaders, body: [UInt8]) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        queryMark = queryOffset.map { target.utf8.index(target.utf8.startIndex, offsetBy: $0) }
     }
 
     /// The path part of the target, still percent-encoded.
@@ -27,9 +39,13 @@ package struct HTTPRequest: Sendable {
         return target[..<mark]
     }
 
-    /// Where `?` is in the target: a scan of the contiguous bytes (the generic `firstIndex` over a
+    /// Where `?` is in the target, found once (the path and the query are asked for several
+    /// times per request).
+    private var queryMark: String.Index?
+
+    /// Where `?` is in `target`: a scan of the contiguous bytes (the generic `firstIndex` over a
     /// string's UTF-8 view steps index by index).
-    private var queryMark: String.Index? {
+    private static func queryMark(_ target: String) -> String.Index? {
         let utf8 = target.utf8
         let offset = utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
         switch offset {

@@ -58,9 +58,10 @@ package struct CORSPolicy: Sendable {
     }
 
     /// Adds the allow-origin fields to a response for `request`.
-    package func decorate(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
+    /// The response is taken, not copied: a copy would share its fields' storage, so adding
+    /// one would copy them all.
+    package func decorate(_ response: consuming HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
         guard let origin = allowOrigin(for: request.headers["Origin"]) else { return response }
-        var response = response
         if response.headers["Access-Control-Allow-Origin"] == nil {
             response.headers.add("Access-Control-Allow-Origin", origin)
             if origin != "*" {

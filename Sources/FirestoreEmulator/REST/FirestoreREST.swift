@@ -5,7 +5,10 @@ import Synchronization
 
 /// The REST/JSON face of ``FirestoreService``: `projects.databases.documents` of the v1 API plus
 /// the emulator's own endpoints. Streaming methods answer one JSON array.
-package struct FirestoreREST: Sendable {
+///
+/// A class: the routes' closures and every request's lock attempt capture it, and a struct of
+/// these fields would be copied (a retain and a release per field) each time.
+package final class FirestoreREST: Sendable {
     let service: FirestoreService
     let rulesLoader: FirestoreRulesLoader?
     let logger: Logger?
@@ -51,7 +54,7 @@ package struct FirestoreREST: Sendable {
     /// closes the connection meanwhile, the wait is withdrawn.
     package func respondWaiting(to request: HTTPRequest) -> HTTPResponse {
         let attempt = LockAttempt()
-        switch attempt.run({ respond(to: request) }) {
+        switch attempt.run({ self.respond(to: request) }) {
         case .now(let response):
             return response
         case .later(let pending):
@@ -122,16 +125,9 @@ package struct FirestoreREST: Sendable {
     }
 
     private func route(_ request: HTTPRequest) throws(EmulatorError) -> HTTPResponse {
-        // "/v1/" then the segments, split on the byte (a Character split would run grapheme
-        // breaking over the path).
         let rawPath = request.rawPath
-        guard rawPath.utf8.starts(with: "/v1/".utf8) else {
-            throw .notFound("Unknown path \(request.rawPath).")
-        }
-        var segments = RESTPath.split(rawPath[rawPath.utf8.index(rawPath.startIndex, offsetBy: 4)...])
-        if segments.last?.isEmpty == true && segments.count > 1 { segments.removeLast() }
         let allowMethod = request.method == .post
-        let path = try RESTPath(segments: segments, allowMethod: allowMethod)
+        let path = try RESTPath.parse(rawPath, allowMethod: allowMethod)
         noteProject(path.database.project)
         let caller = Self.caller(request)
         if let method = path.method {

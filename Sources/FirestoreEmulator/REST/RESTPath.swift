@@ -59,6 +59,90 @@ struct RESTPath {
         }
     }
 
+    /// Parses a request's path, `/v1/` then the segments: the plain form straight from its bytes
+    /// (``plain(_:allowMethod:)``), anything else by ``general(_:allowMethod:)``.
+    static func parse(_ rawPath: Substring, allowMethod: Bool) throws(EmulatorError) -> RESTPath {
+        if let plain = plain(rawPath, allowMethod: allowMethod) { return plain }
+        return try general(rawPath, allowMethod: allowMethod)
+    }
+
+    /// Any request path: segments split on the byte (a Character split would run grapheme breaking
+    /// over the path), each percent-decoded, a trailing `/` ignored.
+    static func general(_ rawPath: Substring, allowMethod: Bool) throws(EmulatorError) -> RESTPath {
+        guard rawPath.utf8.starts(with: "/v1/".utf8) else {
+            throw .notFound("Unknown path \(rawPath).")
+        }
+        var segments = split(rawPath[rawPath.utf8.index(rawPath.startIndex, offsetBy: 4)...])
+        if segments.last?.isEmpty == true && segments.count > 1 { segments.removeLast() }
+        return try RESTPath(segments: segments, allowMethod: allowMethod)
+    }
+
+    /// The common request path parsed straight from its bytes: `/v1/projects/{p}/databases/{d}/documents[/…]`
+    /// with no `%` escape, no empty segment, no `:` in the last segment when a custom method may
+    /// follow, every segment valid and the name within its limit. `nil` for anything else, which
+    /// ``init(segments:allowMethod:)`` parses (and whose errors it reports). Strings are made only
+    /// for the project, the database and the document path, and the fixed words compared in place.
+    static func plain(_ rawPath: Substring, allowMethod: Bool) -> RESTPath? {
+        rawPath.utf8.withContiguousStorageIfAvailable { plain($0, allowMethod: allowMethod) } ?? nil
+    }
+
+    private static func plain(_ bytes: UnsafeBufferPointer<UInt8>, allowMethod: Bool) -> RESTPath? {
+        let prefix = "/v1/".utf8.count
+        // The name after `/v1/` is at most `maxNameBytes` long (the general parser's `fullCount`).
+        guard bytes.count > prefix, bytes.count - prefix <= DocumentName.maxNameBytes,
+            bytes[0] == 0x2F, bytes[1] == UInt8(ascii: "v"), bytes[2] == UInt8(ascii: "1"), bytes[3] == 0x2F
+        else { return nil }
+        var project = ""
+        var database = ""
+        var path: [String] = []
+        var index = 0
+        var start = prefix
+        var i = prefix
+        while true {
+            let atEnd = i == bytes.count
+            let byte = atEnd ? 0x2F : bytes[i]
+            if byte == UInt8(ascii: "%") { return nil }
+            guard byte == 0x2F else {
+                i += 1
+                continue
+            }
+            guard start < i else { return nil }  // an empty segment
+            let segment = UnsafeBufferPointer(rebasing: bytes[start..<i])
+            switch index {
+            case 0: guard Self.equals(segment, "projects") else { return nil }
+            case 1: project = String(decoding: segment, as: UTF8.self)
+            case 2: guard Self.equals(segment, "databases") else { return nil }
+            case 3: database = String(decoding: segment, as: UTF8.self)
+            case 4: guard Self.equals(segment, "documents") else { return nil }
+            default:
+                if atEnd, allowMethod, segment.contains(0x3A) { return nil }
+                let s = String(decoding: segment, as: UTF8.self)
+                do { try ResourcePath.validateSegment(s) } catch { return nil }
+                if path.isEmpty { path.reserveCapacity(4) }
+                path.append(s)
+            }
+            index += 1
+            if atEnd { break }
+            i += 1
+            start = i
+        }
+        guard index >= 5 else { return nil }
+        return RESTPath(database: DatabaseID(project: project, database: database), path: ResourcePath(segments: path))
+    }
+
+    /// Whether `bytes` are exactly `word`'s.
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        for i in 0..<bytes.count where bytes[i] != word.utf8Start[i] { return false }
+        return true
+    }
+
+    private init(database: DatabaseID, path: ResourcePath) {
+        self.database = database
+        self.path = path
+        method = nil
+    }
+
     /// `text` split at every `/` byte, empty segments kept (as `split(separator:
     /// omittingEmptySubsequences: false)` would, without breaking the text into Characters).
     static func split(_ text: Substring) -> [Substring] {

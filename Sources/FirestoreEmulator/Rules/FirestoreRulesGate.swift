@@ -16,23 +16,31 @@ package enum FirestoreCaller: Sendable, Equatable {
             self = .anonymous
             return
         }
-        // Byte scans (spaces are ASCII, so their UTF-8 indices are Character boundaries): skip
-        // leading spaces, take the scheme up to the next space, then the token after that one
-        // space with spaces trimmed from both ends.
-        let utf8 = authorization.utf8
-        var start = utf8.startIndex
-        while start < utf8.endIndex, utf8[start] == 0x20 { start = utf8.index(after: start) }
-        guard let space = utf8[start...].firstIndex(of: 0x20), Self.equalsIgnoringASCIICase(utf8[start..<space], "bearer")
-        else {
+        // Over the contiguous bytes (every native string has them): a walk of the string's UTF-8
+        // view by index costs more than the rest of a cached GET's routing.
+        self = authorization.utf8.withContiguousStorageIfAvailable(Self.init(authorizationBytes:))
+            ?? Array(authorization.utf8).withUnsafeBufferPointer(Self.init(authorizationBytes:))
+    }
+
+    /// The caller `bytes` (an `Authorization` value) name: skip leading spaces, take the scheme up
+    /// to the next space, then the token after that one space with spaces trimmed from both ends.
+    /// Spaces are ASCII, so the token's bytes are whole characters.
+    private init(authorizationBytes bytes: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 { start += 1 }
+        var space = start
+        while space < bytes.count, bytes[space] != 0x20 { space += 1 }
+        guard space < bytes.count, Self.equalsIgnoringASCIICase(bytes[start..<space], "bearer") else {
             self = .anonymous
             return
         }
-        var tokenStart = utf8.index(after: space)
-        var tokenEnd = utf8.endIndex
-        while tokenStart < tokenEnd, utf8[tokenStart] == 0x20 { tokenStart = utf8.index(after: tokenStart) }
-        while tokenStart < tokenEnd, utf8[utf8.index(before: tokenEnd)] == 0x20 { tokenEnd = utf8.index(before: tokenEnd) }
-        let token = authorization[tokenStart..<tokenEnd]
-        self = token.isEmpty ? .anonymous : Self.isOwnerToken(token) ? .owner : .user(token: String(token))
+        var tokenStart = space + 1
+        var tokenEnd = bytes.count
+        while tokenStart < tokenEnd, bytes[tokenStart] == 0x20 { tokenStart += 1 }
+        while tokenStart < tokenEnd, bytes[tokenEnd - 1] == 0x20 { tokenEnd -= 1 }
+        let token = UnsafeBufferPointer(rebasing: bytes[tokenStart..<tokenEnd])
+        self = token.isEmpty
+            ? .anonymous : Self.equalsIgnoringASCIICase(token, "owner") ? .owner : .user(token: String(decoding: token, as: UTF8.self))
     }
 
     /// Whether `token` is the emulator's admin token: `owner`, in any case.
