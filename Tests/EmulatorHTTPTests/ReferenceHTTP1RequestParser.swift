@@ -3,7 +3,9 @@ import EmulatorSupport
 @testable import EmulatorHTTP
 
 /// The request parser as it was before its head was read in one pass over the bytes (kept
-/// verbatim but for names): the reference ``HeadParserAgreementTests`` hold the parser to.
+/// verbatim but for names; the token table and the plain `Content-Length` reader, which the
+/// rewrite left alone, are the parser's own): the reference ``HeadParserAgreementTests`` hold the
+/// parser to.
 struct ReferenceHTTP1RequestParser: Sendable {
     var limits: HTTP1Limits
 
@@ -222,7 +224,7 @@ struct ReferenceHTTP1RequestParser: Sendable {
         guard let secondSpace = rest.firstIndex(of: .space) else { return .failure(.badRequest) }
         let targetBytes = rest[rest.startIndex..<secondSpace]
         let versionBytes = rest[(secondSpace + 1)...]
-        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenByte) else { return .failure(.badRequest) }
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(HTTP1RequestParser.isTokenByte) else { return .failure(.badRequest) }
         guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             return .failure(.badRequest)
         }
@@ -242,7 +244,7 @@ struct ReferenceHTTP1RequestParser: Sendable {
             if first == .space || first == .tab { return .failure(.badRequest) }  // obsolete line folding
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.badRequest) }
             let name = line[line.startIndex..<colon]
-            guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return .failure(.badRequest) }
+            guard !name.isEmpty, name.allSatisfy(HTTP1RequestParser.isTokenByte) else { return .failure(.badRequest) }
             var value = line[(colon + 1)...]
             while let b = value.first, b == .space || b == .tab { value = value.dropFirst() }
             while let b = value.last, b == .space || b == .tab { value = value.dropLast() }
@@ -280,7 +282,7 @@ struct ReferenceHTTP1RequestParser: Sendable {
             // The common head: at most one Content-Length of plain digits, no Expect.
             var length = 0
             if framing.contentLengthCount == 1 {
-                guard let n = Self.plainLength(head.headers.fields[framing.contentLengthIndex].value) else {
+                guard let n = HTTP1RequestParser.plainLength(head.headers.fields[framing.contentLengthIndex].value) else {
                     return beginSlowly(head)
                 }
                 length = n
@@ -291,19 +293,6 @@ struct ReferenceHTTP1RequestParser: Sendable {
             return nil
         }
         return beginSlowly(head)
-    }
-
-    /// The value of a `Content-Length` that is 1 to 15 ASCII digits and nothing else (no spaces,
-    /// no list); `nil` for anything else, which ``beginSlowly(_:)`` judges.
-    static func plainLength(_ value: String) -> Int? {
-        var n = 0
-        var digits = 0
-        for byte in value.utf8 {
-            guard byte.isDigit, digits < 15 else { return nil }
-            n = n * 10 + Int(byte - UInt8(ascii: "0"))
-            digits += 1
-        }
-        return digits > 0 ? n : nil
     }
 
     /// Decides the framing of any head: several `Content-Length` fields or lists of them,
@@ -449,18 +438,6 @@ struct ReferenceHTTP1RequestParser: Sendable {
         }
     }
 
-    /// Whether `byte` is a `tchar` of RFC 9110 §5.6.2: letters, digits and ``!#$%&'*+-.^_`|~``,
-    /// looked up in a 128-bit table (bit `b` set for each token byte `b`).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        if byte < 64 { return (tokenBitsLow >> UInt64(byte)) & 1 == 1 }
-        if byte < 128 { return (tokenBitsHigh >> UInt64(byte - 64)) & 1 == 1 }
-        return false
-    }
-
-    /// Token bytes 0–63: `!#$%&'*+-.` and the digits.
-    private static let tokenBitsLow: UInt64 = 0x03FF_6CFA_0000_0000
-    /// Token bytes 64–127: the letters and `^_`|~`.
-    private static let tokenBitsHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
 }
 
 /// Splits a head into CRLF-terminated lines (the last line needs no terminator).
