@@ -45,4 +45,18 @@ import Testing
             #expect(Base64.decode(Base64.encode(slice, alphabet: .urlSafe, padding: false), alphabet: .urlSafe) == slice)
         }
     }
+
+    @Test func randomTokensAreSixteenFreshBytesInTheURLSafeAlphabet() {
+        let tokens = (0..<64).map { _ in Base64.randomToken() }
+        #expect(Set(tokens).count == tokens.count)
+        for token in tokens {
+            #expect(token.utf8.count == 22)
+            #expect(Base64.decode(token, alphabet: .urlSafe)?.count == 16)
+        }
+        // Every byte position varies: a token built from fewer random bytes would repeat some.
+        let decoded = tokens.compactMap { Base64.decode($0, alphabet: .urlSafe) }
+        for position in 0..<16 {
+            #expect(Set(decoded.map { $0[position] }).count > 1)
+        }
+    }
 }

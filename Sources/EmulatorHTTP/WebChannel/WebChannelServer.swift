@@ -128,7 +128,7 @@ package final class WebChannelServer: Sendable {
             return Self.badRequest(error.message)
         }
         guard form.offset == 0 else { return Self.badRequest("A new session starts at ofs=0, not \(form.offset).") }
-        let sid = Self.sessionID()
+        let sid = Base64.randomToken()
         let box = WebChannelSessionBox(
             id: sid, session: WebChannelSession(
                 maxUnacknowledgedBytes: configuration.maxUnacknowledgedBytes, maxBackChannelBytes: configuration.maxBackChannelBytes), now: now())
@@ -276,13 +276,6 @@ package final class WebChannelServer: Sendable {
         case .gap(let expected, let got): "ofs=\(got) skips client messages: the session expects ofs=\(expected)."
         case .overflow(let bytes): "The session holds \(bytes) unacknowledged bytes, more than allowed."
         }
-    }
-
-    /// 16 random bytes, URL-safe base64 without padding.
-    private static func sessionID() -> String {
-        var rng = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        return Base64.encode(bytes, alphabet: .urlSafe, padding: false)
     }
 }
 

@@ -36,6 +36,14 @@ package enum Base64 {
         return table
     }
 
+    /// 16 random bytes from the system generator as URL-safe base64 without padding (22 characters
+    /// of letters, digits, `-`, `_`): two draws, one `getrandom` each, not one per byte.
+    package static func randomToken() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let words = (rng.next() as UInt64, rng.next() as UInt64)
+        return encode(withUnsafeBytes(of: words) { Array($0) }, alphabet: .urlSafe, padding: false)
+    }
+
     private static let standardDecode = decodeTable(.standard)
     private static let urlSafeDecode = decodeTable(.urlSafe)
     private static let eitherDecode = decodeTable(nil)

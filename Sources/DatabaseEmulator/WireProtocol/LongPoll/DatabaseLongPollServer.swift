@@ -96,8 +96,8 @@ final class DatabaseLongPollServer: Sendable {
     }
 
     private func start(callback: String, open: Opener) -> HTTPResponse {
-        let id = Self.randomToken()
-        let password = Self.randomToken()
+        let id = Base64.randomToken()
+        let password = Base64.randomToken()
         let outbox = DatabaseLongPollOutbox(callback: callback, maxQueuedBytes: configuration.maxQueuedBytes, now: now())
         let wire: DatabaseWireSession
         do { wire = try open { message in outbox.deliver(message) } } catch {
@@ -278,15 +278,6 @@ final class DatabaseLongPollServer: Sendable {
 
     private static func unknown() -> HTTPResponse {
         script(status: .notFound, "/* Unknown or expired long-poll connection. */")
-    }
-
-    /// 16 random bytes as URL-safe base64 (letters, digits, `-`, `_`): two draws of the system
-    /// generator (one `getrandom` each), not one per byte.
-    private static func randomToken() -> String {
-        var rng = SystemRandomNumberGenerator()
-        let words = (rng.next() as UInt64, rng.next() as UInt64)
-        let bytes = withUnsafeBytes(of: words) { Array($0) }
-        return Base64.encode(bytes, alphabet: .urlSafe, padding: false)
     }
 }
 

@@ -29,6 +29,9 @@ final class StreamingListener: ListenerRegistration {
         BackgroundThread.run(name: "SnapshotListener") { [self] in
             if let error = firestore.configurationError { return fail(error) }
             var delay = 0.1
+            // The first resync after a snapshot reopens at once; another before the next snapshot
+            // waits like a reconnect, so a server that keeps asking is not hammered.
+            var resyncAtOnce = true
             var state = ListenTargetState(targetID: 1)
             defer { view.stop() }
             while !stopped.isSet {
@@ -54,6 +57,7 @@ final class StreamingListener: ListenerRegistration {
                             switch state.apply(event) {
                             case .snapshot(let documents, let readTime)?:
                                 delay = 0.1
+                                resyncAtOnce = true
                                 view.serverSnapshot(documents, readTime: readTime)
                             case .failed(let code, let message)?:
                                 return fail(FirestoreError(FirestoreErrorCode(rawValue: Int(code)), message))
@@ -74,9 +78,8 @@ final class StreamingListener: ListenerRegistration {
                     // The connection failed or broke: reopen it below.
                 }
                 if stopped.isSet { return }
-                // A resync reopens at once the first time; a server repeating it waits like a reconnect.
-                if resync && delay == 0.1 {
-                    delay = 0.2
+                if resync && resyncAtOnce {
+                    resyncAtOnce = false
                     continue
                 }
                 state.disconnected()
