@@ -307,6 +307,40 @@ package struct HTTP2Connection: Sendable {
         return flush(stream)
     }
 
+    /// Writes a whole answer on `stream` straight into `out`: HEADERS (and CONTINUATION) of
+    /// `headerBlock`, one DATA frame of `dataCount` bytes that `data` appends, and `trailerBlock`
+    /// ending the stream, as ``sendHeaders(stream:block:endStream:)``, ``sendData(stream:_:endStream:)``
+    /// and ``sendTrailers(stream:block:)`` would write them. Only when nothing is queued on the
+    /// stream and its window, the connection's and the peer's frame size take the data whole;
+    /// otherwise it writes nothing and returns false, and the caller sends the general way.
+    /// Both blocks must come from an encoder that never indexes (see ``sendHeaders(stream:block:endStream:)``).
+    package mutating func writeWholeAnswer(
+        stream: UInt32, headerBlock: [UInt8], dataCount: Int, trailerBlock: [UInt8], into out: inout [UInt8],
+        data: (inout [UInt8]) -> Void
+    ) -> Bool {
+        guard let index = streams.index(forKey: stream) else { return false }
+        let state = streams.values[index]
+        guard !state.localClosed, state.pending.isEmpty, dataCount > 0, dataCount <= state.sendWindow,
+            dataCount <= connectionSendWindow, dataCount <= peerMaxFrameSize
+        else { return false }
+        out.reserveCapacity(out.count + 3 * HTTP2Frame.headerLength + headerBlock.count + dataCount + trailerBlock.count)
+        HTTP2FrameEncoder.headerFrames(stream: stream, block: headerBlock, endStream: false, maxFrameSize: peerMaxFrameSize, into: &out)
+        HTTP2FrameEncoder.frameHeader(type: 0, flags: 0, stream: stream, length: dataCount, into: &out)
+        let start = out.count
+        data(&out)
+        precondition(out.count - start == dataCount, "writeWholeAnswer: data wrote \(out.count - start) bytes, not \(dataCount)")
+        HTTP2FrameEncoder.headerFrames(stream: stream, block: trailerBlock, endStream: true, maxFrameSize: peerMaxFrameSize, into: &out)
+        connectionSendWindow -= dataCount
+        // Ended locally, as `endLocally` does: gone once the peer has ended its side too.
+        if state.remoteClosed {
+            streams.remove(at: index)
+        } else {
+            streams.values[index].sendWindow -= dataCount
+            streams.values[index].localClosed = true
+        }
+        return true
+    }
+
     /// Response bytes queued on open streams that the peer's flow-control windows do not yet let
     /// out (DATA payloads only).
     package var queuedBytes: Int { queuedBytes { _ in true } }

@@ -85,6 +85,15 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var deferringWrites = false
         /// Calls ended since the last write while writes are deferred.
         var deferredCalls = 0
+        /// The header list of the last call opened, its request head and its method: a stream
+        /// that opens with an equal list (the decoder hands back the very same array for a
+        /// repeated header block, so the comparison is one identity check) is neither validated
+        /// nor routed again.
+        var lastOpened: (fields: [HeaderField], head: GRPCRequestHead, method: GRPCMethod)?
+        /// How many calls opened through ``lastOpened`` (for tests).
+        var reopenedHeads = 0
+        /// How many answers went out whole through `writeWholeAnswer` (for tests).
+        var wholeAnswers = 0
     }
 
     /// Output held while received bytes are handled before it is written anyway.
@@ -341,6 +350,11 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     }
 
     private func open(_ stream: UInt32, _ fields: [HeaderField], endStream: Bool, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        if let last = s.lastOpened, last.fields == fields {
+            s.reopenedHeads &+= 1
+            open(stream, last.head, last.method, endStream: endStream, &s, &work)
+            return
+        }
         let head: GRPCRequestHead
         do { head = try GRPCRequestHead(fields) } catch {
             var response = [HeaderField(":status", error.status)]
@@ -356,6 +370,14 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             perform(s.connection.sendHeaders(stream: stream, Self.trailersOnly(status), endStream: true), &s, &work)
             return
         }
+        s.lastOpened = (fields, head, method)
+        open(stream, head, method, endStream: endStream, &s, &work)
+    }
+
+    private func open(
+        _ stream: UInt32, _ head: GRPCRequestHead, _ method: GRPCMethod, endStream: Bool, _ s: inout State,
+        _ work: inout [@Sendable () -> Void]
+    ) {
         let context = GRPCCallContext(path: head.path, metadata: head.metadata, timeoutNanoseconds: head.timeoutNanoseconds)
         s.calls[stream] = Call(context: context, method: method)
         if case .bidirectional(let make) = method {
@@ -513,6 +535,11 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         _ work: inout [@Sendable () -> Void]
     ) {
         guard !s.closed, let call = s.calls[stream] else { return }
+        if !call.headersSent, messages.count == 1, !framed, status == .ok, !call.isBidirectional,
+            writeWholeAnswer(stream, messages[0], &s)
+        {
+            return
+        }
         if !messages.isEmpty {
             if !call.headersSent {
                 s.calls[stream]?.headersSent = true
@@ -545,6 +572,21 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             }
         }
         if let status { finish(stream, status, &s, &work) }
+    }
+
+    /// A unary answer (headers, one message, OK trailers) written in one piece when the windows
+    /// take it whole, without queueing it on the stream: the same frames as headers, message and
+    /// ``finish(_:_:_:_:)``. False, with nothing written, when it must go the general way.
+    private func writeWholeAnswer(_ stream: UInt32, _ message: [UInt8], _ s: inout State) -> Bool {
+        let written = s.connection.writeWholeAnswer(
+            stream: stream, headerBlock: Self.responseHeaderBlock, dataCount: message.count + 5,
+            trailerBlock: Self.okTrailerBlock, into: &s.outbound
+        ) { out in GRPCMessageDeframer.appendFrame(message, to: &out) }
+        guard written else { return false }
+        s.calls.removeValue(forKey: stream)
+        if s.deferringWrites { s.deferredCalls += 1 }
+        s.wholeAnswers &+= 1
+        return true
     }
 
     func isOpen(_ stream: UInt32) -> Bool {
