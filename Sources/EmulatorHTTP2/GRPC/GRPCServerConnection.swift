@@ -322,24 +322,27 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 }
                 s.calls.removeAll()
             case .headers(let stream, let fields, let endStream):
-                if s.calls[stream] != nil {
-                    if endStream { endOfRequests(stream, &s, &work) }
+                if let call = s.calls[stream] {
+                    if endStream { endOfRequests(stream, call, &s, &work) }
                 } else {
                     open(stream, fields, endStream: endStream, &s, &work)
                 }
             case .data(let stream, let payload, let endStream):
-                guard s.calls[stream] != nil else { continue }
-                s.calls[stream]?.deframer.append(payload)
+                // The call is a class: found once, its deframer and requests changed in place.
+                guard let call = s.calls[stream] else { continue }
+                call.deframer.append(payload)
+                var open = true
                 while true {
                     let message: [UInt8]?
-                    do { message = try s.calls[stream]?.deframer.next() } catch {
+                    do { message = try call.deframer.next() } catch {
                         fail(stream, error, &s)
+                        open = false
                         break
                     }
                     guard let message else { break }
-                    deliver(stream, message, &s, &work)
+                    deliver(stream, call, message, &s, &work)
                 }
-                if endStream, s.calls[stream] != nil { endOfRequests(stream, &s, &work) }
+                if endStream, open { endOfRequests(stream, call, &s, &work) }
             case .reset(let stream, _):
                 if let call = s.calls.removeValue(forKey: stream) {
                     if let streaming = call.streaming { work.append { streaming.cancelled() } }
@@ -379,7 +382,8 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         _ work: inout [@Sendable () -> Void]
     ) {
         let context = GRPCCallContext(path: head.path, metadata: head.metadata, timeoutNanoseconds: head.timeoutNanoseconds)
-        s.calls[stream] = Call(context: context, method: method)
+        let call = Call(context: context, method: method)
+        s.calls[stream] = call
         if case .bidirectional(let make) = method {
             let writer = CallWriter(connection: self, stream: stream)
             work.append { [self] in
@@ -392,23 +396,23 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 if !keep { call.cancelled() }
             }
         }
-        if endStream { endOfRequests(stream, &s, &work) }
+        if endStream { endOfRequests(stream, call, &s, &work) }
     }
 
-    private func deliver(_ stream: UInt32, _ message: [UInt8], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
-        guard let call = s.calls[stream] else { return }
+    /// Hands `message` to `call`, the open call of `stream`.
+    private func deliver(_ stream: UInt32, _ call: Call, _ message: [UInt8], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
         if case .bidirectional = call.method {
             work.append { [self] in
                 guard let streaming = state.withLock({ $0.calls[stream]?.streaming }) else { return }
                 gated(stream) { streaming.received(message) }
             }
         } else {
-            s.calls[stream]?.requests.append(message)
+            call.requests.append(message)
         }
     }
 
-    private func endOfRequests(_ stream: UInt32, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
-        guard let call = s.calls[stream] else { return }
+    /// The client half-closed `call`, the open call of `stream`.
+    private func endOfRequests(_ stream: UInt32, _ call: Call, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
         if call.deframer.hasPartialMessage {
             fail(stream, GRPCStatus(GRPCStatus.Code.internal, "Incomplete message at the end of the request stream"), &s)
             return
