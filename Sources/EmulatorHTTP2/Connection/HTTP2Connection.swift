@@ -328,7 +328,8 @@ package struct HTTP2Connection: Sendable {
         guard !state.localClosed, state.pending.isEmpty, dataCount > 0, dataCount <= state.sendWindow,
             dataCount <= connectionSendWindow, dataCount <= peerMaxFrameSize
         else { return false }
-        out.reserveCapacity(out.count + 3 * HTTP2Frame.headerLength + headerBlock.count + dataCount + trailerBlock.count)
+        // No reserveCapacity: `out` gathers many answers, and reserving exactly each time would
+        // reallocate it for every one instead of doubling it now and then.
         HTTP2FrameEncoder.headerFrames(stream: stream, block: headerBlock, endStream: false, maxFrameSize: peerMaxFrameSize, into: &out)
         HTTP2FrameEncoder.frameHeader(type: 0, flags: 0, stream: stream, length: dataCount, into: &out)
         let start = out.count

@@ -66,7 +66,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var nextHold: UInt64 = 0
         /// Unary and server-streaming calls whose requests are complete, waiting to run (in
         /// arrival order) until the responses already queued fit the peer's windows.
-        var waiting = FIFOQueue<@Sendable () -> Void>()
+        var waiting = GRPCWaitingCalls()
 
         /// Whether the responses queued behind the peer's windows leave room for more: at most
         /// ``GRPCServerConnection/maxQueuedBytesBeforeNextCall``, bidirectional calls' backlogs
@@ -514,6 +514,17 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         } else {
             perform(s.connection.sendHeaders(stream: stream, Self.trailersOnly(status), endStream: true), &s, &work)
         }
+    }
+
+    /// A unary call's one message and OK trailers: written whole when nothing is held or queued
+    /// (see `writeWholeAnswer`), else as ``respond(_:_:framed:status:)`` writes them.
+    func respondOK(_ stream: UInt32, _ message: [UInt8]) {
+        let written = locked { s -> Bool in
+            guard !s.closed, let call = s.calls[stream] else { return true }  // gone: nothing to write
+            guard call.pending.isEmpty, !call.headersSent, !call.isBidirectional else { return false }
+            return writeWholeAnswer(stream, message, &s)
+        }
+        if !written { _ = respond(stream, [message], status: .ok) }
     }
 
     /// Messages, then trailers when `status` is set, written together (or queued behind a held
