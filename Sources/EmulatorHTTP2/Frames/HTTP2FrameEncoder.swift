@@ -79,6 +79,13 @@ package enum HTTP2FrameEncoder {
 
     /// A HEADERS frame followed by as many CONTINUATION frames as `block` needs.
     package static func headerFrames(stream: UInt32, block: [UInt8], endStream: Bool, maxFrameSize: Int, into out: inout [UInt8]) {
+        if block.count <= maxFrameSize {
+            // One frame (every response block this server makes): no slicing.
+            let flags = HTTP2Frame.Flag.endHeaders | (endStream ? HTTP2Frame.Flag.endStream : 0)
+            frameHeader(type: 1, flags: flags, stream: stream, length: block.count, into: &out)
+            out.append(contentsOf: block)
+            return
+        }
         var rest = block[...]
         let first = rest.prefix(maxFrameSize)
         rest = rest.dropFirst(first.count)
