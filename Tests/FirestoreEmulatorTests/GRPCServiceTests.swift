@@ -52,9 +52,14 @@ struct GRPCTestClient {
     var token = "owner"
 
     init(service: FirestoreService = FirestoreService(store: DocumentStore(engine: StorageEngine())), token: String = "owner") {
-        self.service = service
+        self.init(FirestoreGRPC(service: service), token: token)
+    }
+
+    /// A client of `grpc`'s methods (a test that looks at its caches keeps it).
+    init(_ grpc: FirestoreGRPC, token: String = "owner") {
+        self.service = grpc.service
         self.token = token
-        router = FirestoreGRPC(service: service).router
+        router = grpc.router
     }
 
     var context: GRPCCallContext {

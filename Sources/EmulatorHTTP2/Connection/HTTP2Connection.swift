@@ -53,6 +53,9 @@ package struct HTTP2Connection: Sendable {
     /// WINDOW_UPDATE once they are all read (32 calls arriving together: one frame, not 32).
     private var connectionCredit = 0
     private(set) var streams: [UInt32: HTTP2StreamState] = [:]
+    /// The sum of the streams' `pendingBytes`: with nothing queued (the common case), asking what
+    /// is queued costs no walk over the open streams, which a call gate does for every call.
+    private var queuedDataBytes = 0
     private(set) var highestPeerStream: UInt32 = 0
     /// A header block awaiting CONTINUATION frames.
     private var partialHeaders: (stream: UInt32, block: [UInt8], endStream: Bool)?
@@ -153,7 +156,10 @@ package struct HTTP2Connection: Sendable {
             try data(stream: stream, payload: payload, endStream: endStream, length: length, &actions)
         case .rstStream(let stream, let code):
             if stream > highestPeerStream { throw HTTP2ProtocolError(.protocolError, "RST_STREAM on idle stream \(stream)") }
-            if streams.removeValue(forKey: stream) != nil { actions.append(.reset(stream: stream, code: code)) }
+            if let removed = streams.removeValue(forKey: stream) {
+                queuedDataBytes -= removed.pendingBytes
+                actions.append(.reset(stream: stream, code: code))
+            }
         case .priority, .unknown:
             break
         case .pushPromise:
@@ -246,7 +252,7 @@ package struct HTTP2Connection: Sendable {
                 connectionCredit = 0
             }
         }
-        guard var state = streams[stream], !state.remoteClosed, !state.localClosed else {
+        guard let index = streams.index(forKey: stream), !streams.values[index].remoteClosed, !streams.values[index].localClosed else {
             if let s = streams[stream], s.localClosed, !s.remoteClosed {
                 // We already answered: keep the peer's upload flowing until it ends.
                 if endStream {
@@ -259,20 +265,19 @@ package struct HTTP2Connection: Sendable {
             // A stream we already ended (or reset): late frames are expected, ignore them.
             return
         }
-        state.receiveWindow -= length
-        if state.receiveWindow < 0 {
+        // Changed in place (found once): the stream stays open here, as it has not ended locally.
+        streams.values[index].receiveWindow -= length
+        if streams.values[index].receiveWindow < 0 {
             if !replenish.isEmpty { actions.append(.write(replenish)) }
             throw HTTP2ProtocolError(.flowControlError, stream: stream, "stream receive window exceeded")
         }
         if length > 0, !endStream {
-            state.receiveWindow += length
+            streams.values[index].receiveWindow += length
             replenish += HTTP2FrameEncoder.encode(.windowUpdate(stream: stream, increment: UInt32(length)))
         }
-        state.remoteClosed = endStream
-        streams[stream] = state
+        streams.values[index].remoteClosed = endStream
         if !replenish.isEmpty { actions.append(.write(replenish)) }
         actions.append(.data(stream: stream, payload: payload, endStream: endStream))
-        if endStream { closeIfDone(stream) }
     }
 
     // MARK: Sending
@@ -307,12 +312,49 @@ package struct HTTP2Connection: Sendable {
         return flush(stream)
     }
 
+    /// Writes a whole answer on `stream` straight into `out`: HEADERS (and CONTINUATION) of
+    /// `headerBlock`, one DATA frame of `dataCount` bytes that `data` appends, and `trailerBlock`
+    /// ending the stream, as ``sendHeaders(stream:block:endStream:)``, ``sendData(stream:_:endStream:)``
+    /// and ``sendTrailers(stream:block:)`` would write them. Only when nothing is queued on the
+    /// stream and its window, the connection's and the peer's frame size take the data whole;
+    /// otherwise it writes nothing and returns false, and the caller sends the general way.
+    /// Both blocks must come from an encoder that never indexes (see ``sendHeaders(stream:block:endStream:)``).
+    package mutating func writeWholeAnswer(
+        stream: UInt32, headerBlock: [UInt8], dataCount: Int, trailerBlock: [UInt8], into out: inout [UInt8],
+        data: (inout [UInt8]) -> Void
+    ) -> Bool {
+        guard let index = streams.index(forKey: stream) else { return false }
+        let state = streams.values[index]
+        guard !state.localClosed, state.pending.isEmpty, dataCount > 0, dataCount <= state.sendWindow,
+            dataCount <= connectionSendWindow, dataCount <= peerMaxFrameSize
+        else { return false }
+        // No reserveCapacity: `out` gathers many answers, and reserving exactly each time would
+        // reallocate it for every one instead of doubling it now and then.
+        HTTP2FrameEncoder.headerFrames(stream: stream, block: headerBlock, endStream: false, maxFrameSize: peerMaxFrameSize, into: &out)
+        HTTP2FrameEncoder.frameHeader(type: 0, flags: 0, stream: stream, length: dataCount, into: &out)
+        let start = out.count
+        data(&out)
+        precondition(out.count - start == dataCount, "writeWholeAnswer: data wrote \(out.count - start) bytes, not \(dataCount)")
+        HTTP2FrameEncoder.headerFrames(stream: stream, block: trailerBlock, endStream: true, maxFrameSize: peerMaxFrameSize, into: &out)
+        connectionSendWindow -= dataCount
+        // Ended locally, as `endLocally` does: gone once the peer has ended its side too.
+        if state.remoteClosed {
+            streams.remove(at: index)
+        } else {
+            streams.values[index].sendWindow -= dataCount
+            streams.values[index].localClosed = true
+        }
+        return true
+    }
+
     /// Response bytes queued on open streams that the peer's flow-control windows do not yet let
     /// out (DATA payloads only).
     package var queuedBytes: Int { queuedBytes { _ in true } }
 
     /// Response bytes queued behind the windows on the streams `include` selects.
     package func queuedBytes(where include: (UInt32) -> Bool) -> Int {
+        assert(queuedDataBytes == streams.values.reduce(0) { $0 + $1.pendingBytes }, "queuedDataBytes out of step")
+        guard queuedDataBytes > 0 else { return 0 }
         var total = 0
         for (id, state) in streams where state.pendingBytes > 0 && include(id) { total += state.pendingBytes }
         return total
@@ -326,6 +368,7 @@ package struct HTTP2Connection: Sendable {
         guard streams[stream] != nil, streams[stream]?.localClosed == false else { return [] }
         streams[stream]?.pending.append(.data(payload, endStream: endStream))
         streams[stream]?.pendingBytes += payload.count
+        queuedDataBytes += payload.count
         return flush(stream)
     }
 
@@ -338,9 +381,10 @@ package struct HTTP2Connection: Sendable {
 
     /// Resets `stream` with `code`.
     package mutating func resetStream(_ stream: UInt32, _ code: HTTP2ErrorCode) -> [Action] {
-        guard streams.removeValue(forKey: stream) != nil else {
+        guard let removed = streams.removeValue(forKey: stream) else {
             return [.write(HTTP2FrameEncoder.encode(.rstStream(stream: stream, code: code)))]
         }
+        queuedDataBytes -= removed.pendingBytes
         return [.write(HTTP2FrameEncoder.encode(.rstStream(stream: stream, code: code))), .reset(stream: stream, code: code)]
     }
 
@@ -387,6 +431,7 @@ package struct HTTP2Connection: Sendable {
                                         stream: stream, payload: chunk, into: &out)
                 state.sendWindow -= n
                 state.pendingBytes -= n
+                queuedDataBytes -= n
                 connectionSendWindow -= n
                 if last {
                     state.pending.removeFirst()
@@ -413,6 +458,7 @@ package struct HTTP2Connection: Sendable {
         guard var state = streams[stream] else { return [] }
         state.localClosed = true
         state.pending.removeAll()
+        queuedDataBytes -= state.pendingBytes
         state.pendingBytes = 0
         streams[stream] = state
         closeIfDone(stream)

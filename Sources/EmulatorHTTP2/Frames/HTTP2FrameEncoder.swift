@@ -2,14 +2,18 @@
 /// ``headerFrames(stream:block:endStream:maxFrameSize:)`` does so for header blocks.
 package enum HTTP2FrameEncoder {
     package static func frame(type: UInt8, flags: UInt8, stream: UInt32, payload: some Collection<UInt8>, into out: inout [UInt8]) {
-        let n = payload.count
+        frameHeader(type: type, flags: flags, stream: stream, length: payload.count, into: &out)
+        out.append(contentsOf: payload)
+    }
+
+    /// The 9-byte frame header of a payload of `length` bytes, which the caller appends next.
+    static func frameHeader(type: UInt8, flags: UInt8, stream: UInt32, length n: Int, into out: inout [UInt8]) {
         out.append(UInt8(truncatingIfNeeded: n >> 16))
         out.append(UInt8(truncatingIfNeeded: n >> 8))
         out.append(UInt8(truncatingIfNeeded: n))
         out.append(type)
         out.append(flags)
         appendUInt32(stream & 0x7FFF_FFFF, to: &out)
-        out.append(contentsOf: payload)
     }
 
     static func appendUInt32(_ v: UInt32, to out: inout [UInt8]) {
@@ -75,6 +79,13 @@ package enum HTTP2FrameEncoder {
 
     /// A HEADERS frame followed by as many CONTINUATION frames as `block` needs.
     package static func headerFrames(stream: UInt32, block: [UInt8], endStream: Bool, maxFrameSize: Int, into out: inout [UInt8]) {
+        if block.count <= maxFrameSize {
+            // One frame (every response block this server makes): no slicing.
+            let flags = HTTP2Frame.Flag.endHeaders | (endStream ? HTTP2Frame.Flag.endStream : 0)
+            frameHeader(type: 1, flags: flags, stream: stream, length: block.count, into: &out)
+            out.append(contentsOf: block)
+            return
+        }
         var rest = block[...]
         let first = rest.prefix(maxFrameSize)
         rest = rest.dropFirst(first.count)

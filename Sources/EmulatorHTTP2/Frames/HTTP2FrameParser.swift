@@ -79,11 +79,16 @@ package struct HTTP2FrameParser: Sendable {
         switch kind {
         case .data:
             try requireStream()
-            let body = try unpad(payload, flags: flags, stream: stream)
-            return .data(stream: stream, payload: Array(body), endStream: flags & HTTP2Frame.Flag.endStream != 0,
+            // Unpadded (as nearly every frame is): the payload itself, not a copy of it.
+            let body = flags & HTTP2Frame.Flag.padded == 0 ? payload : Array(try unpad(payload, flags: flags, stream: stream))
+            return .data(stream: stream, payload: body, endStream: flags & HTTP2Frame.Flag.endStream != 0,
                          flowControlledLength: payload.count)
         case .headers:
             try requireStream()
+            if flags & (HTTP2Frame.Flag.padded | HTTP2Frame.Flag.priority) == 0 {
+                return .headers(stream: stream, block: payload, endStream: flags & HTTP2Frame.Flag.endStream != 0,
+                                endHeaders: flags & HTTP2Frame.Flag.endHeaders != 0)
+            }
             var body = try unpad(payload, flags: flags, stream: stream)
             if flags & HTTP2Frame.Flag.priority != 0 {
                 guard body.count >= 5 else { throw HTTP2ProtocolError(.frameSizeError, "HEADERS priority fields truncated") }

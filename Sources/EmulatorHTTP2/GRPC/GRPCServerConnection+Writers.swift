@@ -13,7 +13,7 @@ extension GRPCServerConnection {
 
         @discardableResult func send(_ message: [UInt8]) -> Bool { connection.send(stream, message) }
         func finish(_ status: GRPCStatus) { connection.finish(stream, status) }
-        func respond(_ message: [UInt8]) { _ = connection.respond(stream, [message], status: .ok) }
+        func respond(_ message: [UInt8]) { connection.respondOK(stream, message) }
         var isOpen: Bool { connection.isOpen(stream) }
         func onCancel(_ handler: @escaping @Sendable () -> Void) { connection.onCancel(stream, handler) }
     }

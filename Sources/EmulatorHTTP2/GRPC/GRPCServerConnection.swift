@@ -66,7 +66,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var nextHold: UInt64 = 0
         /// Unary and server-streaming calls whose requests are complete, waiting to run (in
         /// arrival order) until the responses already queued fit the peer's windows.
-        var waiting = FIFOQueue<@Sendable () -> Void>()
+        var waiting = GRPCWaitingCalls()
 
         /// Whether the responses queued behind the peer's windows leave room for more: at most
         /// ``GRPCServerConnection/maxQueuedBytesBeforeNextCall``, bidirectional calls' backlogs
@@ -85,6 +85,15 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var deferringWrites = false
         /// Calls ended since the last write while writes are deferred.
         var deferredCalls = 0
+        /// The header list of the last call opened, its request head and its method: a stream
+        /// that opens with an equal list (the decoder hands back the very same array for a
+        /// repeated header block, so the comparison is one identity check) is neither validated
+        /// nor routed again.
+        var lastOpened: (fields: [HeaderField], head: GRPCRequestHead, method: GRPCMethod)?
+        /// How many calls opened through ``lastOpened`` (for tests).
+        var reopenedHeads = 0
+        /// How many answers went out whole through `writeWholeAnswer` (for tests).
+        var wholeAnswers = 0
     }
 
     /// Output held while received bytes are handled before it is written anyway.
@@ -313,24 +322,27 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 }
                 s.calls.removeAll()
             case .headers(let stream, let fields, let endStream):
-                if s.calls[stream] != nil {
-                    if endStream { endOfRequests(stream, &s, &work) }
+                if let call = s.calls[stream] {
+                    if endStream { endOfRequests(stream, call, &s, &work) }
                 } else {
                     open(stream, fields, endStream: endStream, &s, &work)
                 }
             case .data(let stream, let payload, let endStream):
-                guard s.calls[stream] != nil else { continue }
-                s.calls[stream]?.deframer.append(payload)
+                // The call is a class: found once, its deframer and requests changed in place.
+                guard let call = s.calls[stream] else { continue }
+                call.deframer.append(payload)
+                var open = true
                 while true {
                     let message: [UInt8]?
-                    do { message = try s.calls[stream]?.deframer.next() } catch {
+                    do { message = try call.deframer.next() } catch {
                         fail(stream, error, &s)
+                        open = false
                         break
                     }
                     guard let message else { break }
-                    deliver(stream, message, &s, &work)
+                    deliver(stream, call, message, &s, &work)
                 }
-                if endStream, s.calls[stream] != nil { endOfRequests(stream, &s, &work) }
+                if endStream, open { endOfRequests(stream, call, &s, &work) }
             case .reset(let stream, _):
                 if let call = s.calls.removeValue(forKey: stream) {
                     if let streaming = call.streaming { work.append { streaming.cancelled() } }
@@ -341,6 +353,11 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
     }
 
     private func open(_ stream: UInt32, _ fields: [HeaderField], endStream: Bool, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
+        if let last = s.lastOpened, last.fields == fields {
+            s.reopenedHeads &+= 1
+            open(stream, last.head, last.method, endStream: endStream, &s, &work)
+            return
+        }
         let head: GRPCRequestHead
         do { head = try GRPCRequestHead(fields) } catch {
             var response = [HeaderField(":status", error.status)]
@@ -356,8 +373,17 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             perform(s.connection.sendHeaders(stream: stream, Self.trailersOnly(status), endStream: true), &s, &work)
             return
         }
+        s.lastOpened = (fields, head, method)
+        open(stream, head, method, endStream: endStream, &s, &work)
+    }
+
+    private func open(
+        _ stream: UInt32, _ head: GRPCRequestHead, _ method: GRPCMethod, endStream: Bool, _ s: inout State,
+        _ work: inout [@Sendable () -> Void]
+    ) {
         let context = GRPCCallContext(path: head.path, metadata: head.metadata, timeoutNanoseconds: head.timeoutNanoseconds)
-        s.calls[stream] = Call(context: context, method: method)
+        let call = Call(context: context, method: method)
+        s.calls[stream] = call
         if case .bidirectional(let make) = method {
             let writer = CallWriter(connection: self, stream: stream)
             work.append { [self] in
@@ -370,23 +396,23 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
                 if !keep { call.cancelled() }
             }
         }
-        if endStream { endOfRequests(stream, &s, &work) }
+        if endStream { endOfRequests(stream, call, &s, &work) }
     }
 
-    private func deliver(_ stream: UInt32, _ message: [UInt8], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
-        guard let call = s.calls[stream] else { return }
+    /// Hands `message` to `call`, the open call of `stream`.
+    private func deliver(_ stream: UInt32, _ call: Call, _ message: [UInt8], _ s: inout State, _ work: inout [@Sendable () -> Void]) {
         if case .bidirectional = call.method {
             work.append { [self] in
                 guard let streaming = state.withLock({ $0.calls[stream]?.streaming }) else { return }
                 gated(stream) { streaming.received(message) }
             }
         } else {
-            s.calls[stream]?.requests.append(message)
+            call.requests.append(message)
         }
     }
 
-    private func endOfRequests(_ stream: UInt32, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
-        guard let call = s.calls[stream] else { return }
+    /// The client half-closed `call`, the open call of `stream`.
+    private func endOfRequests(_ stream: UInt32, _ call: Call, _ s: inout State, _ work: inout [@Sendable () -> Void]) {
         if call.deframer.hasPartialMessage {
             fail(stream, GRPCStatus(GRPCStatus.Code.internal, "Incomplete message at the end of the request stream"), &s)
             return
@@ -490,6 +516,17 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         }
     }
 
+    /// A unary call's one message and OK trailers: written whole when nothing is held or queued
+    /// (see `writeWholeAnswer`), else as ``respond(_:_:framed:status:)`` writes them.
+    func respondOK(_ stream: UInt32, _ message: [UInt8]) {
+        let written = locked { s -> Bool in
+            guard !s.closed, let call = s.calls[stream] else { return true }  // gone: nothing to write
+            guard call.pending.isEmpty, !call.headersSent, !call.isBidirectional else { return false }
+            return writeWholeAnswer(stream, message, &s)
+        }
+        if !written { _ = respond(stream, [message], status: .ok) }
+    }
+
     /// Messages, then trailers when `status` is set, written together (or queued behind a held
     /// reply of the stream).
     func respond(_ stream: UInt32, _ messages: [[UInt8]], framed: Bool = false, status: GRPCStatus?) -> Bool {
@@ -513,6 +550,11 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         _ work: inout [@Sendable () -> Void]
     ) {
         guard !s.closed, let call = s.calls[stream] else { return }
+        if !call.headersSent, messages.count == 1, !framed, status == .ok, !call.isBidirectional,
+            writeWholeAnswer(stream, messages[0], &s)
+        {
+            return
+        }
         if !messages.isEmpty {
             if !call.headersSent {
                 s.calls[stream]?.headersSent = true
@@ -545,6 +587,21 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
             }
         }
         if let status { finish(stream, status, &s, &work) }
+    }
+
+    /// A unary answer (headers, one message, OK trailers) written in one piece when the windows
+    /// take it whole, without queueing it on the stream: the same frames as headers, message and
+    /// ``finish(_:_:_:_:)``. False, with nothing written, when it must go the general way.
+    private func writeWholeAnswer(_ stream: UInt32, _ message: [UInt8], _ s: inout State) -> Bool {
+        let written = s.connection.writeWholeAnswer(
+            stream: stream, headerBlock: Self.responseHeaderBlock, dataCount: message.count + 5,
+            trailerBlock: Self.okTrailerBlock, into: &s.outbound
+        ) { out in GRPCMessageDeframer.appendFrame(message, to: &out) }
+        guard written else { return false }
+        s.calls.removeValue(forKey: stream)
+        if s.deferringWrites { s.deferredCalls += 1 }
+        s.wholeAnswers &+= 1
+        return true
     }
 
     func isOpen(_ stream: UInt32) -> Bool {

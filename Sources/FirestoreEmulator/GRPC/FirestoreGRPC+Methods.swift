@@ -18,7 +18,8 @@ extension FirestoreGRPC {
             default: try r.skip(w)
             }
         }
-        let documentName = try DocumentName.document(name)
+        let documentName: DocumentName
+        if let plain = DocumentName.plainDocument(name) { documentName = plain } else { documentName = try DocumentName.document(name) }
         let database = DatabaseID(project: documentName.projectID, database: documentName.databaseID)
         if mask == nil {
             return try service.getDocumentEncoded(
