@@ -186,10 +186,9 @@ package final class StorageEngine: Sendable {
         return bytes
     }
 
-    /// Makes `state` the head, with views of the namespaces it changed (made in place, so that
-    /// a state the caller goes on using is not copied for this).
+    /// Makes `state` the head. (Its namespace boxes are shared from now on: a later change
+    /// to the caller's copy copies the box it changes first.)
     private func publish(_ state: inout EngineState) {
-        state.namespaces.refreshViews()
         head.withLock { $0 = state }
     }
 

@@ -266,9 +266,9 @@ final class TreeNode: @unchecked Sendable {
     /// history. Entries that merely keep history (every overwritten document, for as long as
     /// history is kept) do not make a copy rebuild the leaf entry by entry.
     private func holdsPrunable(at horizon: CommitTime) -> Bool {
-        let (slots, histories) = (self.slots, self.histories)
+        let slots = self.slots
         for slot in slots where slot.isPrunable {
-            guard slot.history >= 0, case let versions = histories[Int(slot.history)], !versions.isEmpty else {
+            guard slot.history >= 0, case let versions = history(of: slot), !versions.isEmpty else {
                 if slot.valueKind == LeafSlot.tombstone { return true }
                 continue
             }
