@@ -30,7 +30,7 @@ import Testing
 
         // Nothing else holds the box: changed in place. (The test holds boxes weakly: a strong
         // reference would make the table copy them.)
-        weak var first = table.box(of: id)
+        weak let first = table.box(of: id)
         table.modify(id) { $0 = state("second") }
         #expect(first != nil && table.box(of: id) === first, "modify of an unshared state copies it")
         #expect(read(table, id) == "second")
@@ -39,7 +39,7 @@ import Testing
         // changes, later ones change that copy in place, and the copy keeps what it held.
         let published = table
         table.modify(id) { $0.liveCount = 7 }
-        weak var copied = table.box(of: id)
+        weak let copied = table.box(of: id)
         #expect(copied != nil && copied !== published.box(of: id), "modify of a shared state")
         table[id, default: NamespaceState()] = state("third")
         #expect(copied != nil && table.box(of: id) === copied, "the commit's own copy changes in place")
