@@ -24,15 +24,18 @@ package struct CommitBuilder {
     let levels: LevelPolicy
     /// Namespaces this commit wrote to (their pending trees are sealed when it ends).
     var wrote: [NamespaceID] = []
-    /// The limits of the namespace the last put went to (nil: no such namespace, so none): a
+    /// The namespace the last put went to, and its limits (nil: no such namespace, so none): a
     /// lookup in `state.namespaces` copies the whole namespace state, and a commit's puts mostly
-    /// go to one namespace. Limits change only outside commits.
-    private var lastLimits: (namespace: NamespaceID, limits: NamespaceLimits?)?
+    /// go to one namespace. Limits change only outside commits. (Two properties, not an optional
+    /// tuple: reading one of those copies it through its generic value witnesses.)
+    private var limitsNamespace: NamespaceID?
+    private var lastLimits: NamespaceLimits?
     /// Which namespaces keep history (see `StorageEngine.keepsHistory`).
     let keepsHistory: @Sendable (NamespaceID) -> Bool
-    /// The answer of `keepsHistory` for the namespace written last (a commit's writes mostly go
-    /// to one namespace).
-    private var lastHistory: (namespace: NamespaceID, keeps: Bool)?
+    /// The namespace asked about last and the answer of `keepsHistory` for it (a commit's writes
+    /// mostly go to one namespace).
+    private var historyNamespace: NamespaceID?
+    private var historyKept = false
 
     init(
         state: EngineState, commitTime: CommitTime, horizon: CommitTime, cutThreshold: Int = 64,
@@ -48,9 +51,10 @@ package struct CommitBuilder {
 
     /// Whether `namespace` keeps history, remembered for the namespace asked about last.
     private mutating func keepsHistory(of namespace: NamespaceID) -> Bool {
-        if let last = lastHistory, last.namespace == namespace { return last.keeps }
+        if historyNamespace == namespace { return historyKept }
         let keeps = keepsHistory(namespace)
-        lastHistory = (namespace, keeps)
+        historyNamespace = namespace
+        historyKept = keeps
         return keeps
     }
 
@@ -120,11 +124,12 @@ package struct CommitBuilder {
         _ namespace: NamespaceID, _ key: StorageKey, _ value: [UInt8], precondition: Precondition = .none
     ) throws(StorageError) -> WriteTimes {
         guard !key.isRoot else { throw StorageError(.invalidKey, "cannot store a value at the root") }
-        if lastLimits?.namespace != namespace {
+        if limitsNamespace != namespace {
             // Read in place: the subscript's getter would copy the whole namespace state.
-            lastLimits = (namespace, state.namespaces.withState(namespace) { $0.limits })
+            lastLimits = state.namespaces.withState(namespace) { $0.limits }
+            limitsNamespace = namespace
         }
-        if let limits = lastLimits?.limits {
+        if let limits = lastLimits {
             try limits.check(key, valueCount: value.count)
         }
         return try write(namespace, key, value, precondition)
@@ -147,7 +152,7 @@ package struct CommitBuilder {
         guard start < end else { return start }
         var keys: [StorageKey] = []
         keys.reserveCapacity(end - start)
-        let limits = lastLimits?.namespace == namespace ? lastLimits?.limits : state.namespaces.withState(namespace) { $0.limits }
+        let limits = limitsNamespace == namespace ? lastLimits : state.namespaces.withState(namespace) { $0.limits }
         for index in start..<end {
             guard !names[index].isEmpty else { break }
             let key = parent.appending(names[index])
@@ -352,7 +357,8 @@ package struct CommitBuilder {
         })
         if let failure { throw failure }
         if rewrite { rewrote = true }
-        if let change { log.append(change) }
+        // Moved out, not copied (a copy retains the change's keys and values).
+        if let change = change.take() { log.append(change) }
         return times
     }
 
@@ -377,6 +383,17 @@ package struct CommitBuilder {
 
     // MARK: Finishing
 
+    /// The bytes of the values `changes` overwrote or deleted in namespaces that keep history,
+    /// each counted with `overhead` (see `StorageEngine.versionOverhead`).
+    mutating func supersededBytes(_ changes: [StorageChange], overhead: Int) -> Int {
+        var bytes = 0
+        for index in changes.indices {
+            guard let old = changes[index].old, keepsHistory(of: changes[index].namespace) else { continue }
+            bytes += old.value.count + old.key.encoded.count + overhead
+        }
+        return bytes
+    }
+
     /// The state this commit built, moved out of the builder (which ends here), so that
     /// publishing it copies nothing the builder still holds.
     consuming func takeState() -> EngineState { state }
@@ -399,47 +416,43 @@ package struct CommitBuilder {
             }
             changes = merged.filter { $0.old != $0.new }
         }
-        // Live counts change once per namespace.
-        var touched: [NamespaceID] = []
-        var deltas: [Int] = []
-        // Read in place: copying a change retains each of its keys and values.
-        changes.withUnsafeBufferPointer { changes in
-            for index in changes.indices {
-                let delta = (changes[index].new == nil ? 0 : 1) - (changes[index].old == nil ? 0 : 1)
-                // A commit's changes mostly go to the namespace of the one before.
-                if let last = touched.indices.last, touched[last] == changes[index].namespace {
-                    deltas[last] += delta
-                } else if let slot = touched.lastIndex(of: changes[index].namespace) {
-                    deltas[slot] += delta
-                } else {
-                    touched.append(changes[index].namespace)
-                    deltas.append(delta)
+        // Each namespace the commit wrote to is brought up to date in one go (its own changes
+        // only concern it): live count, dropped versions, sweep, indexes, levels. Every change
+        // is in a namespace of `wrote` (only writes make changes).
+        let levels = levels
+        for namespace in wrote {
+            var delta = 0
+            var changed = false
+            // Read in place: copying a change retains each of its keys and values.
+            changes.withUnsafeBufferPointer { changes in
+                for index in changes.indices where changes[index].namespace == namespace {
+                    changed = true
+                    delta += (changes[index].new == nil ? 0 : 1) - (changes[index].old == nil ? 0 : 1)
                 }
             }
-        }
-        let levels = levels
-        for (namespace, delta) in zip(touched, deltas) where delta != 0 {
-            modify(namespace) { $0.liveCount += delta }
-        }
-        // Namespaces without history drop the versions this commit superseded now that it ends
-        // (overwrites and deletes; a creation has none).
-        for index in changes.indices where changes[index].old != nil && !keepsHistory(of: changes[index].namespace) {
-            modify(changes[index].namespace) { $0.forgetHistory(changes[index].key.encoded) }
-        }
-        for namespace in touched {
-            let horizon = horizon(for: namespace)
+            let keeps = keepsHistory(of: namespace)
+            let horizon = keeps ? self.horizon : commitTime - 1
             modify(namespace) { space in
-                space.sweepStep(horizon: horizon)
-                for id in Array(space.indexes.keys) {
-                    for change in changes where change.namespace == namespace {
-                        space.indexes[id]?.apply(key: change.key, old: change.old?.value, new: change.new?.value)
+                space.liveCount += delta
+                if changed && !keeps {
+                    // A namespace without history drops the versions this commit superseded now
+                    // that it ends (overwrites and deletes; a creation has none).
+                    for change in changes where change.namespace == namespace && change.old != nil {
+                        space.forgetHistory(change.key.encoded)
                     }
                 }
+                if changed {
+                    space.sweepStep(horizon: horizon)
+                    if !space.indexes.isEmpty {
+                        for id in Array(space.indexes.keys) {
+                            for change in changes where change.namespace == namespace {
+                                space.indexes[id]?.apply(key: change.key, old: change.old?.value, new: change.new?.value)
+                            }
+                        }
+                    }
+                }
+                space.settle(policy: levels, horizon: horizon)
             }
-        }
-        for namespace in wrote {
-            let horizon = horizon(for: namespace)
-            modify(namespace) { $0.settle(policy: levels, horizon: horizon) }
         }
         return (cleared, changes)
     }

@@ -739,6 +739,12 @@ struct NamespaceState: Sendable {
         // Copying a main leaf now would make a drain in progress start from a replaced tree.
         guard commitsSinceSweep >= NamespaceState.sweepInterval, horizon > 0, drainJob == nil else { return }
         commitsSinceSweep = 0
+        // An empty main tree (every entry still above it) has nothing to sweep: copying its
+        // empty root would only allocate.
+        guard !main.tree.root.isEmpty else {
+            sweepCursor = []
+            return
+        }
         let cursor = sweepCursor
         main.tree.update(cursor, horizon: horizon) { _ in }  // copies (and so prunes) the leaf
         let leaf = main.tree.leaf(for: cursor)

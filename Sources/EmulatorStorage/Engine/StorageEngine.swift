@@ -140,9 +140,10 @@ package final class StorageEngine: Sendable {
                 keepsHistory: keepsHistory)
             guard body(&builder) else { return }
             let (cleared, changes) = builder.finish()
+            let superseded = builder.supersededBytes(changes, overhead: Self.versionOverhead)
             var after = builder.takeState()
             after.lastCommitTime = time
-            let bounded = ledger.withLock { $0.record(time: time, bytes: supersededBytes(changes), horizon: horizon) }
+            let bounded = ledger.withLock { $0.record(time: time, bytes: superseded, horizon: horizon) }
             after.retainedSince = bounded
             expired = after.dropRetired(through: bounded)
             tidyLater(changes, in: after)
@@ -164,32 +165,14 @@ package final class StorageEngine: Sendable {
         return outcome
     }
 
-    /// The bytes of the values `changes` overwrote or deleted in namespaces that keep history.
     /// What one kept version costs beyond its key and value bytes (its tree entry, the arrays'
-    /// headers, its times), so that small documents count for what they hold.
+    /// headers, its times), so that small documents count for what they hold (the ledger counts
+    /// the bytes of the values a commit overwrote or deleted in namespaces that keep history).
     static let versionOverhead = 128
 
-    private func supersededBytes(_ changes: [StorageChange]) -> Int {
-        var bytes = 0
-        var last: (namespace: NamespaceID, keeps: Bool)?
-        for change in changes {
-            guard let old = change.old else { continue }
-            let keeps: Bool
-            if let last, last.namespace == change.namespace {
-                keeps = last.keeps
-            } else {
-                keeps = keepsHistory(change.namespace)
-                last = (change.namespace, keeps)
-            }
-            if keeps { bytes += old.value.count + old.key.encoded.count + Self.versionOverhead }
-        }
-        return bytes
-    }
-
-    /// Makes `state` the head, with views of the namespaces it changed (made in place, so that
-    /// a state the caller goes on using is not copied for this).
+    /// Makes `state` the head. (Its namespace boxes are shared from now on: a later change
+    /// to the caller's copy copies the box it changes first.)
     private func publish(_ state: inout EngineState) {
-        state.namespaces.refreshViews()
         head.withLock { $0 = state }
     }
 

@@ -32,15 +32,11 @@ package struct StorageSnapshot: Sendable {
         read(namespace) { StorageSnapshot.get($0, key, readTime) } ?? nil
     }
 
-    /// Runs `body` on a namespace's state, or returns nil if there is none: the state is
-    /// borrowed from the namespace's view when it has one (a published state), else from where
-    /// the table stores it (a commit reading its own writes; see `NamespaceTable`).
+    /// Runs `body` on a namespace's state, borrowed where the table keeps it (see
+    /// `NamespaceTable`), or returns nil if there is none.
     @inline(__always)
     private func read<R>(_ namespace: NamespaceID, _ body: (borrowing NamespaceState) -> R) -> R? {
-        if let view = state.namespaces.view(of: namespace) {
-            return Unmanaged.passUnretained(view)._withUnsafeGuaranteedRef { body($0.state) }
-        }
-        return state.namespaces.withState(namespace, body)
+        state.namespaces.withState(namespace, body)
     }
 
     @inline(__always)

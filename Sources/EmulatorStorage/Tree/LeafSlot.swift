@@ -51,8 +51,15 @@ extension TreeNode {
         let slot = slots[index]
         var entry = VersionedEntry(
             key: key(at: index), value: value(at: index), createTime: slot.createTime, updateTime: slot.updateTime)
-        if slot.history >= 0 { entry.history = histories[Int(slot.history)] }
+        if slot.history >= 0 { entry.history = history(of: slot) }
         return entry
+    }
+
+    /// The history of a slot whose `history` is set: as stored, with what was appended in place
+    /// since (`VersionHistory.extended(before:)`).
+    @inline(__always)
+    func history(of slot: LeafSlot) -> VersionHistory {
+        histories[Int(slot.history)].extended(before: slot.updateTime)
     }
 
     /// Appends an entry (keys must arrive in order).
@@ -95,7 +102,10 @@ extension TreeNode {
             if old.history >= 0 { histories[Int(old.history)] = [] }
             slot.history = -1
         } else if old.history >= 0 {
-            histories[Int(old.history)] = entry.history
+            // A write that appended a version in place leaves the stored history as it is (the
+            // new update time extends it on reads): changing it would copy a chunk of the
+            // histories this copy of the leaf shares with the published one.
+            if !histories[Int(old.history)].isPrefix(of: entry.history) { histories[Int(old.history)] = entry.history }
         } else {
             slot.history = Int32(histories.count)
             histories.append(entry.history)

@@ -231,8 +231,17 @@ final class TreeNode: @unchecked Sendable {
             var copiedChildren: [TreeNode] = []
             copiedChildren.reserveCapacity(children.count + 2)
             copiedChildren.append(contentsOf: children)
-            var copiedFields = fields.pointee
+            // Field by field: a copy of all the fields would retain the leaf arrays too.
+            let source = fields
+            var copiedFields = TreeNodeFields(isLeaf: false)
+            copiedFields.hintCount = source.pointee.hintCount
+            copiedFields.hintOffset = source.pointee.hintOffset
+            copiedFields.prefixHint = source.pointee.prefixHint
+            copiedFields.entryBytes = source.pointee.entryBytes
             copiedFields.children = copiedChildren
+            copiedFields.arena = source.pointee.arena
+            copiedFields.separatorEnds = source.pointee.separatorEnds
+            copiedFields.garbage = source.pointee.garbage
             return copy(with: copiedFields)
         }
         let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && holdsPrunable(at: horizon))
@@ -244,9 +253,17 @@ final class TreeNode: @unchecked Sendable {
             var copiedArena: [UInt8] = []
             copiedArena.reserveCapacity(arena.count + 384)
             copiedArena.append(contentsOf: arena)
-            var copiedFields = fields.pointee
+            let source = fields
+            var copiedFields = TreeNodeFields(isLeaf: true)
+            copiedFields.hintCount = source.pointee.hintCount
+            copiedFields.hintOffset = source.pointee.hintOffset
+            copiedFields.prefixHint = source.pointee.prefixHint
+            copiedFields.entryBytes = source.pointee.entryBytes
             copiedFields.slots = copiedSlots
             copiedFields.arena = copiedArena
+            copiedFields.externals = source.pointee.externals
+            copiedFields.histories = source.pointee.histories
+            copiedFields.garbage = source.pointee.garbage
             return copy(with: copiedFields)
         }
         let copied = TreeNode.leaf()
@@ -266,9 +283,9 @@ final class TreeNode: @unchecked Sendable {
     /// history. Entries that merely keep history (every overwritten document, for as long as
     /// history is kept) do not make a copy rebuild the leaf entry by entry.
     private func holdsPrunable(at horizon: CommitTime) -> Bool {
-        let (slots, histories) = (self.slots, self.histories)
+        let slots = self.slots
         for slot in slots where slot.isPrunable {
-            guard slot.history >= 0, case let versions = histories[Int(slot.history)], !versions.isEmpty else {
+            guard slot.history >= 0, case let versions = history(of: slot), !versions.isEmpty else {
                 if slot.valueKind == LeafSlot.tombstone { return true }
                 continue
             }

@@ -6,19 +6,26 @@ import EmulatorStorage
 /// `document(_:)` answers with this commit's own earlier writes first, so several writes to one
 /// document in one commit apply in order.
 struct CommitBuffer {
-    var builder: CommitBuilder
+    /// The commit's builder, where the engine keeps it while the commit body runs: the buffer
+    /// works on it there, so the builder is neither copied in nor copied back (a copy of it
+    /// retains its state's references and its change log; a copy that shared its trees would
+    /// make every write copy nodes). Valid only inside `DocumentStore.commit`'s body, which is
+    /// all the buffer lives for.
+    private let pointer: UnsafeMutablePointer<CommitBuilder>
     let namespace: NamespaceID
     /// The document the last write of this buffer stored (nil after a delete): the fields it was
     /// encoded from and its times, so reading it back needs no decode (``written(_:)``).
     private var lastSet: StoredDocument?
 
-    init(builder: consuming CommitBuilder, namespace: NamespaceID) {
-        self.builder = builder
+    init(builder: UnsafeMutablePointer<CommitBuilder>, namespace: NamespaceID) {
+        pointer = builder
         self.namespace = namespace
     }
 
-    /// The builder, moved out of the buffer (which ends here) rather than copied.
-    consuming func takeBuilder() -> CommitBuilder { builder }
+    var builder: CommitBuilder {
+        unsafeAddress { UnsafePointer(pointer) }
+        nonmutating unsafeMutableAddress { pointer }
+    }
 
     var commitTime: Int64 { builder.commitTime }
     var view: DatabaseView<CommitBuilder> { DatabaseView(source: builder, namespace: namespace) }

@@ -68,14 +68,15 @@ package final class DocumentStore: Sendable {
         // result types at run time on every commit.
         var outcome: Result<R, EmulatorError>?
         let applied = engine.applyCommit { (txn: inout CommitBuilder) -> Bool in
-            // Move the builder into the buffer (a copy would share its trees and make every
-            // write copy nodes), and move it back on every path.
-            var buffer = CommitBuffer(builder: consume txn, namespace: ns)
-            let r = Result { () throws(EmulatorError) -> R in try body(&buffer) }
-            txn = buffer.takeBuilder()
-            outcome = r
-            if case .failure = r { return false }
-            return true
+            // The buffer works on the builder where it is (see `CommitBuffer`), for as long as
+            // the body runs.
+            withUnsafeMutablePointer(to: &txn) { builder in
+                var buffer = CommitBuffer(builder: builder, namespace: ns)
+                let r = Result { () throws(EmulatorError) -> R in try body(&buffer) }
+                outcome = r
+                if case .failure = r { return false }
+                return true
+            }
         }
         switch outcome {
         case .success(let result)?:
