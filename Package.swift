@@ -27,7 +27,7 @@ let package = Package(
     targets: [
         // L0
         .target(name: "CEmulatorLinux"),
-        .target(name: "EmulatorSupport", swiftSettings: settings),
+        .target(name: "EmulatorSupport", dependencies: ["CEmulatorLinux"], swiftSettings: settings),
         // L1
         .target(name: "EmulatorModel", dependencies: ["EmulatorSupport"], swiftSettings: settings),
         // L2

@@ -55,6 +55,8 @@ struct FirestoreJSONTests {
         (false, #"{"booleanValue":false}"#),
         (.integer(0), #"{"integerValue":"0"}"#),
         (.integer(.max), #"{"integerValue":"9223372036854775807"}"#),
+        (.integer(.min), #"{"integerValue":"-9223372036854775808"}"#),
+        (.integer(-7), #"{"integerValue":"-7"}"#),
         (.double(.nan), #"{"doubleValue":"NaN"}"#),
         (.double(-.infinity), #"{"doubleValue":"-Infinity"}"#),
         (.double(2.5), #"{"doubleValue":2.5}"#),

@@ -58,6 +58,32 @@ import Testing
         #expect(JSONWriter.encodeToString(.int(3), pretty: true) == "3")
     }
 
+    @Test("a plain key writes what appendKey writes", arguments: [false, true])
+    func plainKeyAgreesWithAppendKey(_ pretty: Bool) {
+        var general = JSONWriter(pretty: pretty)
+        var plain = JSONWriter(pretty: pretty)
+        general.beginObject()
+        plain.beginObject()
+        general.appendKey("stringValue")
+        plain.appendPlainKey("stringValue")
+        general.appendInt(1)
+        plain.appendInt(1)
+        general.appendKey("fields")
+        plain.appendPlainKey("fields")
+        general.beginObject()
+        plain.beginObject()
+        general.appendKey("a")
+        plain.appendPlainKey("a")
+        general.appendNull()
+        plain.appendNull()
+        general.endObject()
+        plain.endObject()
+        general.endObject()
+        plain.endObject()
+        #expect(plain.bytes == general.bytes)
+        #expect(String(decoding: plain.bytes, as: UTF8.self) == (pretty ? "{\n  \"stringValue\": 1,\n  \"fields\": {\n    \"a\": null\n  }\n}" : #"{"stringValue":1,"fields":{"a":null}}"#))
+    }
+
     @Test func streamingAppendersInsertSeparators() {
         var writer = JSONWriter()
         writer.beginObject()

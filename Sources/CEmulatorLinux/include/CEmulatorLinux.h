@@ -1,7 +1,7 @@
 #ifndef C_EMULATOR_LINUX_H
 #define C_EMULATOR_LINUX_H
 // What Glibc's Swift overlay does not export: epoll, eventfd, accept4, MSG_NOSIGNAL, TCP_NODELAY,
-// and the compiler's prefetch hint (for the storage engine's tree searches).
+// the compiler's prefetch hint (for the storage engine's tree searches) and the JSON string scan.
 // The header only uses <stdint.h> types so it never redefines what SwiftGlibc already imports;
 // the system headers are included in shim.c. `struct epoll_event` is packed on x86_64, so events
 // cross into Swift as the plain `cemu_event` below.
@@ -53,5 +53,9 @@ int cemu_available_cpus(void);
 /// CRC-32C (Castagnoli) of `length` bytes at `data`, continuing `crc` (0 to start; unmasked).
 /// Uses the SSE4.2 `crc32` instruction when the CPU has it, else a bitwise loop.
 uint32_t cemu_crc32c(uint32_t crc, const uint8_t *data, uint64_t length);
+/// The index of the first byte of `bytes[start..<end]` that a JSON string must escape (`"`, `\`,
+/// a control byte below 0x20) or, when `stop_at_non_ascii` is nonzero, any byte from 0x80 up;
+/// `end` when there is none. SSE2 on x86_64 (16 bytes a step), a byte loop elsewhere.
+uint64_t cemu_json_plain_prefix(const uint8_t *bytes, uint64_t start, uint64_t end, int stop_at_non_ascii);
 
 #endif

@@ -285,7 +285,9 @@ package struct HTTP1RequestParser: Sendable {
             count += 1
             if count > limits.maxHeaderCount { return .failure(.headerFieldsTooLarge) }
             framing.note(name, index: count - 1)
-            headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            headers.add(
+                HTTPCommonFieldText.text(name) ?? String(decoding: name, as: UTF8.self),
+                HTTPCommonFieldText.text(value) ?? String(decoding: value, as: UTF8.self))
         }
 
         var keepAlive = minorVersion == 1

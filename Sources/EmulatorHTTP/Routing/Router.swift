@@ -11,7 +11,21 @@ package struct Router: Sendable {
     private struct Route: Sendable {
         var method: HTTPMethod?
         var segments: [Substring]
+        /// `segments` as bytes, which a path's bytes are matched against in place.
+        var segmentBytes: [[UInt8]]
         var handler: HTTPHandler
+
+        init(method: HTTPMethod?, segments: [Substring], handler: @escaping HTTPHandler) {
+            self.method = method
+            self.segments = segments
+            segmentBytes = segments.map { Array($0.utf8) }
+            self.handler = handler
+        }
+
+        func matches(_ path: Substring) -> Bool {
+            path.utf8.withContiguousStorageIfAvailable { Router.matches(segmentBytes, $0) }
+                ?? Router.matches(segments, path)
+        }
     }
 
     private var routes: [Route] = []
@@ -34,7 +48,7 @@ package struct Router: Sendable {
         let path = request.rawPath
         var methodMismatch = false
         for route in routes {
-            guard Self.matches(route.segments, path) else { continue }
+            guard route.matches(path) else { continue }
             if let method = route.method, method != request.method {
                 methodMismatch = true
                 continue
@@ -68,6 +82,27 @@ package struct Router: Sendable {
             if !segment.utf8.elementsEqual(next.utf8) { return false }  // bytes, not canonical equivalence
         }
         return cursor.next() == nil
+    }
+
+    /// ``matches(_:_:)`` on bytes: the same segments (split at `/`, empty ones skipped), compared
+    /// byte by byte where they lie.
+    static func matches(_ pattern: [[UInt8]], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        let slash = UInt8(ascii: "/")
+        var i = 0
+        for segment in pattern {
+            if segment.count == 1, segment[0] == UInt8(ascii: "*") { return true }
+            while i < path.count, path[i] == slash { i += 1 }
+            guard i < path.count else { return false }
+            var end = i
+            while end < path.count, path[end] != slash { end += 1 }
+            if segment.first != UInt8(ascii: ":") {
+                guard end - i == segment.count else { return false }
+                for k in 0..<segment.count where segment[k] != path[i + k] { return false }
+            }
+            i = end
+        }
+        while i < path.count, path[i] == slash { i += 1 }
+        return i == path.count
     }
 
     /// The values `pattern` captures from `path` (which it matches), percent-decoded.

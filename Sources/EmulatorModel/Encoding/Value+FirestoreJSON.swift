@@ -59,52 +59,52 @@ extension Value {
         writer.beginObject()
         switch self {
         case .null:
-            writer.appendKey("nullValue")
+            writer.appendPlainKey("nullValue")
             writer.appendNull()
         case .boolean(let b):
-            writer.appendKey("booleanValue")
+            writer.appendPlainKey("booleanValue")
             writer.appendBool(b)
         case .integer(let i):
-            writer.appendKey("integerValue")
-            writer.appendString(String(i))
+            writer.appendPlainKey("integerValue")
+            writer.appendUnescapedString { JSONWriter.appendDecimal(i, to: &$0) }
         case .double(let d):
-            writer.appendKey("doubleValue")
+            writer.appendPlainKey("doubleValue")
             Value.appendDouble(d, to: &writer)
         case .timestamp(let t):
-            writer.appendKey("timestampValue")
-            writer.appendString(t.rfc3339)
+            writer.appendPlainKey("timestampValue")
+            writer.appendUnescapedString { t.appendRFC3339(to: &$0) }
         case .string(let s):
-            writer.appendKey("stringValue")
+            writer.appendPlainKey("stringValue")
             writer.appendString(s)
         case .bytes(let b):
-            writer.appendKey("bytesValue")
+            writer.appendPlainKey("bytesValue")
             writer.appendString(Base64.encode(b))
         case .reference(let r):
-            writer.appendKey("referenceValue")
+            writer.appendPlainKey("referenceValue")
             writer.appendString(r)
         case .geoPoint(let lat, let lng):
-            writer.appendKey("geoPointValue")
+            writer.appendPlainKey("geoPointValue")
             writer.beginObject()
-            writer.appendKey("latitude")
+            writer.appendPlainKey("latitude")
             Value.appendDouble(lat, to: &writer)
-            writer.appendKey("longitude")
+            writer.appendPlainKey("longitude")
             Value.appendDouble(lng, to: &writer)
             writer.endObject()
         case .array(let elements):
-            writer.appendKey("arrayValue")
+            writer.appendPlainKey("arrayValue")
             writer.beginObject()
             if !elements.isEmpty {
-                writer.appendKey("values")
+                writer.appendPlainKey("values")
                 writer.beginArray()
                 for e in elements { e.appendFirestoreJSON(to: &writer) }
                 writer.endArray()
             }
             writer.endObject()
         case .map(let m):
-            writer.appendKey("mapValue")
+            writer.appendPlainKey("mapValue")
             writer.beginObject()
             if !m.isEmpty {
-                writer.appendKey("fields")
+                writer.appendPlainKey("fields")
                 m.appendFirestoreFieldsJSON(to: &writer)
             }
             writer.endObject()

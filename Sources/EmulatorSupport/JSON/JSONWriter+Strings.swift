@@ -16,6 +16,14 @@ extension JSONWriter {
 
     /// Appends the UTF-8 in `source` as a quoted JSON string.
     package static func appendEscaped(_ source: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        appendEscapedContents(source, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the UTF-8 in `source` escaped as the inside of a JSON string, without the quotes
+    /// (for a string assembled from parts).
+    package static func appendEscapedContents(_ source: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         let count = source.count
         var index = JSONStringScan.skipUnescaped(source, from: 0, to: count)
         while index < count {
@@ -25,12 +33,9 @@ extension JSONWriter {
         }
         if index == count {
             // Common case: nothing to escape.
-            bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: source)
-            bytes.append(UInt8(ascii: "\""))
             return
         }
-        bytes.append(UInt8(ascii: "\""))
         var runStart = 0
         while index < count {
             let byte = source[index]
@@ -61,6 +66,14 @@ extension JSONWriter {
         if runStart < count {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<count]))
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` escaped as the inside of a JSON string, without the quotes.
+    package static func appendEscapedContents(_ text: String, to bytes: inout [UInt8]) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscapedContents($0, to: &bytes) }
+        if done == nil {
+            var copy = text
+            copy.withUTF8 { appendEscapedContents($0, to: &bytes) }
+        }
     }
 }

@@ -128,6 +128,20 @@ package struct JSONWriter: Sendable {
         afterKey = true
     }
 
+    /// ``appendKey(_:)`` for a name that needs no escaping (a literal of the caller's, such as a
+    /// proto field name): its bytes are copied as they are.
+    package mutating func appendPlainKey(_ name: StaticString) {
+        if !isFirst { bytes.append(UInt8(ascii: ",")) }
+        if pretty { newlineAndIndent() }
+        isFirst = false
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(0x20) }
+        afterKey = true
+    }
+
     // MARK: - Scalars
 
     package mutating func appendNull() {

@@ -8,16 +8,16 @@ enum RESTEncoding {
     /// `{"name", "fields"?, "createTime", "updateTime"}` (fields omitted when empty).
     static func writeDocument(_ d: StoredDocument, database: DatabaseID, to w: inout JSONWriter, missing: Bool = false) {
         w.beginObject()
-        w.appendKey("name")
+        w.appendPlainKey("name")
         writeName(d.path, database: database, to: &w)
         if !missing {
             if !d.fields.isEmpty {
-                w.appendKey("fields")
+                w.appendPlainKey("fields")
                 d.fields.appendFirestoreFieldsJSON(to: &w)
             }
-            w.appendKey("createTime")
+            w.appendPlainKey("createTime")
             writeTimestamp(d.createTime, to: &w)
-            w.appendKey("updateTime")
+            w.appendPlainKey("updateTime")
             writeTimestamp(d.updateTime, to: &w)
         }
         w.endObject()
@@ -28,22 +28,26 @@ enum RESTEncoding {
         w.appendUnescapedString { Timestamp(microseconds: micros).appendRFC3339(to: &$0) }
     }
 
-    /// `database.documentName(path)` as a JSON string, assembled as bytes in one buffer.
+    /// `database.documentName(path)` as a JSON string, escaped part by part straight into the
+    /// writer's buffer (no name assembled first).
     static func writeName(_ path: ResourcePath, database: DatabaseID, to w: inout JSONWriter) {
-        var name: [UInt8] = []
-        var count = 40 + database.project.utf8.count + database.database.utf8.count
-        for segment in path.segments { count += segment.utf8.count + 1 }
-        name.reserveCapacity(count)
-        name.append(contentsOf: "projects/".utf8)
-        name.append(contentsOf: database.project.utf8)
-        name.append(contentsOf: "/databases/".utf8)
-        name.append(contentsOf: database.database.utf8)
-        name.append(contentsOf: "/documents".utf8)
-        for segment in path.segments {
-            name.append(0x2F)
-            name.append(contentsOf: segment.utf8)
+        w.appendUnescapedString { bytes in
+            appendLiteral("projects/", to: &bytes)
+            JSONWriter.appendEscapedContents(database.project, to: &bytes)
+            appendLiteral("/databases/", to: &bytes)
+            JSONWriter.appendEscapedContents(database.database, to: &bytes)
+            appendLiteral("/documents", to: &bytes)
+            for segment in path.segments {
+                bytes.append(0x2F)
+                JSONWriter.appendEscapedContents(segment, to: &bytes)
+            }
         }
-        name.withUnsafeBufferPointer { w.appendString(utf8: $0) }
+    }
+
+    /// Copies a literal's bytes (a `String`'s UTF-8 view would be appended byte by byte).
+    @inline(__always)
+    private static func appendLiteral(_ text: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// `capacity`: what to reserve, for a caller that knows the size roughly (a write's answer

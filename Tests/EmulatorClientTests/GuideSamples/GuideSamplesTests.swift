@@ -28,6 +28,13 @@ enum GuideSampleFixture {
         return FileManager.default.fileExists(atPath: module) ? dir.path : nil
     }()
 
+    /// What a compiler outside SwiftPM needs to find the modules EmulatorClient imports: the Swift
+    /// modules, and the C shim's module map (EmulatorSupport scans JSON strings with it), as
+    /// SwiftPM hands every target that depends on the client.
+    static func moduleSearchArguments(_ build: String) -> [String] {
+        ["-I", build + "/Modules", "-Xcc", "-fmodule-map-file=" + build + "/CEmulatorLinux.build/module.modulemap"]
+    }
+
     /// EmulatorClient and every target it depends on, whose objects the sample program links.
     static let clientTargets = [
         "EmulatorClient", "EmulatorModel", "EmulatorSupport", "EmulatorHTTP", "EmulatorHTTP2", "EmulatorProtobuf", "EmulatorPosix",
@@ -113,7 +120,9 @@ struct GuideSamplesTests {
         let program = try GuideSampleFixture.writeProgram()
         defer { try? FileManager.default.removeItem(atPath: program.directory) }
         let result = try GuideSampleFixture.run(
-            swiftc, ["-typecheck", "-swift-version", "5", "-parse-as-library", "-I", build + "/Modules", program.file])
+            swiftc,
+            ["-typecheck", "-swift-version", "5", "-parse-as-library"] + GuideSampleFixture.moduleSearchArguments(build)
+                + [program.file])
         #expect(result.status == 0, "\(GuideSampleFixture.errorLines(result.errors, source: program.file))")
     }
 
@@ -134,7 +143,8 @@ struct GuideSamplesTests {
         let executable = program.directory + "/guide-samples"
         let compiled = try GuideSampleFixture.run(
             swiftc,
-            ["-swift-version", "6", "-parse-as-library", "-I", build + "/Modules", program.file] + objects + ["-o", executable])
+            ["-swift-version", "6", "-parse-as-library"] + GuideSampleFixture.moduleSearchArguments(build) + [program.file]
+                + objects + ["-o", executable])
         try #require(compiled.status == 0, "\(GuideSampleFixture.errorLines(compiled.errors, source: program.file))")
 
         try await withEmulators(projectID: "demo-guides") { env in
