@@ -74,7 +74,10 @@ import Testing
                 _ = try txn.put(ns, StorageKey("docs/d\(i)"), Array((String(repeating: "v", count: i % 97) + "\(i)").utf8))
             }
         }
-        // Rotations opened new journal files; they still write directly.
+        // Rotations opened new journal files; they still write directly. A rotation runs on the
+        // checkpoint's own thread, which a loaded machine may not have run yet: wait for it.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while data.journal.sequence == 1 && ContinuousClock.now < deadline { usleep(2_000) }
         #expect(data.journal.sequence > 1)
         #expect(data.journal.writesDirectly == (direct && available))
         data.abandonForTesting()
