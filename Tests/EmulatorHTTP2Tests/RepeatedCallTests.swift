@@ -205,30 +205,3 @@ struct RepeatedCallTests {
         #expect(call.trailers == [HeaderField("grpc-status", "0")])
     }
 }
-
-@Suite("Waiting calls")
-struct GRPCWaitingCallsTests {
-    @Test func callsComeOutInArrivalOrderThroughCompaction() {
-        let ran = Mutex<[Int]>([])
-        var queue = GRPCWaitingCalls()
-        var next = 0
-        var expected: [Int] = []
-        // Bursts of appends and takes that cross the compaction thresholds (64 taken, half the storage).
-        for (adds, takes) in [(200, 100), (50, 120), (10, 0), (300, 340)] {
-            for _ in 0..<adds {
-                let n = next
-                queue.append { ran.withLock { $0.append(n) } }
-                next += 1
-            }
-            for _ in 0..<takes {
-                guard let call = queue.popFirst() else { break }
-                call()
-                expected.append(expected.count)
-            }
-        }
-        #expect(queue.isEmpty)
-        #expect(queue.popFirst() == nil)
-        #expect(ran.withLock { $0 } == expected)
-        #expect(expected.count == 560)
-    }
-}

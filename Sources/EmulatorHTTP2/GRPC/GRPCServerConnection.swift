@@ -66,7 +66,7 @@ package final class GRPCServerConnection: UpgradedConnectionHandler {
         var nextHold: UInt64 = 0
         /// Unary and server-streaming calls whose requests are complete, waiting to run (in
         /// arrival order) until the responses already queued fit the peer's windows.
-        var waiting = GRPCWaitingCalls()
+        var waiting = FIFOQueue<@Sendable () -> Void>()
 
         /// Whether the responses queued behind the peer's windows leave room for more: at most
         /// ``GRPCServerConnection/maxQueuedBytesBeforeNextCall``, bidirectional calls' backlogs
