@@ -229,7 +229,7 @@ struct NamespaceState: Sendable {
     }
 
     private func headEntry(_ key: [UInt8], hash: UInt64) -> VersionedEntry? {
-        headSlot(key, hash: hash).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) } }
+        headSlot(key, hash: hash).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index, key: key) } }
     }
 
     /// False when no tree of the head holds an entry in `range` (live or a tombstone), so a
@@ -321,7 +321,7 @@ struct NamespaceState: Sendable {
         if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) {
             // The body runs on a copy read from the tree (from the slot just found: the leaf
             // lives while `pending` holds it); the tree is written only if it changed.
-            var entry = found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) }
+            var entry = found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index, key: key) }
             let (result, changed) = body(&entry)
             guard changed else { return result }
             NamespaceState.pruneLive(&entry, horizon)
