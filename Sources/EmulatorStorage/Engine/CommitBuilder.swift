@@ -36,11 +36,19 @@ package struct CommitBuilder {
     /// mostly go to one namespace).
     private var historyNamespace: NamespaceID?
     private var historyKept = false
+    /// The pending trees the engine kept from before the last commit to each namespace, for this
+    /// commit to write into in place; this commit records its stores in them, and at `finish`
+    /// they are the ones for the next commit (`PendingSpare`).
+    var spares: [PendingSpare]
+    /// The index in `spares` of the namespace written last (-1: none yet).
+    private var lastSpare = -1
 
     init(
         state: EngineState, commitTime: CommitTime, horizon: CommitTime, cutThreshold: Int = 64,
-        levels: LevelPolicy = .standard, keepsHistory: @escaping @Sendable (NamespaceID) -> Bool = { _ in true }
+        levels: LevelPolicy = .standard, keepsHistory: @escaping @Sendable (NamespaceID) -> Bool = { _ in true },
+        spares: [PendingSpare] = []
     ) {
+        self.spares = spares
         self.state = state
         self.commitTime = commitTime
         self.horizon = horizon
@@ -334,7 +342,9 @@ package struct CommitBuilder {
         var rewrite = false
         if wrote.last != namespace && !wrote.contains(namespace) { wrote.append(namespace) }
         let horizon = horizon(for: namespace)
-        let times = state.namespaces[namespace, default: NamespaceState()].update(key.encoded, horizon: horizon, reporting: {
+        let spare = spareIndex(namespace)
+        let times = state.namespaces[namespace, default: NamespaceState()].update(
+            key.encoded, horizon: horizon, recording: &spares[spare], reporting: {
             entry -> (result: WriteTimes, changed: Bool) in
             do throws(StorageError) {
                 try CommitBuilder.check(precondition, entry.isLive ? entry : nil, key)
@@ -360,6 +370,18 @@ package struct CommitBuilder {
         // Moved out, not copied (a copy retains the change's keys and values).
         if let change = change.take() { log.append(change) }
         return times
+    }
+
+    /// The index in `spares` of `namespace`'s (made on the first write there).
+    private mutating func spareIndex(_ namespace: NamespaceID) -> Int {
+        if lastSpare >= 0 && spares[lastSpare].namespace == namespace { return lastSpare }
+        if let index = spares.firstIndex(where: { $0.namespace == namespace }) {
+            lastSpare = index
+        } else {
+            spares.append(PendingSpare(namespace: namespace, recording: keepsHistory(of: namespace)))
+            lastSpare = spares.count - 1
+        }
+        return lastSpare
     }
 
     static func check(_ precondition: Precondition, _ entry: VersionedEntry?, _ key: StorageKey) throws(StorageError) {
@@ -454,7 +476,22 @@ package struct CommitBuilder {
                 space.settle(policy: levels, horizon: horizon)
             }
         }
+        keepSpares()
         return (cleared, changes)
+    }
+
+    /// Makes the pending trees this commit replaced the spares for the next commit (see
+    /// `PendingSpare`); a spare it did not use stays, as long as it still lags behind `pending`.
+    private mutating func keepSpares() {
+        CommitBuilder.keep(&spares, after: &state)
+    }
+
+    private static func keep(_ spares: inout [PendingSpare], after state: inout EngineState) {
+        for index in spares.indices where spares[index].started {
+            // In place: the commit wrote there, so the box is its own (`withState` would copy the
+            // state to call a method on it).
+            if state.namespaces.modify(spares[index].namespace, { $0.keep(&spares[index]) }) == nil { spares[index].abandon() }
+        }
     }
 }
 

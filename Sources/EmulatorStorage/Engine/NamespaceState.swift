@@ -57,8 +57,23 @@ package struct LevelPolicy: Sendable {
 struct NamespaceState: Sendable {
     /// The main tree, its filters and live count.
     var main = MainLevel()
-    /// The newest writes (at most about `sealSize` entries between commits).
-    var pending = VersionedTree()
+    /// The newest writes (at most about `sealSize` entries between commits). Every change made
+    /// through this property counts in `pendingRewrites`; a commit's own writes of single keys
+    /// go to `storedPending` directly (`storeInPending`), which the commit records, so that
+    /// the tree can be recycled (`PendingSpare`).
+    var pending: VersionedTree {
+        _read { yield storedPending }
+        _modify {
+            pendingRewrites &+= 1
+            yield &storedPending
+        }
+    }
+    /// The storage of `pending`. Changed directly only by `storeInPending` (PendingSpare.swift),
+    /// which records what it changes; everything else changes `pending`.
+    var storedPending = VersionedTree()
+    /// How many times `pending` was changed other than by `storeInPending`: a commit that saw
+    /// it move cannot tell a spare which keys it changed.
+    private(set) var pendingRewrites = 0
     /// Sealed pending trees, newest first, each with a filter of its keys.
     var fresh: [(root: TreeNode, filter: KeyFilter)] = []
     /// Entries in the fresh trees (a key in several counts for each).
@@ -214,7 +229,7 @@ struct NamespaceState: Sendable {
     }
 
     private func headEntry(_ key: [UInt8], hash: UInt64) -> VersionedEntry? {
-        headSlot(key, hash: hash).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) } }
+        headSlot(key, hash: hash).map { found in found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index, key: key) } }
     }
 
     /// False when no tree of the head holds an entry in `range` (live or a tombstone), so a
@@ -290,17 +305,27 @@ struct NamespaceState: Sendable {
     mutating func update<R>(
         _ key: [UInt8], horizon: CommitTime, reporting body: (inout VersionedEntry) -> (result: R, changed: Bool)
     ) -> R {
+        var unrecorded = PendingSpare(namespace: "", recording: false)
+        return update(key, horizon: horizon, recording: &unrecorded, reporting: body)
+    }
+
+    /// `update(_:horizon:reporting:)` for a commit that records its stores into `pending` in
+    /// `record` (and may recycle the tree `pending` was two commits ago: `PendingSpare`).
+    mutating func update<R>(
+        _ key: [UInt8], horizon: CommitTime, recording record: inout PendingSpare,
+        reporting body: (inout VersionedEntry) -> (result: R, changed: Bool)
+    ) -> R {
         // Upper trees are copied unpruned (horizon 0): a tombstone there must outlive its history,
         // to hide older levels; live entries are pruned here (`pruneLive`).
         let hash = KeyFilter.hash(key)
         if pendingFilter.mayContain(hash), let found = NamespaceState.slot(key, in: pending.root) {
             // The body runs on a copy read from the tree (from the slot just found: the leaf
             // lives while `pending` holds it); the tree is written only if it changed.
-            var entry = found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index) }
+            var entry = found.leaf._withUnsafeGuaranteedRef { $0.entry(at: found.index, key: key) }
             let (result, changed) = body(&entry)
             guard changed else { return result }
             NamespaceState.pruneLive(&entry, horizon)
-            pending.store(entry, horizon: 0)
+            storeInPending(entry, recording: &record)
             return result
         }
         if direct && !freshOrRecentHolds(key, hash) {
@@ -323,7 +348,8 @@ struct NamespaceState: Sendable {
         // A write that changed anything stamped the commit time, later than any older level's.
         if entry.updateTime != before {
             NamespaceState.pruneLive(&entry, horizon)
-            addToPending(entry, hash)
+            storeInPending(entry, recording: &record)
+            notePendingKey(hash)
         }
         return result
     }
@@ -399,6 +425,11 @@ struct NamespaceState: Sendable {
     /// Adds `entry` for a key `pending` does not hold.
     private mutating func addToPending(_ entry: VersionedEntry, _ hash: UInt64) {
         pending.store(entry, horizon: 0)
+        notePendingKey(hash)
+    }
+
+    /// Counts a key just added to `pending` (whose hash is `hash`).
+    private mutating func notePendingKey(_ hash: UInt64) {
         pendingEntries += 1
         if !pendingFilter.isActive { pendingFilter = KeyFilter(capacity: 256) }
         pendingFilter.insert(hash)

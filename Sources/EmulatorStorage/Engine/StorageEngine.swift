@@ -21,8 +21,10 @@ import Synchronization
 package final class StorageEngine: Sendable {
     /// The published state; held only long enough to copy or replace it.
     private let head: Mutex<EngineState>
-    /// Serializes commits, index builds and clears (and change delivery, which keeps order).
-    private let commitLock = Mutex(())
+    /// Serializes commits, index builds and clears (and change delivery, which keeps order), and
+    /// holds the pending trees the last commits replaced, for the next ones to write into in
+    /// place (`PendingSpare`).
+    private let commitLock = Mutex<[PendingSpare]>([])
     private let feed = ChangeFeed()
     /// The durability hook (a journal), if one is attached.
     private let commitLog = Mutex<(any CommitLog)?>(nil)
@@ -38,6 +40,8 @@ package final class StorageEngine: Sendable {
     /// Whether a namespace keeps superseded versions for reads at earlier times (`retention`).
     /// One that does not keeps only what a held snapshot (a transaction, an export) references.
     package let keepsHistory: @Sendable (NamespaceID) -> Bool
+    /// See `init`'s `recyclesPending`.
+    private let recyclesPending: Bool
     /// Bytes of superseded versions per commit, to bound history by memory (touched only under
     /// `commitLock`).
     private let ledger: Mutex<HistoryLedger>
@@ -57,11 +61,15 @@ package final class StorageEngine: Sendable {
     ///     `retention` (reads at their times fail `.historyExpired`). 64 MiB keeps an hour of a
     ///     typical test suite's overwrites while a long write-heavy session levels off instead of
     ///     growing for the whole hour.
+    ///   - recyclesPending: whether a commit writes into the pending tree the last one replaced
+    ///     (`PendingSpare`) instead of copying the published one's path (tests of what such a
+    ///     copy shares turn it off).
     package init(
         retention: CommitTime = 3_600_000_000, clock: StorageClock = .system, cutThreshold: Int = 64,
         levels: LevelPolicy = .standard, keepsHistory: @escaping @Sendable (NamespaceID) -> Bool = { _ in true },
-        maxHistoryBytes: Int = 64 << 20
+        maxHistoryBytes: Int = 64 << 20, recyclesPending: Bool = true
     ) {
+        self.recyclesPending = recyclesPending
         self.keepsHistory = keepsHistory
         self.ledger = Mutex(HistoryLedger(limit: maxHistoryBytes))
         self.retention = retention
@@ -131,15 +139,20 @@ package final class StorageEngine: Sendable {
         var logged: (log: any CommitLog, token: UInt64)?
         // Trees of expired retired subtrees: released after the commit serialization.
         var expired: [RetiredSubtree] = []
-        commitLock.withLock { _ in
+        commitLock.withLock { spares in
             let before = head.withLock { $0 }
             let time = max(clock.now(), before.lastCommitTime + 1)
             let horizon = max(before.retainedSince, time - retention)
             var builder = CommitBuilder(
                 state: before, commitTime: time, horizon: horizon, cutThreshold: cutThreshold, levels: levels,
-                keepsHistory: keepsHistory)
-            guard body(&builder) else { return }
+                keepsHistory: keepsHistory, spares: StorageEngine.take(&spares))
+            guard body(&builder) else {
+                spares = StorageEngine.take(&builder.spares)
+                for index in spares.indices { spares[index].abandon() }
+                return
+            }
             let (cleared, changes) = builder.finish()
+            if recyclesPending { spares = StorageEngine.take(&builder.spares) }
             let superseded = builder.supersededBytes(changes, overhead: Self.versionOverhead)
             var after = builder.takeState()
             after.lastCommitTime = time
@@ -163,6 +176,13 @@ package final class StorageEngine: Sendable {
         if let logged { DurabilityScope.awaitDurable(logged.log, logged.token) }
         expired.removeAll()
         return outcome
+    }
+
+    /// Moves `spares` out, leaving an empty list (so that the one holder changes it in place).
+    private static func take(_ spares: inout [PendingSpare]) -> [PendingSpare] {
+        var taken: [PendingSpare] = []
+        swap(&taken, &spares)
+        return taken
     }
 
     /// What one kept version costs beyond its key and value bytes (its tree entry, the arrays'
@@ -236,7 +256,10 @@ package final class StorageEngine: Sendable {
         // The state before the clear: unless a snapshot holds it, the last reference to what
         // was cleared (history goes too), so releasing it frees every node of it.
         var dropped: EngineState?
-        let time = commitLock.withLock { _ in
+        let time = commitLock.withLock { spares in
+            // A spare of the namespace would keep what the clear drops (a later commit would not
+            // find it lagging behind `pending` anyway).
+            spares.removeAll { $0.namespace == namespace }
             let before = head.withLock { $0 }
             defer { dropped = before }
             let time = max(clock.now(), before.lastCommitTime + 1)
@@ -283,8 +306,9 @@ package final class StorageEngine: Sendable {
     @discardableResult
     package func drop(_ namespace: NamespaceID) -> Bool {
         // The state before, returned so that its last reference goes outside the commit lock.
-        let dropped = commitLock.withLock { _ -> EngineState? in
+        let dropped = commitLock.withLock { spares -> EngineState? in
             guard commitLog.withLock({ $0 == nil }) else { return nil }
+            spares.removeAll { $0.namespace == namespace }
             let before = head.withLock { $0 }
             var after = before
             guard after.namespaces.remove(namespace) else { return nil }
@@ -326,7 +350,8 @@ package final class StorageEngine: Sendable {
     @discardableResult
     package func restore(_ namespace: NamespaceID, _ entries: [StoredEntry]) throws(StorageError) -> CommitTime {
         var logged: (log: any CommitLog, token: UInt64)?
-        let time = try commitLock.withLock { _ throws(StorageError) -> CommitTime in
+        let time = try commitLock.withLock { spares throws(StorageError) -> CommitTime in
+            spares.removeAll { $0.namespace == namespace }
             let before = head.withLock { $0 }
             let time = max(clock.now(), before.lastCommitTime + 1)
             var space = before.namespaces[namespace] ?? NamespaceState()

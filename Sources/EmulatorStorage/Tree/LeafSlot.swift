@@ -48,9 +48,14 @@ extension TreeNode {
 
     /// Slot `index` as a whole entry.
     func entry(at index: Int) -> VersionedEntry {
+        entry(at: index, key: key(at: index))
+    }
+
+    /// Slot `index` as a whole entry, for a caller that holds its key's bytes as `key` (a search
+    /// that found it): no copy of the key is made.
+    func entry(at index: Int, key: [UInt8]) -> VersionedEntry {
         let slot = slots[index]
-        var entry = VersionedEntry(
-            key: key(at: index), value: value(at: index), createTime: slot.createTime, updateTime: slot.updateTime)
+        var entry = VersionedEntry(key: key, value: value(at: index), createTime: slot.createTime, updateTime: slot.updateTime)
         if slot.history >= 0 { entry.history = history(of: slot) }
         return entry
     }

@@ -231,17 +231,10 @@ final class TreeNode: @unchecked Sendable {
             var copiedChildren: [TreeNode] = []
             copiedChildren.reserveCapacity(children.count + 2)
             copiedChildren.append(contentsOf: children)
-            // Field by field: a copy of all the fields would retain the leaf arrays too.
-            let source = fields
-            var copiedFields = TreeNodeFields(isLeaf: false)
-            copiedFields.hintCount = source.pointee.hintCount
-            copiedFields.hintOffset = source.pointee.hintOffset
-            copiedFields.prefixHint = source.pointee.prefixHint
-            copiedFields.entryBytes = source.pointee.entryBytes
+            var copiedFields = copiedHeader()
             copiedFields.children = copiedChildren
-            copiedFields.arena = source.pointee.arena
-            copiedFields.separatorEnds = source.pointee.separatorEnds
-            copiedFields.garbage = source.pointee.garbage
+            copiedFields.arena = arena
+            copiedFields.separatorEnds = separatorEnds
             return copy(with: copiedFields)
         }
         let needsRewrite = (garbage > 256 && garbage * 2 > arena.count) || (horizon > 0 && holdsPrunable(at: horizon))
@@ -253,17 +246,11 @@ final class TreeNode: @unchecked Sendable {
             var copiedArena: [UInt8] = []
             copiedArena.reserveCapacity(arena.count + 384)
             copiedArena.append(contentsOf: arena)
-            let source = fields
-            var copiedFields = TreeNodeFields(isLeaf: true)
-            copiedFields.hintCount = source.pointee.hintCount
-            copiedFields.hintOffset = source.pointee.hintOffset
-            copiedFields.prefixHint = source.pointee.prefixHint
-            copiedFields.entryBytes = source.pointee.entryBytes
+            var copiedFields = copiedHeader()
             copiedFields.slots = copiedSlots
             copiedFields.arena = copiedArena
-            copiedFields.externals = source.pointee.externals
-            copiedFields.histories = source.pointee.histories
-            copiedFields.garbage = source.pointee.garbage
+            copiedFields.externals = externals
+            copiedFields.histories = histories
             return copy(with: copiedFields)
         }
         let copied = TreeNode.leaf()
@@ -275,6 +262,20 @@ final class TreeNode: @unchecked Sendable {
             copied.append(entry)
         }
         copied.noteLayout()
+        return copied
+    }
+
+    /// New fields with this node's kind and header (hint count, hint offset, prefix hint, entry
+    /// bytes, garbage) and no arrays: a copy sets the arrays it keeps or copies one by one, since
+    /// a copy of all the fields would retain every array, the other kind's too.
+    private func copiedHeader() -> TreeNodeFields {
+        let source = fields
+        var copied = TreeNodeFields(isLeaf: source.pointee.isLeaf)
+        copied.hintCount = source.pointee.hintCount
+        copied.hintOffset = source.pointee.hintOffset
+        copied.prefixHint = source.pointee.prefixHint
+        copied.entryBytes = source.pointee.entryBytes
+        copied.garbage = source.pointee.garbage
         return copied
     }
 

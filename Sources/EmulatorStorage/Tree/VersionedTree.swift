@@ -15,7 +15,7 @@ struct VersionedTree: Sendable {
     func entry(_ key: [UInt8]) -> VersionedEntry? {
         let node = leaf(for: key)
         let (index, found) = node.entryIndex(for: key)
-        return found ? node.entry(at: index) : nil
+        return found ? node.entry(at: index, key: key) : nil
     }
 
     /// The leaf that holds or would hold `key`.
