@@ -312,7 +312,10 @@ package struct HTTP1RequestParser: Sendable {
             guard byte > 0x20 && byte < 0x7F else { return .failure(.badRequest) }
             if byte == UInt8(ascii: "?"), queryOffset == nil { queryOffset = i }
         }
-        guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8) else { return .failure(.badRequest) }
+        // `HTTP/` compared byte by byte (a generic `starts(with:)` over a string's view is not).
+        guard versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"), versionBytes[1] == UInt8(ascii: "T"),
+            versionBytes[2] == UInt8(ascii: "T"), versionBytes[3] == UInt8(ascii: "P"), versionBytes[4] == UInt8(ascii: "/")
+        else { return .failure(.badRequest) }
         let major = versionBytes[5]
         let dot = versionBytes[6]
         let minor = versionBytes[7]

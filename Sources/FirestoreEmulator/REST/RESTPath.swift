@@ -9,6 +9,10 @@ struct RESTPath {
     var path: ResourcePath
     /// The custom method after the last `:` (`runQuery`, `commit`, …), when it is a known one.
     var method: String?
+    /// Whether ``plain(_:allowMethod:)`` read the path: then the request's path after `/v1/` is
+    /// `name.name` byte for byte (plain ids, no escapes, no method), and an answer can copy it
+    /// instead of assembling the name from its parts.
+    var isPlain = false
 
     static let methods: Set<String> = [
         "batchGet", "beginTransaction", "commit", "rollback", "runQuery", "runAggregationQuery", "partitionQuery",
@@ -141,6 +145,7 @@ struct RESTPath {
         self.database = database
         self.path = path
         method = nil
+        isPlain = true
     }
 
     /// `text` split at every `/` byte, empty segments kept (as `split(separator:
@@ -173,5 +178,18 @@ struct RESTPath {
         return result
     }
 
+    /// The request path's name as spelt (`rawPath` after `/v1/`) when ``isPlain``.
+    static func spelledName(_ rawPath: Substring) -> Substring {
+        rawPath.dropFirstBytes("/v1/".utf8.count)
+    }
+
     var name: DocumentName { DocumentName(projectID: database.project, databaseID: database.database, path: path) }
+}
+
+extension Substring {
+    /// This text without its first `count` UTF-8 bytes (ASCII ones: the cut is a character
+    /// boundary).
+    func dropFirstBytes(_ count: Int) -> Substring {
+        self[utf8.index(startIndex, offsetBy: count)...]
+    }
 }
