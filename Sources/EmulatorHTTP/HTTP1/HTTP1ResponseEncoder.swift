@@ -101,7 +101,8 @@ package enum HTTP1ResponseEncoder {
         let bodyless = status.code < 200 || status.code == 204 || status.code == 304
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var head = HeadBytes(buffer: buffer)
-            if status.code == 200, utf8Equal(status.reason, "OK") {
+            // `==` on a small string compares its bits (`utf8Equal` walks the view).
+            if status.code == 200, status.reason == "OK" {
                 head.append("HTTP/1.1 200 OK\r\n")
             } else {
                 head.append("HTTP/1.1 ")
