@@ -24,4 +24,25 @@ import Testing
             }
         }
     }
+
+    /// A PATCH answer copies the name as the request spelt it when its path was read plainly; the
+    /// answer must read exactly as one whose name is assembled from the document's path.
+    @Test(arguments: RESTPathPlainTests.plain + [
+        "/v1/projects/p/databases/(default)/documents/c/a\"b", "/v1/projects/q\\r/databases/d\"/documents/c/back\\slash",
+    ])
+    func spelledNameAgreesWithTheAssembledOne(_ raw: String) throws {
+        let path = try RESTPath.parse(raw[...], allowMethod: false)
+        #expect(path.isPlain, "\(raw) is read plainly")
+        let spelled = RESTPath.spelledName(raw[...])
+        let document = StoredDocument(path: path.path, fields: ValueMap(), createTime: 1, updateTime: 2)
+        #expect(
+            RESTEncoding.document(document, database: path.database, spelledName: spelled)
+                == RESTEncoding.document(document, database: path.database))
+    }
+
+    @Test func pathsReadGenerallyHaveNoSpelledName() throws {
+        for raw in ["/v1/projects/p/databases/(default)/documents/c/%64", "/v1/projects/p/databases/(default)/documents/c/d/"] {
+            #expect(try !RESTPath.parse(raw[...], allowMethod: false).isPlain)
+        }
+    }
 }

@@ -62,6 +62,49 @@ package struct HTTP1RequestParser: Sendable {
         }
     }
 
+    /// The field lines of the last head read and what they parsed to. A keep-alive client sends
+    /// the same fields with every request (only the request line changes), so a head whose field
+    /// lines repeat these byte for byte takes the parsed fields instead of reading them again:
+    /// the fields, and whether they are valid, depend on those bytes (and the limits) alone.
+    struct RepeatedFields: Sendable {
+        /// Field sections longer than this are not kept (a connection holds at most this much).
+        static let maxBytes = 1024
+
+        private(set) var bytes: [UInt8] = []
+        private(set) var headers = HTTPHeaders()
+        private(set) var framing = FramingFields()
+        /// The header-count limit the kept fields were read under; nil while nothing is kept.
+        private var maxHeaderCount: Int?
+        /// How many heads took the kept fields.
+        private(set) var hits = 0
+
+        /// Whether `fields` are the kept field lines, read under the same limit.
+        func matches(_ fields: UnsafeBufferPointer<UInt8>, limits: HTTP1Limits) -> Bool {
+            guard maxHeaderCount == limits.maxHeaderCount, bytes.count == fields.count else { return false }
+            if fields.isEmpty { return true }
+            return bytes.withUnsafeBufferPointer { kept in
+                guard let a = kept.baseAddress, let b = fields.baseAddress else { return false }
+                return memcmp(a, b, fields.count) == 0
+            }
+        }
+
+        /// Takes the kept parse of the fields.
+        mutating func take() -> (HTTPHeaders, FramingFields) {
+            hits += 1
+            return (headers, framing)
+        }
+
+        /// Keeps `fields`, read as `headers` with `framing` under `limits`.
+        mutating func keep(_ fields: UnsafeBufferPointer<UInt8>, _ headers: HTTPHeaders, _ framing: FramingFields, limits: HTTP1Limits) {
+            guard fields.count <= Self.maxBytes else { return }
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: fields)
+            self.headers = headers
+            self.framing = framing
+            maxHeaderCount = limits.maxHeaderCount
+        }
+    }
+
     private var state: State = .head
     private var buffer: [UInt8] = []
     private var readIndex = 0
@@ -70,6 +113,10 @@ package struct HTTP1RequestParser: Sendable {
     private var pending: PendingHead?
     private var body: [UInt8] = []
     private var continuePending = false
+    private var repeatedFields = RepeatedFields()
+
+    /// How many heads took the parsed fields of an earlier head (``RepeatedFields``), for tests.
+    package var repeatedFieldsCount: Int { repeatedFields.hits }
 
     package init(limits: HTTP1Limits = HTTP1Limits()) {
         self.limits = limits
@@ -186,7 +233,14 @@ package struct HTTP1RequestParser: Sendable {
         let start = readIndex
         readIndex = end + 4
         scanIndex = readIndex
-        let result = buffer.withUnsafeBufferPointer { Self.parseHeadLines($0, from: start, to: end, limits: limits) }
+        // Moved out while the head is read, so the kept bytes are not copied when changed.
+        var repeated = RepeatedFields()
+        swap(&repeated, &repeatedFields)
+        let limits = limits
+        let result = buffer.withUnsafeBufferPointer {
+            Self.parseHeadLines($0, from: start, to: end, limits: limits, repeated: &repeated)
+        }
+        swap(&repeated, &repeatedFields)
         switch result {
         case .failure(let status):
             return .some(fail(status))
@@ -234,8 +288,10 @@ package struct HTTP1RequestParser: Sendable {
     /// Parses the head in `bytes[start..<end]` (its terminator excluded) in one pass over the
     /// bytes: lines end at CRLF (a bare CR stays in its line, where validation refuses it), and
     /// only the method, target and field names and values become values.
+    /// Field lines that repeat `repeated`'s are not read again; others are read and kept there.
     private static func parseHeadLines(
-        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, limits: HTTP1Limits
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, limits: HTTP1Limits,
+        repeated: inout RepeatedFields
     ) -> HeadResult {
         var lines = HeadLines(bytes: bytes, position: start, end: end)
         guard let (lineStart, lineEnd) = lines.next() else { return .failure(.badRequest) }
@@ -256,7 +312,10 @@ package struct HTTP1RequestParser: Sendable {
             guard byte > 0x20 && byte < 0x7F else { return .failure(.badRequest) }
             if byte == UInt8(ascii: "?"), queryOffset == nil { queryOffset = i }
         }
-        guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8) else { return .failure(.badRequest) }
+        // `HTTP/` compared byte by byte (a generic `starts(with:)` over a string's view is not).
+        guard versionBytes.count == 8, versionBytes[0] == UInt8(ascii: "H"), versionBytes[1] == UInt8(ascii: "T"),
+            versionBytes[2] == UInt8(ascii: "T"), versionBytes[3] == UInt8(ascii: "P"), versionBytes[4] == UInt8(ascii: "/")
+        else { return .failure(.badRequest) }
         let major = versionBytes[5]
         let dot = versionBytes[6]
         let minor = versionBytes[7]
@@ -264,6 +323,48 @@ package struct HTTP1RequestParser: Sendable {
         guard major == UInt8(ascii: "1"), minor <= UInt8(ascii: "1") else { return .failure(.httpVersionNotSupported) }
         let minorVersion = Int(minor - UInt8(ascii: "0"))
 
+        let fieldLines = UnsafeBufferPointer(rebasing: bytes[lines.position..<end])
+        let headers: HTTPHeaders
+        let framing: FramingFields
+        if repeated.matches(fieldLines, limits: limits) {
+            (headers, framing) = repeated.take()
+        } else {
+            switch parseFieldLines(&lines, bytes, limits: limits) {
+            case .failure(let status):
+                return .failure(status)
+            case .success(let parsed, let parsedFraming):
+                (headers, framing) = (parsed, parsedFraming)
+                repeated.keep(fieldLines, headers, framing, limits: limits)
+            }
+        }
+
+        var keepAlive = minorVersion == 1
+        if framing.connectionCount > 0 {
+            for value in headers.values("Connection") {
+                for token in value.split(separator: ",") {
+                    let token = token.trimmingSpaces
+                    if token.equalsIgnoringCase("close") { keepAlive = false }
+                    if token.equalsIgnoringCase("keep-alive"), minorVersion == 0 { keepAlive = true }
+                }
+            }
+        }
+        let method = HTTPMethod(bytes: methodBytes)
+        let target = String(decoding: targetBytes, as: UTF8.self)
+        return .success(
+            PendingHead(
+                method: method, target: target, queryOffset: queryOffset, headers: headers, minorVersion: minorVersion,
+                keepAlive: keepAlive, framing: framing))
+    }
+
+    private enum FieldsResult {
+        case success(HTTPHeaders, FramingFields)
+        case failure(HTTPStatus)
+    }
+
+    /// Reads the field lines `lines` has left.
+    private static func parseFieldLines(
+        _ lines: inout HeadLines, _ bytes: UnsafeBufferPointer<UInt8>, limits: HTTP1Limits
+    ) -> FieldsResult {
         var headers = HTTPHeaders(minimumCapacity: 8)
         var framing = FramingFields()
         var count = 0
@@ -289,23 +390,7 @@ package struct HTTP1RequestParser: Sendable {
                 HTTPCommonFieldText.text(name) ?? String(decoding: name, as: UTF8.self),
                 HTTPCommonFieldText.text(value) ?? String(decoding: value, as: UTF8.self))
         }
-
-        var keepAlive = minorVersion == 1
-        if framing.connectionCount > 0 {
-            for value in headers.values("Connection") {
-                for token in value.split(separator: ",") {
-                    let token = token.trimmingSpaces
-                    if token.equalsIgnoringCase("close") { keepAlive = false }
-                    if token.equalsIgnoringCase("keep-alive"), minorVersion == 0 { keepAlive = true }
-                }
-            }
-        }
-        let method = HTTPMethod(bytes: methodBytes)
-        let target = String(decoding: targetBytes, as: UTF8.self)
-        return .success(
-            PendingHead(
-                method: method, target: target, queryOffset: queryOffset, headers: headers, minorVersion: minorVersion,
-                keepAlive: keepAlive, framing: framing))
+        return .success(headers, framing)
     }
 
     /// The first index of `byte` in `bytes[start..<end]` (memchr: a field line is tens of bytes).

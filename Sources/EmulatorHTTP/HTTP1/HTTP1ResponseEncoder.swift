@@ -40,17 +40,13 @@ package enum HTTP1ResponseEncoder {
     /// Returns the framing of a stream body (`nil` for other bodies).
     @discardableResult
     package static func encode(_ response: HTTPResponse, context: Context, into out: inout [UInt8]) -> StreamFraming? {
+        if case .bytes(let body) = response.body {
+            encodeWhole(response, body, context: context, into: &out)
+            return nil
+        }
         let status = response.status
         let isUpgrade: Bool
         if case .upgrade = response.body { isUpgrade = true } else { isUpgrade = false }
-        if case .bytes(let body) = response.body {
-            // Room for the head (its fields plus status line and framing) and the body at once.
-            var headBytes = 96
-            for field in response.headers { headBytes += field.name.utf8.count + field.value.utf8.count + 4 }
-            // Doubling when it grows: pipelined answers accumulate in one buffer.
-            let needed = out.count + headBytes + body.count
-            if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
-        }
         appendStatusLine(status, into: &out)
         for field in response.headers {
             // Only these three names are the encoder's; their lengths tell most names apart.
@@ -63,21 +59,8 @@ package enum HTTP1ResponseEncoder {
         }
         let bodyless = status.code < 200 || status.code == 204 || status.code == 304
         switch response.body {
-        case .bytes(let body):
-            if !bodyless {
-                append("Content-Length: ", into: &out)
-                appendDecimal(body.count, into: &out)
-                append("\r\n", into: &out)
-            }
-            if context.close {
-                append("Connection: close\r\n", into: &out)
-            } else if context.minorVersion == 0 {
-                // An HTTP/1.0 client keeps the connection only when told so.
-                append("Connection: keep-alive\r\n", into: &out)
-            }
-            append("\r\n", into: &out)
-            if !context.isHead, !bodyless { out.append(contentsOf: body) }
-            return nil
+        case .bytes:
+            return nil  // encoded whole above
         case .stream:
             let framing: StreamFraming
             if context.isHead || bodyless {
@@ -100,6 +83,114 @@ package enum HTTP1ResponseEncoder {
             // Never encoded: HTTP1Connection waits for the completed response. Defensive only.
             out.append(contentsOf: "Content-Length: 0\r\n\r\n".utf8)
             return nil
+        }
+    }
+
+    /// ``encode(_:context:into:)`` for a complete body: the head is composed in temporary memory
+    /// and copied into `out` at once (an array append per piece checks the array's uniqueness
+    /// and capacity every time), then the body.
+    private static func encodeWhole(_ response: HTTPResponse, _ body: [UInt8], context: Context, into out: inout [UInt8]) {
+        let status = response.status
+        let fields = response.headers.fields
+        // Status line (at most 32 bytes and the reason), framing lines (at most 64) and fields.
+        var capacity = 128 + status.reason.utf8.count
+        for i in fields.indices { capacity += fields[i].name.utf8.count + fields[i].value.utf8.count + 4 }
+        // Doubling when it grows: pipelined answers accumulate in one buffer.
+        let needed = out.count + capacity + body.count
+        if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
+        let bodyless = status.code < 200 || status.code == 204 || status.code == 304
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var head = HeadBytes(buffer: buffer)
+            // `==` on a small string compares its bits (`utf8Equal` walks the view).
+            if status.code == 200, status.reason == "OK" {
+                head.append("HTTP/1.1 200 OK\r\n")
+            } else {
+                head.append("HTTP/1.1 ")
+                head.appendDecimal(status.code)
+                head.append(" ")
+                head.append(status.reason)
+                head.append("\r\n")
+            }
+            for i in fields.indices {
+                let name = fields[i].name
+                // Only these three names are the encoder's; their lengths tell most names apart.
+                switch name.utf8.count {
+                case 10 where HTTPHeaders.namesMatch(name, "Connection"): continue
+                case 14 where HTTPHeaders.namesMatch(name, "Content-Length"): continue
+                case 17 where HTTPHeaders.namesMatch(name, "Transfer-Encoding"): continue
+                default: break
+                }
+                head.append(name)
+                head.append(": ")
+                // Never let a handler's value split the head: CR and LF become spaces.
+                let start = head.count
+                head.append(fields[i].value)
+                for k in start..<head.count where buffer[k] == .cr || buffer[k] == .lf { buffer[k] = .space }
+                head.append("\r\n")
+            }
+            if !bodyless {
+                head.append("Content-Length: ")
+                head.appendDecimal(body.count)
+                head.append("\r\n")
+            }
+            if context.close {
+                head.append("Connection: close\r\n")
+            } else if context.minorVersion == 0 {
+                // An HTTP/1.0 client keeps the connection only when told so.
+                head.append("Connection: keep-alive\r\n")
+            }
+            head.append("\r\n")
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<head.count]))
+        }
+        if !context.isHead, !bodyless { out.append(contentsOf: body) }
+    }
+
+    /// A response head written into memory sized for it by the caller.
+    private struct HeadBytes {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var count = 0
+
+        mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress, let base = buffer.baseAddress else { return }
+            (base + count).update(from: source, count: bytes.count)
+            count += bytes.count
+        }
+
+        mutating func append(_ text: StaticString) {
+            append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        mutating func append(_ text: String) {
+            if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
+                for byte in text.utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+        }
+
+        mutating func appendDecimal(_ value: Int) {
+            var digits: [UInt8] = []
+            if value < 0 || value >= 1_000_000 {
+                HTTP1ResponseEncoder.appendDecimal(value, into: &digits)
+                digits.withUnsafeBufferPointer { append($0) }
+                return
+            }
+            // Up to six digits, written in place.
+            var n = value
+            var width = 1
+            var power = 10
+            while power <= n {
+                width += 1
+                power *= 10
+            }
+            var k = count + width
+            repeat {
+                k -= 1
+                buffer[k] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+            } while n > 0
+            count += width
         }
     }
 

@@ -30,7 +30,14 @@ package struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// The first value of the field called `name`.
     package subscript(_ name: String) -> String? {
-        fields.first { Self.namesMatch($0.name, name) }?.value
+        // Indexed in place, lengths first: a search that copied each field out would retain and
+        // release both of its strings, and most names differ in length (every request asks for
+        // a field or two: `Origin`, `Authorization`).
+        let count = name.utf8.count
+        for i in fields.indices where fields[i].name.utf8.count == count && Self.namesMatch(fields[i].name, name) {
+            return fields[i].value
+        }
+        return nil
     }
 
     package func values(_ name: String) -> [String] {

@@ -20,15 +20,26 @@ package enum HTTPMethod: Sendable, Hashable {
     /// for the known methods.
     package init(bytes: some Collection<UInt8>) {
         switch bytes.count {
-        case 3 where bytes.elementsEqual("GET".utf8): self = .get
-        case 3 where bytes.elementsEqual("PUT".utf8): self = .put
-        case 4 where bytes.elementsEqual("POST".utf8): self = .post
-        case 4 where bytes.elementsEqual("HEAD".utf8): self = .head
-        case 5 where bytes.elementsEqual("PATCH".utf8): self = .patch
-        case 6 where bytes.elementsEqual("DELETE".utf8): self = .delete
-        case 7 where bytes.elementsEqual("OPTIONS".utf8): self = .options
+        case 3 where Self.spells(bytes, "GET"): self = .get
+        case 3 where Self.spells(bytes, "PUT"): self = .put
+        case 4 where Self.spells(bytes, "POST"): self = .post
+        case 4 where Self.spells(bytes, "HEAD"): self = .head
+        case 5 where Self.spells(bytes, "PATCH"): self = .patch
+        case 6 where Self.spells(bytes, "DELETE"): self = .delete
+        case 7 where Self.spells(bytes, "OPTIONS"): self = .options
         default: self.init(String(decoding: bytes, as: UTF8.self))
         }
+    }
+
+    /// Whether `bytes` (as many as `word` has) are `word`'s: compared with the literal's memory
+    /// (`elementsEqual` with a string's UTF-8 view walks the view generically).
+    private static func spells(_ bytes: some Collection<UInt8>, _ word: StaticString) -> Bool {
+        var i = 0
+        for byte in bytes {
+            if byte != word.utf8Start[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     package var token: String {

@@ -63,6 +63,7 @@ package struct HTTPRequest: Sendable {
 
     /// Query parameters in order, percent-decoded (`+` is a space).
     package var queryItems: [(name: String, value: String)] {
+        if queryMark == nil { return [] }  // most requests have no query
         var items: [(name: String, value: String)] = []
         forEachQueryItem { name, value in
             items.append((Self.decode(name), Self.decode(value)))
@@ -97,6 +98,7 @@ package struct HTTPRequest: Sendable {
 
     /// The first query parameter called `name`.
     package func query(_ name: String) -> String? {
+        if queryMark == nil { return nil }
         var found: String?
         forEachQueryItem { rawName, rawValue in
             guard Self.decode(rawName) == name else { return false }

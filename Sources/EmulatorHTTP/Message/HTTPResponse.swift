@@ -62,11 +62,24 @@ package struct HTTPResponse: Sendable {
 
     /// A JSON response from already-encoded bytes.
     package static func json(_ bytes: [UInt8], status: HTTPStatus = .ok) -> HTTPResponse {
-        // Room for the fields CORS adds, so they do not reallocate.
+        HTTPResponse(status: status, headers: jsonHeaders, body: bytes)
+    }
+
+    /// A JSON response's fields, made once and shared (a field added later copies them, with
+    /// room for the fields CORS adds).
+    static let jsonHeaders: HTTPHeaders = {
         var headers = HTTPHeaders(minimumCapacity: 4)
         headers.add("Content-Type", "application/json; charset=utf-8")
-        return HTTPResponse(status: status, headers: headers, body: bytes)
-    }
+        return headers
+    }()
+
+    /// ``jsonHeaders`` as ``CORSPolicy`` decorates them for a request without an `Origin`,
+    /// made once and shared.
+    static let jsonHeadersForAnyOrigin: HTTPHeaders = {
+        var headers = jsonHeaders
+        headers.add("Access-Control-Allow-Origin", "*")
+        return headers
+    }()
 
     /// A plain-text response.
     package static func text(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {

@@ -62,6 +62,11 @@ package struct CORSPolicy: Sendable {
     /// one would copy them all.
     package func decorate(_ response: consuming HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
         guard let origin = allowOrigin(for: request.headers["Origin"]) else { return response }
+        if origin == "*", response.headers == HTTPResponse.jsonHeaders {
+            // The usual JSON answer to a request without an `Origin`: fields made once.
+            response.headers = HTTPResponse.jsonHeadersForAnyOrigin
+            return response
+        }
         if response.headers["Access-Control-Allow-Origin"] == nil {
             response.headers.add("Access-Control-Allow-Origin", origin)
             if origin != "*" {

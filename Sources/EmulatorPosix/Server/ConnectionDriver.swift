@@ -16,31 +16,35 @@ final class ConnectionDriver: @unchecked Sendable {
     let loop: EventLoop
     let server: ServerContext
 
-    private var connection: HTTP1Connection
-    private var outbound: [UInt8] = []
-    private var outboundOffset = 0
-    private var waitingForWritable = false
-    private var closeAfterFlush = false
-    private var closed = false
-    private var lingerDeadline: Int64?
-    private var lastActivity: Int64
-    private var requestStart: Int64
-    private var streamWriter: ConnectionWriter?
-    private var takeoverWriter: ConnectionWriter?
-    private var takeover: (any UpgradedConnectionHandler)?
+    // The mutable state below is touched only on the loop's thread, and no access to it overlaps
+    // another: the state machine's methods that take `connection` and `outbound` inout call
+    // nothing outside it, and handlers run between accesses. So the dynamic exclusivity checks
+    // a class's stored properties get (about ten a request, each a runtime call) are off.
+    @exclusivity(unchecked) private var connection: HTTP1Connection
+    @exclusivity(unchecked) private var outbound: [UInt8] = []
+    @exclusivity(unchecked) private var outboundOffset = 0
+    @exclusivity(unchecked) private var waitingForWritable = false
+    @exclusivity(unchecked) private var closeAfterFlush = false
+    @exclusivity(unchecked) private var closed = false
+    @exclusivity(unchecked) private var lingerDeadline: Int64?
+    @exclusivity(unchecked) private var lastActivity: Int64
+    @exclusivity(unchecked) private var requestStart: Int64
+    @exclusivity(unchecked) private var streamWriter: ConnectionWriter?
+    @exclusivity(unchecked) private var takeoverWriter: ConnectionWriter?
+    @exclusivity(unchecked) private var takeover: (any UpgradedConnectionHandler)?
     /// The deferred response the request in progress waits for; pipelined requests wait behind it.
-    private var pendingDeferred: HTTPDeferredResponse?
+    @exclusivity(unchecked) private var pendingDeferred: HTTPDeferredResponse?
     /// Set while pipelined requests wait because too many response bytes are unsent.
-    private var pausedForOutput = false
+    @exclusivity(unchecked) private var pausedForOutput = false
     /// When the kernel last accepted bytes of this connection (monotonic nanoseconds).
-    private var lastSendProgress: Int64
+    @exclusivity(unchecked) private var lastSendProgress: Int64
     /// A paced stream body waiting for room (``deferUntilRoom(pending:_:)``).
-    private var roomWaiter: (@Sendable () -> Void)?
+    @exclusivity(unchecked) private var roomWaiter: (@Sendable () -> Void)?
     /// The stream in progress is a paced (finite) body: a graceful shutdown lets it finish.
-    private var streamIsPaced = false
+    @exclusivity(unchecked) private var streamIsPaced = false
     /// Set while this driver waits on its loop's list of connections to flush once the current
     /// batch of readiness events is handled (``flushAfterBatch()``).
-    private var flushQueued = false
+    @exclusivity(unchecked) private var flushQueued = false
 
     private static let lingerNanos: Int64 = 500_000_000
     private static let maxBufferedWhileStreaming = 1 << 20

@@ -205,6 +205,20 @@ package struct JSONWriter: Sendable {
         bytes.append(contentsOf: json)
     }
 
+    /// ``appendRawJSON(_:)`` for an array: not generic, so a caller in another module does not
+    /// step through the bytes by protocol witnesses (thousands of instructions for a cached
+    /// answer).
+    package mutating func appendRawJSON(_ json: [UInt8]) {
+        prepareValue()
+        bytes.append(contentsOf: json)
+    }
+
+    /// ``appendRawJSON(_:)`` for bytes in memory (not generic, as for an array).
+    package mutating func appendRawJSON(_ json: UnsafeBufferPointer<UInt8>) {
+        prepareValue()
+        bytes.append(contentsOf: json)
+    }
+
     /// Appends the decimal digits of `value`.
     package static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
         var magnitude = value.magnitude

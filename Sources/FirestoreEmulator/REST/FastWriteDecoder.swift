@@ -19,6 +19,12 @@ struct FastWriteDecoder {
     /// Whether the string `stringBytes` read last is all ASCII, so that `string()` makes a
     /// `String` of it without scanning its bytes again (a 1 KB value is most of a body).
     private var lastStringIsASCII = false
+    /// Whether everything read so far is written exactly as ``Value/appendFirestoreJSON(to:)``
+    /// writes it back (no spaces, fields in order, integers as plain decimal strings, no empty
+    /// `fields` or `values`, no doubles or timestamps, whose text has other spellings).
+    private var canonical = true
+    /// Where the fields of the last depth-0 `fields` object lie, sorted by name.
+    private var topSpans: [FieldSpan] = []
 
     /// Nesting of map and array values handled here (deeper documents take the general path).
     private static let maxDepth = 20
@@ -34,6 +40,19 @@ struct FastWriteDecoder {
     /// The fields of a createDocument or patch body that holds `fields` and nothing else
     /// (`{"fields":{…}}`), or nil (see the type's documentation).
     static func documentFields(_ body: [UInt8]) -> ValueMap? {
+        documentFieldsAndSpans(body)?.fields
+    }
+
+    /// Where a field of a `fields` object lies in the body: its name (inside the quotes) and the
+    /// whole member (`"name":{…}`).
+    typealias FieldSpan = (key: Range<Int>, member: Range<Int>)
+
+    /// ``documentFields(_:)``, and where in `body` each field lies (in the answer's order, by
+    /// name) when the body spells every field exactly as the answer writes it back
+    /// (``Value/appendFirestoreJSON(to:)`` for each value, no spaces, maps' fields in order), so
+    /// an answer can copy those bytes; nil when not, or when there are no fields (the answer then
+    /// has no `fields` member). The document's own fields may come in any order.
+    static func documentFieldsAndSpans(_ body: [UInt8]) -> (fields: ValueMap, spans: [FieldSpan]?)? {
         body.withUnsafeBufferPointer { buffer in
             var decoder = FastWriteDecoder(bytes: buffer, names: nil)
             var fields: ValueMap?
@@ -42,10 +61,10 @@ struct FastWriteDecoder {
                 fields = f
                 return true
             }
-            guard ok else { return nil }
+            guard ok, let fields else { return nil }
             decoder.skipSpace()
             guard decoder.i == buffer.count else { return nil }
-            return fields
+            return (fields, decoder.canonical && !fields.isEmpty ? decoder.topSpans : nil)
         }
     }
 
@@ -193,7 +212,7 @@ struct FastWriteDecoder {
     /// so the general decoder refuses the body with its error.
     private mutating func fields(depth: Int) -> ValueMap? {
         var out: [ValueMap.Field] = []
-        var keys: [Range<Int>] = []
+        var keys: [FieldSpan] = []
         out.reserveCapacity(8)
         keys.reserveCapacity(8)
         var duplicate = false
@@ -201,14 +220,17 @@ struct FastWriteDecoder {
         let ok = object { (d: inout FastWriteDecoder, key: UnsafeBufferPointer<UInt8>) -> Bool in
             guard let name = Self.text(key), let v = d.value(depth: depth) else { return false }
             let start = key.baseAddress.map { $0 - (base ?? $0) } ?? 0
-            let range = start..<(start + key.count)
-            keys.append(range)
+            // The member runs from the name's opening quote to the end of the value.
+            keys.append((start..<(start + key.count), (start - 1)..<d.i))
             out.append(ValueMap.Field(name, v))
             var j = keys.count - 1
             while j > 0 {
-                let c = UTF8Order.compare(UnsafeBufferPointer(rebasing: d.bytes[keys[j - 1]]), key)
+                let c = UTF8Order.compare(UnsafeBufferPointer(rebasing: d.bytes[keys[j - 1].key]), key)
                 if c == 0 { duplicate = true }
                 if c <= 0 { break }
+                // A nested map written out of order is written back sorted; the document's own
+                // fields are copied member by member, in sorted order.
+                if depth > 0 { d.canonical = false }
                 keys.swapAt(j - 1, j)
                 out.swapAt(j - 1, j)
                 j -= 1
@@ -216,6 +238,7 @@ struct FastWriteDecoder {
             return true
         }
         guard ok, !duplicate else { return nil }
+        if depth == 0 { topSpans = keys }
         return ValueMap(uncheckedSortedFields: out)
     }
 
@@ -237,14 +260,21 @@ struct FastWriteDecoder {
         if Self.equal(key, "integerValue") {
             if bytes[i] == 0x22 {
                 guard let range = stringBytes() else { return nil }
-                if let n = Self.decimal(UnsafeBufferPointer(rebasing: bytes[range])) { return .integer(n) }
-                guard let s = Self.text(UnsafeBufferPointer(rebasing: bytes[range])), let n = Int64(s) else { return nil }
+                let digits = UnsafeBufferPointer(rebasing: bytes[range])
+                if let n = Self.decimal(digits) {
+                    if !Self.isCanonicalDecimal(digits) { canonical = false }
+                    return .integer(n)
+                }
+                canonical = false
+                guard let s = Self.text(digits), let n = Int64(s) else { return nil }
                 return .integer(n)
             }
+            canonical = false  // a number; the answer writes a string
             guard let n = plainInteger() else { return nil }
             return .integer(n)
         }
         if Self.equal(key, "doubleValue") {
+            canonical = false  // a double's text has many spellings
             if bytes[i] == 0x22 {
                 guard let s = string() else { return nil }
                 switch s {
@@ -262,6 +292,7 @@ struct FastWriteDecoder {
         if Self.equal(key, "booleanValue") { return literalBool().map { .boolean($0) } }
         if Self.equal(key, "nullValue") { return literal("null") ? .null : nil }
         if Self.equal(key, "timestampValue") {
+            canonical = false  // so has a timestamp's
             guard let s = string(), let t = try? Timestamp(rfc3339: s) else { return nil }
             return .timestamp(t)
         }
@@ -270,6 +301,7 @@ struct FastWriteDecoder {
             var map: ValueMap?
             let ok = object { (d: inout FastWriteDecoder, key: UnsafeBufferPointer<UInt8>) -> Bool in
                 guard map == nil, Self.equal(key, "fields"), let m = d.fields(depth: depth + 1) else { return false }
+                if m.isEmpty { d.canonical = false }  // the answer writes `{"mapValue":{}}`
                 map = m
                 return true
             }
@@ -285,6 +317,7 @@ struct FastWriteDecoder {
                     out.append(v)
                     return true
                 }
+                if out.isEmpty { d.canonical = false }  // the answer writes `{"arrayValue":{}}`
                 elements = out
                 return listed
             }
@@ -301,6 +334,8 @@ struct FastWriteDecoder {
     }
 
     private mutating func skipSpace() {
+        guard i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 else { return }
+        canonical = false  // the answer has no spaces
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
     }
 
@@ -469,6 +504,15 @@ struct FastWriteDecoder {
             k += 1
         }
         return value
+    }
+
+    /// Whether `b` (which ``decimal(_:)`` read) is how `Int64`'s description spells its value:
+    /// no leading zero, no `-0`.
+    private static func isCanonicalDecimal(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let digits = b.first == 0x2D ? 1 : 0
+        guard digits < b.count else { return false }
+        if b[digits] == 0x30 { return b.count == 1 }
+        return true
     }
 
     /// `-?[0-9]+` that fits `Int64` (what `Int64(String)` accepts in that form); nil otherwise.

@@ -116,9 +116,10 @@ extension FirestoreREST {
         let params = Self.parameters(request)
         let name: String?
         let fields: ValueMap
-        if let fast = FastWriteDecoder.documentFields(request.body) {
+        var spans: [FastWriteDecoder.FieldSpan]?
+        if let fast = FastWriteDecoder.documentFieldsAndSpans(request.body) {
             // `{"fields":{…}}` in one pass; anything else (and every error) takes the general decoder.
-            (name, fields) = (nil, fast)
+            (name, fields, spans) = (nil, fast.fields, fast.spans)
         } else {
             (name, fields) = try RESTDecoding.document(try Self.body(request, .document, context: "document"))
         }
@@ -127,10 +128,20 @@ extension FirestoreREST {
                 throw .invalidArgument("The document name in the body \"\(name)\" does not match the request path.")
             }
         }
+        let updateMask = try Self.mask(params, "updateMask.fieldPaths")
+        let mask = try Self.mask(params, "mask.fieldPaths")
         let d = try service.updateDocument(
-            path.name, fields: fields, updateMask: try Self.mask(params, "updateMask.fieldPaths"),
-            mask: try Self.mask(params, "mask.fieldPaths"), precondition: try Self.precondition(params), caller: caller)
-        return Self.ok(RESTEncoding.document(d, database: path.database, capacity: Self.answerCapacity(request, path)))
+            path.name, fields: fields, updateMask: updateMask, mask: mask, precondition: try Self.precondition(params),
+            caller: caller)
+        // Without masks the document now holds exactly the body's fields, so a body that spelt
+        // them as the answer does lends the answer its bytes. The answer names the document the
+        // request named (`d` was read back at `path.name`).
+        let copied = updateMask == nil && mask == nil ? spans.map { RESTEncoding.SpelledFields(body: request.body, spans: $0) } : nil
+        let spelledName = path.isPlain ? RESTPath.spelledName(request.rawPath) : nil
+        return Self.ok(
+            RESTEncoding.document(
+                d, database: path.database, capacity: Self.answerCapacity(request, path), spelledName: spelledName,
+                spelledFields: copied))
     }
 
     /// Room for the JSON answer to a write of `request`'s body: the fields come back about as

@@ -54,7 +54,7 @@ package final class FirestoreREST: Sendable {
     /// closes the connection meanwhile, the wait is withdrawn.
     package func respondWaiting(to request: HTTPRequest) -> HTTPResponse {
         let attempt = LockAttempt()
-        switch attempt.run({ self.respond(to: request) }) {
+        switch attempt.run({ respond(to: request) }, resumable: { { self.respond(to: request) } }) {
         case .now(let response):
             return response
         case .later(let pending):

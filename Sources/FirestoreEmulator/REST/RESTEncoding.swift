@@ -6,12 +6,24 @@ enum RESTEncoding {
     static func timestamp(_ micros: Int64) -> String { Timestamp(microseconds: micros).rfc3339 }
 
     /// `{"name", "fields"?, "createTime", "updateTime"}` (fields omitted when empty).
-    static func writeDocument(_ d: StoredDocument, database: DatabaseID, to w: inout JSONWriter, missing: Bool = false) {
+    /// `spelledName`: the document's name as its request spelt it (``RESTPath/spelledName(_:)``),
+    /// copied instead of assembled.
+    static func writeDocument(
+        _ d: StoredDocument, database: DatabaseID, to w: inout JSONWriter, missing: Bool = false,
+        spelledName: Substring? = nil, spelledFields: SpelledFields? = nil
+    ) {
         w.beginObject()
         w.appendPlainKey("name")
-        writeName(d.path, database: database, to: &w)
+        if let spelledName {
+            writeName(spelledName, to: &w)
+        } else {
+            writeName(d.path, database: database, to: &w)
+        }
         if !missing {
-            if !d.fields.isEmpty {
+            if let spelledFields {
+                w.appendPlainKey("fields")
+                spelledFields.write(to: &w)
+            } else if !d.fields.isEmpty {
                 w.appendPlainKey("fields")
                 d.fields.appendFirestoreFieldsJSON(to: &w)
             }
@@ -44,6 +56,16 @@ enum RESTEncoding {
         }
     }
 
+    /// A whole name as a JSON string, escaped in one run (JSON escapes byte by byte, so this
+    /// reads as ``writeName(_:database:to:)`` does for the same name).
+    static func writeName(_ name: Substring, to w: inout JSONWriter) {
+        w.appendUnescapedString { bytes in
+            if name.utf8.withContiguousStorageIfAvailable({ JSONWriter.appendEscapedContents($0, to: &bytes) }) == nil {
+                JSONWriter.appendEscapedContents(String(name), to: &bytes)
+            }
+        }
+    }
+
     /// Copies a literal's bytes (a `String`'s UTF-8 view would be appended byte by byte).
     @inline(__always)
     private static func appendLiteral(_ text: StaticString, to bytes: inout [UInt8]) {
@@ -52,12 +74,39 @@ enum RESTEncoding {
 
     /// `capacity`: what to reserve, for a caller that knows the size roughly (a write's answer
     /// is about its request body plus the name and the times).
-    static func document(_ d: StoredDocument, database: DatabaseID, capacity: Int = 1024) -> [UInt8] {
+    /// `spelledFields`: the document's fields as a write's body spelt them, which is how the
+    /// answer writes them (``FastWriteDecoder/documentFieldsAndSpans(_:)``), copied.
+    static func document(
+        _ d: StoredDocument, database: DatabaseID, capacity: Int = 1024, spelledName: Substring? = nil,
+        spelledFields: SpelledFields? = nil
+    ) -> [UInt8] {
         var w = JSONWriter()
         // One allocation for a typical document instead of a doubling series.
         w.bytes.reserveCapacity(capacity)
-        writeDocument(d, database: database, to: &w)
+        writeDocument(d, database: database, to: &w, spelledName: spelledName, spelledFields: spelledFields)
         return w.bytes
+    }
+
+    /// A document's fields as the body of the write that stored them spelt them, each member
+    /// (`"name":{…}`) exactly as ``Value/appendFirestoreJSON(to:)`` writes it.
+    struct SpelledFields {
+        var body: [UInt8]
+        /// The members in `body`, in the answer's order (by name).
+        var spans: [FastWriteDecoder.FieldSpan]
+
+        private static let openBrace: StaticString = "{"
+
+        /// `{member,member…}`, copied.
+        func write(to w: inout JSONWriter) {
+            w.appendRawJSON(UnsafeBufferPointer(start: Self.openBrace.utf8Start, count: Self.openBrace.utf8CodeUnitCount))
+            body.withUnsafeBufferPointer { bytes in
+                for (k, span) in spans.enumerated() {
+                    if k > 0 { w.bytes.append(UInt8(ascii: ",")) }
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[span.member]))
+                }
+            }
+            w.bytes.append(UInt8(ascii: "}"))
+        }
     }
 
     static func writeResult(_ r: WriteResult, to w: inout JSONWriter) {

@@ -1,6 +1,7 @@
 import EmulatorHTTP
 import EmulatorModel
 import EmulatorSupport
+import Glibc
 
 /// A parsed `/v1/projects/{p}/databases/{d}/documents[/{path}][:{method}]` request path.
 struct RESTPath {
@@ -9,6 +10,10 @@ struct RESTPath {
     var path: ResourcePath
     /// The custom method after the last `:` (`runQuery`, `commit`, …), when it is a known one.
     var method: String?
+    /// Whether ``plain(_:allowMethod:)`` read the path: then the request's path after `/v1/` is
+    /// `name.name` byte for byte (plain ids, no escapes, no method), and an answer can copy it
+    /// instead of assembling the name from its parts.
+    var isPlain = false
 
     static let methods: Set<String> = [
         "batchGet", "beginTransaction", "commit", "rollback", "runQuery", "runAggregationQuery", "partitionQuery",
@@ -90,22 +95,21 @@ struct RESTPath {
         let prefix = "/v1/".utf8.count
         // The name after `/v1/` is at most `maxNameBytes` long (the general parser's `fullCount`).
         guard bytes.count > prefix, bytes.count - prefix <= DocumentName.maxNameBytes,
-            bytes[0] == 0x2F, bytes[1] == UInt8(ascii: "v"), bytes[2] == UInt8(ascii: "1"), bytes[3] == 0x2F
+            bytes[0] == 0x2F, bytes[1] == UInt8(ascii: "v"), bytes[2] == UInt8(ascii: "1"), bytes[3] == 0x2F,
+            let base = bytes.baseAddress
         else { return nil }
+        // The bytes are searched by memchr (a loop here costs several instructions a byte): an
+        // escape anywhere leaves the path to the general reading, then the segments end at `/`.
+        if memchr(base, Int32(UInt8(ascii: "%")), bytes.count) != nil { return nil }
         var project = ""
         var database = ""
         var path: [String] = []
         var index = 0
         var start = prefix
-        var i = prefix
         while true {
-            let atEnd = i == bytes.count
-            let byte = atEnd ? 0x2F : bytes[i]
-            if byte == UInt8(ascii: "%") { return nil }
-            guard byte == 0x2F else {
-                i += 1
-                continue
-            }
+            let slash = memchr(base + start, 0x2F, bytes.count - start)
+            let i = slash.map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? bytes.count
+            let atEnd = slash == nil
             guard start < i else { return nil }  // an empty segment
             let segment = UnsafeBufferPointer(rebasing: bytes[start..<i])
             switch index {
@@ -123,8 +127,7 @@ struct RESTPath {
             }
             index += 1
             if atEnd { break }
-            i += 1
-            start = i
+            start = i + 1
         }
         guard index >= 5 else { return nil }
         return RESTPath(database: DatabaseID(project: project, database: database), path: ResourcePath(segments: path))
@@ -141,6 +144,7 @@ struct RESTPath {
         self.database = database
         self.path = path
         method = nil
+        isPlain = true
     }
 
     /// `text` split at every `/` byte, empty segments kept (as `split(separator:
@@ -173,5 +177,18 @@ struct RESTPath {
         return result
     }
 
+    /// The request path's name as spelt (`rawPath` after `/v1/`) when ``isPlain``.
+    static func spelledName(_ rawPath: Substring) -> Substring {
+        rawPath.dropFirstBytes("/v1/".utf8.count)
+    }
+
     var name: DocumentName { DocumentName(projectID: database.project, databaseID: database.database, path: path) }
+}
+
+extension Substring {
+    /// This text without its first `count` UTF-8 bytes (ASCII ones: the cut is a character
+    /// boundary).
+    func dropFirstBytes(_ count: Int) -> Substring {
+        self[utf8.index(startIndex, offsetBy: count)...]
+    }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import EmulatorModel
 import EmulatorStorage
 import Synchronization
@@ -14,7 +15,28 @@ import Synchronization
 /// What a run must not repeat is kept here: the transaction a `new_transaction` read began, and
 /// the lock owner (and age, hence its place in the queue) of a write outside a transaction.
 final class LockAttempt: Sendable {
-    @TaskLocal static var current: LockAttempt?
+    /// The attempt whose request runs on this thread: set by ``run(_:resumable:)`` around the
+    /// request, nil elsewhere. Kept per thread, not per task: a request runs synchronously on
+    /// one thread, and a task-local's push and pop cost hundreds of instructions a request.
+    static var current: LockAttempt? {
+        guard let raw = pthread_getspecific(currentKey) else { return nil }
+        return Unmanaged<LockAttempt>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Runs `body` with `self` as ``current`` on this thread (the caller holds `self`, so the
+    /// unretained reference stays valid throughout), then restores what was current.
+    private func withCurrent<R>(_ body: () -> R) -> R {
+        let previous = pthread_getspecific(Self.currentKey)
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.currentKey, previous) }
+        return body()
+    }
 
     /// Thrown through the request when it parked; the transport never sends it.
     static let parked = EmulatorError(.unavailable, "The request is waiting for a document lock.")
@@ -100,7 +122,14 @@ final class LockAttempt: Sendable {
     /// parked: then `body` runs again once the wait ends (and again if it parks again), and the
     /// pending result is delivered after the commits of that run are durable.
     func run<R: Sendable>(_ body: @escaping @Sendable () -> R) -> Outcome<R> {
-        let result = Self.$current.withValue(self) { body() }
+        run(body, resumable: { body })
+    }
+
+    /// ``run(_:)`` for a caller whose first run needs no escaping closure: `body` runs now, and
+    /// `resumable` is asked for the closure that runs again only if the request parked (a REST
+    /// request then copies itself into a closure once, instead of on every request).
+    func run<R: Sendable>(_ body: () -> R, resumable: () -> @Sendable () -> R) -> Outcome<R> {
+        let result = withCurrent(body)
         let (ticket, cancelledMeanwhile) = state.withLock { s -> (LockWait?, Bool) in
             guard let ticket = s.ticket else {
                 s.phase = .done
@@ -120,7 +149,7 @@ final class LockAttempt: Sendable {
             return .now(result)
         }
         let pending = Pending<R>()
-        resume(after: ticket, body, pending)
+        resume(after: ticket, resumable(), pending)
         return .later(pending)
     }
 
