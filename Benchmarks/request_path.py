@@ -12,8 +12,13 @@ each build's server CPU per request (utime + stime from /proc/<pid>/stat over th
 and nginx's (master + worker), which compares builds better than wall-clock rates on a shared
 machine.
 
+With --paired, nginx runs again right before every measurement, and each ratio is to that
+adjacent nginx run instead of to the round's first: on a shared VM the machine's speed drifts
+within a round's half minute, and a ratio to a run 30 s earlier carries that drift. It takes
+twice as long.
+
     Benchmarks/request_path.py --bin main=../main/.build/release/emulators --bin new=.build/release/emulators \
-        --rounds 5 --duration 4 --grpc
+        --rounds 5 --duration 4 --grpc [--paired]
 """
 import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
 
@@ -157,6 +162,7 @@ def main():
     p.add_argument("--duration", type=int, default=5)
     p.add_argument("--grpc", action="store_true")
     p.add_argument("--only", default="get,patch,rtdb", help="comma-separated: get, patch, rtdb")
+    p.add_argument("--paired", action="store_true", help="nginx right before every measurement, ratios to it")
     a = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="reqbench-")
     www = os.path.join(tmp, "nginx", "www")
@@ -201,14 +207,24 @@ server {{ listen 127.0.0.1:{nport}; location / {{ root {www}; default_type appli
         results = {}
         kinds = a.only.split(",")
         print(f"load at start: {os.getloadavg()[0]:.1f}", flush=True)
-        for r in range(a.rounds):
+
+        def nginx_run():
             before = tree_cpu_seconds(nginx.pid)
             rps, total, _ = wrk(f"http://127.0.0.1:{nport}/doc.json", a.duration)
             nus = (tree_cpu_seconds(nginx.pid) - before) / max(total, 1) * 1e6
-            results.setdefault("nginx", []).append((rps, nus))
+            results.setdefault("nginx", []).append((rps, nus, rps))
+            return rps, nus
+
+        for r in range(a.rounds):
+            rps, nus = nginx_run()
             line = [f"round {r + 1}: nginx {rps:,.0f} ({nus:.1f} us cpu/req)"]
+            first = True
             for label, suite in suites:
                 for kind in kinds + (["grpc"] if a.grpc else []):
+                    if a.paired and not first:
+                        rps, nus = nginx_run()
+                        line.append(f"nginx {rps:,.0f}")
+                    first = False
                     before = cpu_seconds(suite.proc.pid)
                     if kind == "grpc":
                         krps, total, errs = h2load(suite.port, a.duration, grpc_data)
@@ -219,16 +235,16 @@ server {{ listen 127.0.0.1:{nport}; location / {{ root {www}; default_type appli
                         krps, total, errs = wrk(f"http://127.0.0.1:{suite.port}/", a.duration, script)
                     cpu = cpu_seconds(suite.proc.pid) - before
                     us = cpu / max(total, 1) * 1e6
-                    results.setdefault(f"{label} {kind}", []).append((krps, us))
+                    results.setdefault(f"{label} {kind}", []).append((krps, us, rps))
                     line.append(f"{label} {kind} {krps:,.0f} ({krps / rps:.2f}x, {us:.1f} us cpu/req{', ERR ' + str(errs) if errs else ''})")
             print("; ".join(line) + f"; load {os.getloadavg()[0]:.1f}", flush=True)
-        print("summary (min-max):")
-        ng = [x for x, _ in results["nginx"]]
-        ncpu = sorted(c for _, c in results["nginx"])[len(ng) // 2]
+        print("summary (min-max" + (", each ratio to the nginx run right before it):" if a.paired else "):"))
+        ncpus = [c for _, c, _ in results["nginx"]]
+        ncpu = sorted(ncpus)[len(ncpus) // 2]
         for key, vals in results.items():
-            rates = [x for x, _ in vals]
-            cpus = [c for _, c in vals]
-            ratios = [x / n for x, n in zip(rates, ng)]
+            rates = [x for x, _, _ in vals]
+            cpus = [c for _, c, _ in vals]
+            ratios = [x / n for x, _, n in vals]
             median_cpu = sorted(cpus)[len(cpus) // 2]
             print(f"  {key:14s} {min(rates):>9,.0f}-{max(rates):>9,.0f} req/s  ratio {min(ratios):.2f}-{max(ratios):.2f}"
                   f"  cpu/req {min(cpus):.1f}-{max(cpus):.1f} us (median {median_cpu:.1f};"
