@@ -70,20 +70,28 @@ import Testing
         }
     }
 
+    /// Bytes a mutation puts in: the head's separators, digits, and bytes it must refuse.
+    static let interesting: [UInt8] = Array("\r\n :;,0123456789abcdefABCDEF\t?%\u{0}\u{7f}".utf8) + [0x80, 0xC3, 0xFF]
+
+    /// Changes `bytes` `times` times: each a random byte of `interesting` put in place of one,
+    /// one byte taken out, or one byte put in.
+    static func mutate(_ bytes: inout [UInt8], times: Int, using random: inout SeededGenerator) {
+        for _ in 0..<times {
+            let position = Int.random(in: 0..<max(1, bytes.count), using: &random)
+            let byte = interesting.randomElement(using: &random) ?? 0
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0 where position < bytes.count: bytes[position] = byte
+            case 1 where position < bytes.count: bytes.remove(at: position)
+            default: bytes.insert(byte, at: min(position, bytes.count))
+            }
+        }
+    }
+
     @Test func agreesOnMutatedInput() {
         var random = SeededGenerator(seed: 23)
-        let interesting: [UInt8] = Array("\r\n :;,0123456789abcdefABCDEF\t?%\u{0}\u{7f}".utf8) + [0x80, 0xC3, 0xFF]
         for round in 0..<4000 {
             var bytes = Self.table[round % Self.table.count]
-            for _ in 0..<Int.random(in: 1...6, using: &random) {
-                let position = Int.random(in: 0..<max(1, bytes.count), using: &random)
-                let byte = interesting.randomElement(using: &random) ?? 0
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0 where position < bytes.count: bytes[position] = byte
-                case 1 where position < bytes.count: bytes.remove(at: position)
-                default: bytes.insert(byte, at: min(position, bytes.count))
-                }
-            }
+            Self.mutate(&bytes, times: Int.random(in: 1...6, using: &random), using: &random)
             let pieces = (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 1...40, using: &random) }
             let ours = Self.run(bytes, pieces: pieces)
             let reference = Self.runReference(bytes, pieces: pieces)
