@@ -79,6 +79,43 @@ import Testing
         #expect(String(decoding: out, as: UTF8.self) == "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
     }
 
+    private func streamHead(
+        _ response: HTTPResponse, _ context: HTTP1ResponseEncoder.Context
+    ) -> (HTTP1ResponseEncoder.StreamFraming?, String) {
+        var out: [UInt8] = []
+        let framing = HTTP1ResponseEncoder.encode(response, context: context, into: &out)
+        return (framing, String(decoding: out, as: UTF8.self))
+    }
+
+    /// Streams and complete bodies share one head writer: the same field filter and cleaning,
+    /// each with its own framing lines.
+    @Test func streamHeadsReplaceFramingFieldsAndSayWhenTheyClose() {
+        var headers = HTTPHeaders()
+        headers.add("Content-Length", "5")
+        headers.add("Connection", "keep-alive")
+        headers.add("X", "a\nb")
+        let stream = HTTPResponse(headers: headers, stream: HTTPStreamBody { _ in })
+        #expect(streamHead(stream, .init(close: true)) == (.chunked,
+            "HTTP/1.1 200 OK\r\nX: a b\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"))
+        #expect(streamHead(stream, .init(isHead: true, close: true)) == (.some(.none),
+            "HTTP/1.1 200 OK\r\nX: a b\r\nConnection: close\r\n\r\n"))
+        #expect(streamHead(stream, .init(isHead: true)) == (.some(.none), "HTTP/1.1 200 OK\r\nX: a b\r\n\r\n"))
+        let empty = HTTPResponse(status: .noContent, stream: HTTPStreamBody { _ in })
+        #expect(streamHead(empty, .init()) == (.some(.none), "HTTP/1.1 204 No Content\r\n\r\n"))
+        #expect(streamHead(empty, .init(minorVersion: 0)) == (.some(.none), "HTTP/1.1 204 No Content\r\n\r\n"))
+    }
+
+    @Test func unusualStatusesAndLongHeadsAreWrittenWhole() {
+        var headers = HTTPHeaders()
+        let long = String(repeating: "v", count: 5_000)
+        headers.add("X-Long", long)
+        let response = HTTPResponse(status: HTTPStatus(1_234_567, "Odd Reason"), headers: headers, body: [1])
+        #expect(encoded(response) == "HTTP/1.1 1234567 Odd Reason\r\nX-Long: \(long)\r\nContent-Length: 1\r\n\r\n\u{1}")
+        let stream = HTTPResponse(status: HTTPStatus(299, "Fine"), headers: headers, stream: HTTPStreamBody { _ in })
+        #expect(streamHead(stream, .init(minorVersion: 0)) == (.closeDelimited,
+            "HTTP/1.1 299 Fine\r\nX-Long: \(long)\r\nConnection: close\r\n\r\n"))
+    }
+
     @Test func upgradeKeepsConnectionHeader() {
         var headers = HTTPHeaders()
         headers.add("Upgrade", "websocket")
@@ -87,6 +124,10 @@ import Testing
         #expect(
             encoded(response)
                 == "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+        var withLength = headers
+        withLength.add("Content-Length", "0")
+        let noLength = HTTPResponse.switchingProtocols(headers: withLength, upgrade: HTTPUpgrade { _ in NoHandler() })
+        #expect(encoded(noLength) == encoded(response))
     }
 
     @Test(arguments: [(0, "0"), (9, "9"), (10, "10"), (1234567, "1234567"), (-42, "-42")])

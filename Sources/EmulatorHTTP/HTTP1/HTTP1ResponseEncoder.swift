@@ -40,68 +40,80 @@ package enum HTTP1ResponseEncoder {
     /// Returns the framing of a stream body (`nil` for other bodies).
     @discardableResult
     package static func encode(_ response: HTTPResponse, context: Context, into out: inout [UInt8]) -> StreamFraming? {
-        if case .bytes(let body) = response.body {
-            encodeWhole(response, body, context: context, into: &out)
-            return nil
-        }
         let status = response.status
-        let isUpgrade: Bool
-        if case .upgrade = response.body { isUpgrade = true } else { isUpgrade = false }
-        appendStatusLine(status, into: &out)
-        for field in response.headers {
-            // Only these three names are the encoder's; their lengths tell most names apart.
-            switch field.name.utf8.count {
-            case 10 where !isUpgrade && HTTPHeaders.namesMatch(field.name, "Connection"): continue
-            case 14 where HTTPHeaders.namesMatch(field.name, "Content-Length"): continue
-            case 17 where HTTPHeaders.namesMatch(field.name, "Transfer-Encoding"): continue
-            default: appendField(field.name, field.value, into: &out)
-            }
-        }
         let bodyless = status.code < 200 || status.code == 204 || status.code == 304
         switch response.body {
-        case .bytes:
-            return nil  // encoded whole above
+        case .bytes(let body):
+            // Doubling when it grows: pipelined answers accumulate in one buffer.
+            let capacity = headCapacity(response)
+            let needed = out.count + capacity + body.count
+            if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
+            var lines = FramingLines(contentLength: bodyless ? nil : body.count)
+            if context.close {
+                lines.connection = "close"
+            } else if context.minorVersion == 0 {
+                // An HTTP/1.0 client keeps the connection only when told so.
+                lines.connection = "keep-alive"
+            }
+            appendHead(response, lines, keepingConnectionField: false, capacity: capacity, into: &out)
+            if !context.isHead, !bodyless { out.append(contentsOf: body) }
+            return nil
         case .stream:
             let framing: StreamFraming
+            var lines = FramingLines()
             if context.isHead || bodyless {
                 framing = .none
-                if context.close { out.append(contentsOf: "Connection: close\r\n".utf8) }
+                if context.close { lines.connection = "close" }
             } else if context.minorVersion == 0 {
                 framing = .closeDelimited
-                out.append(contentsOf: "Connection: close\r\n".utf8)
+                lines.connection = "close"
             } else {
                 framing = .chunked
-                out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
-                if context.close { out.append(contentsOf: "Connection: close\r\n".utf8) }
+                lines.chunked = true
+                if context.close { lines.connection = "close" }
             }
-            out.append(contentsOf: "\r\n".utf8)
+            appendHead(response, lines, keepingConnectionField: false, into: &out)
             return framing
         case .upgrade:
-            out.append(contentsOf: "\r\n".utf8)
+            // The handler's `Connection: Upgrade` is the upgrade's own.
+            appendHead(response, FramingLines(), keepingConnectionField: true, into: &out)
             return nil
         case .deferred:
             // Never encoded: HTTP1Connection waits for the completed response. Defensive only.
-            out.append(contentsOf: "Content-Length: 0\r\n\r\n".utf8)
+            appendHead(response, FramingLines(contentLength: 0), keepingConnectionField: false, into: &out)
             return nil
         }
     }
 
-    /// ``encode(_:context:into:)`` for a complete body: the head is composed in temporary memory
-    /// and copied into `out` at once (an array append per piece checks the array's uniqueness
-    /// and capacity every time), then the body.
-    private static func encodeWhole(_ response: HTTPResponse, _ body: [UInt8], context: Context, into out: inout [UInt8]) {
+    /// The lines the encoder writes after the handler's fields.
+    private struct FramingLines {
+        var contentLength: Int?
+        var chunked = false
+        var connection: StaticString?
+    }
+
+    /// Room for a head: the status line (at most 32 bytes and the reason), the framing lines (at
+    /// most 96) and the fields.
+    private static func headCapacity(_ response: HTTPResponse) -> Int {
+        let fields = response.headers.fields
+        var capacity = 128 + response.status.reason.utf8.count
+        for i in fields.indices { capacity += fields[i].name.utf8.count + fields[i].value.utf8.count + 4 }
+        return capacity
+    }
+
+    /// Appends the status line, the handler's fields (less the three the encoder owns: `Connection`
+    /// unless `keepingConnectionField`, `Content-Length`, `Transfer-Encoding`), `lines` and the
+    /// blank line, in at most `capacity` bytes (``headCapacity(_:)`` when nil). The head is composed in temporary memory and copied into `out` at once (an array
+    /// append per piece checks the array's uniqueness and capacity every time).
+    private static func appendHead(
+        _ response: HTTPResponse, _ lines: FramingLines, keepingConnectionField: Bool, capacity: Int? = nil,
+        into out: inout [UInt8]
+    ) {
         let status = response.status
         let fields = response.headers.fields
-        // Status line (at most 32 bytes and the reason), framing lines (at most 64) and fields.
-        var capacity = 128 + status.reason.utf8.count
-        for i in fields.indices { capacity += fields[i].name.utf8.count + fields[i].value.utf8.count + 4 }
-        // Doubling when it grows: pipelined answers accumulate in one buffer.
-        let needed = out.count + capacity + body.count
-        if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
-        let bodyless = status.code < 200 || status.code == 204 || status.code == 304
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity ?? headCapacity(response)) { buffer in
             var head = HeadBytes(buffer: buffer)
-            // `==` on a small string compares its bits (`utf8Equal` walks the view).
+            // `==` on a small string compares its bits.
             if status.code == 200, status.reason == "OK" {
                 head.append("HTTP/1.1 200 OK\r\n")
             } else {
@@ -115,7 +127,7 @@ package enum HTTP1ResponseEncoder {
                 let name = fields[i].name
                 // Only these three names are the encoder's; their lengths tell most names apart.
                 switch name.utf8.count {
-                case 10 where HTTPHeaders.namesMatch(name, "Connection"): continue
+                case 10 where !keepingConnectionField && HTTPHeaders.namesMatch(name, "Connection"): continue
                 case 14 where HTTPHeaders.namesMatch(name, "Content-Length"): continue
                 case 17 where HTTPHeaders.namesMatch(name, "Transfer-Encoding"): continue
                 default: break
@@ -128,21 +140,20 @@ package enum HTTP1ResponseEncoder {
                 for k in start..<head.count where buffer[k] == .cr || buffer[k] == .lf { buffer[k] = .space }
                 head.append("\r\n")
             }
-            if !bodyless {
+            if let length = lines.contentLength {
                 head.append("Content-Length: ")
-                head.appendDecimal(body.count)
+                head.appendDecimal(length)
                 head.append("\r\n")
             }
-            if context.close {
-                head.append("Connection: close\r\n")
-            } else if context.minorVersion == 0 {
-                // An HTTP/1.0 client keeps the connection only when told so.
-                head.append("Connection: keep-alive\r\n")
+            if lines.chunked { head.append("Transfer-Encoding: chunked\r\n") }
+            if let connection = lines.connection {
+                head.append("Connection: ")
+                head.append(connection)
+                head.append("\r\n")
             }
             head.append("\r\n")
             out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<head.count]))
         }
-        if !context.isHead, !bodyless { out.append(contentsOf: body) }
     }
 
     /// A response head written into memory sized for it by the caller.
@@ -224,50 +235,7 @@ package enum HTTP1ResponseEncoder {
         encode(HTTPResponse.text(status.reason, status: status), context: Context(close: true), into: &out)
     }
 
-    // MARK: - Pieces
-
-    private static func appendStatusLine(_ status: HTTPStatus, into out: inout [UInt8]) {
-        if status.code == 200, utf8Equal(status.reason, "OK") {
-            append("HTTP/1.1 200 OK\r\n", into: &out)
-            return
-        }
-        append("HTTP/1.1 ", into: &out)
-        appendDecimal(status.code, into: &out)
-        out.append(.space)
-        append(status.reason, into: &out)
-        append("\r\n", into: &out)
-    }
-
-    private static func appendField(_ name: String, _ value: String, into out: inout [UInt8]) {
-        append(name, into: &out)
-        append(": ", into: &out)
-        // Never let a handler's value split the head: CR and LF become spaces. Copied whole, then
-        // the copy is checked (a handler may pass on a value that came from a request).
-        let start = out.count
-        append(value, into: &out)
-        out.withUnsafeMutableBufferPointer { bytes in
-            for i in start..<bytes.count where bytes[i] == .cr || bytes[i] == .lf { bytes[i] = .space }
-        }
-        append("\r\n", into: &out)
-    }
-
-    /// Appends a literal's bytes (a copy of its memory, not a walk of a string view).
-    private static func append(_ text: StaticString, into out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// Appends `text`'s UTF-8 bytes, copied from its contiguous storage when it has some.
-    private static func append(_ text: String, into out: inout [UInt8]) {
-        if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
-            out.append(contentsOf: text.utf8)
-        }
-    }
-
-    /// Whether `text` is exactly `literal`'s bytes.
-    private static func utf8Equal(_ text: String, _ literal: StaticString) -> Bool {
-        let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-        return text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? text.utf8.elementsEqual(bytes)
-    }
+    // MARK: - Numbers
 
     static func appendDecimal(_ value: Int, into out: inout [UInt8]) {
         if value == 0 {
