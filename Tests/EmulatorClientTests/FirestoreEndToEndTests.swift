@@ -202,13 +202,16 @@ func withFirestore(_ body: (Firestore) async throws -> Void) async throws {
     }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds` (5 s).
-func waitUntil(seconds: Int = 5, _ condition: @Sendable () -> Bool) async throws {
+/// Polls `condition` every 20 ms for up to `seconds` (5 s); a failure records `state` too.
+func waitUntil(
+    seconds: Int = 5, state: @autoclosure () -> String = "", _ condition: @Sendable () -> Bool
+) async throws {
     for _ in 0..<(seconds * 50) {
         if condition() { return }
         try await Task.sleep(for: .milliseconds(20))
     }
-    Issue.record("condition not met within \(seconds) s")
+    let shown = state()
+    Issue.record("condition not met within \(seconds) s\(shown.isEmpty ? "" : "; \(shown)")")
 }
 
 @Suite(.serialized) struct FirestoreCompletionTests {
