@@ -25,7 +25,10 @@ final class LockAttempt: Sendable {
 
     private static let currentKey: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        // Fails only when the process has used up its keys (1,024) or memory; a key that is not
+        // ours would then carry another library's values, so stop here instead.
+        let created = pthread_key_create(&key, nil)
+        precondition(created == 0, "LockAttempt: pthread_key_create failed (\(created))")
         return key
     }()
 
