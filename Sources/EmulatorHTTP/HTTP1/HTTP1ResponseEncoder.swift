@@ -44,10 +44,6 @@ package enum HTTP1ResponseEncoder {
         let bodyless = status.code < 200 || status.code == 204 || status.code == 304
         switch response.body {
         case .bytes(let body):
-            // Doubling when it grows: pipelined answers accumulate in one buffer.
-            let capacity = headCapacity(response)
-            let needed = out.count + capacity + body.count
-            if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
             var lines = FramingLines(contentLength: bodyless ? nil : body.count)
             if context.close {
                 lines.connection = "close"
@@ -55,7 +51,7 @@ package enum HTTP1ResponseEncoder {
                 // An HTTP/1.0 client keeps the connection only when told so.
                 lines.connection = "keep-alive"
             }
-            appendHead(response, lines, keepingConnectionField: false, capacity: capacity, into: &out)
+            appendHead(response, lines, keepingConnectionField: false, reservingAfter: body.count, into: &out)
             if !context.isHead, !bodyless { out.append(contentsOf: body) }
             return nil
         case .stream:
@@ -92,26 +88,25 @@ package enum HTTP1ResponseEncoder {
         var connection: StaticString?
     }
 
-    /// Room for a head: the status line (at most 32 bytes and the reason), the framing lines (at
-    /// most 96) and the fields.
-    private static func headCapacity(_ response: HTTPResponse) -> Int {
-        let fields = response.headers.fields
-        var capacity = 128 + response.status.reason.utf8.count
-        for i in fields.indices { capacity += fields[i].name.utf8.count + fields[i].value.utf8.count + 4 }
-        return capacity
-    }
-
     /// Appends the status line, the handler's fields (less the three the encoder owns: `Connection`
     /// unless `keepingConnectionField`, `Content-Length`, `Transfer-Encoding`), `lines` and the
-    /// blank line, in at most `capacity` bytes (``headCapacity(_:)`` when nil). The head is composed in temporary memory and copied into `out` at once (an array
-    /// append per piece checks the array's uniqueness and capacity every time).
+    /// blank line. The head is composed in temporary memory and copied into `out` at once (an array
+    /// append per piece checks the array's uniqueness and capacity every time); `out` first makes
+    /// room for it and for `reservingAfter` more bytes (the body that follows).
     private static func appendHead(
-        _ response: HTTPResponse, _ lines: FramingLines, keepingConnectionField: Bool, capacity: Int? = nil,
+        _ response: HTTPResponse, _ lines: FramingLines, keepingConnectionField: Bool, reservingAfter: Int = 0,
         into out: inout [UInt8]
     ) {
         let status = response.status
         let fields = response.headers.fields
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity ?? headCapacity(response)) { buffer in
+        // The status line (at most 32 bytes and the reason), the framing lines (at most 96) and
+        // the fields.
+        var capacity = 128 + status.reason.utf8.count
+        for i in fields.indices { capacity += fields[i].name.utf8.count + fields[i].value.utf8.count + 4 }
+        // Doubling when it grows: pipelined answers accumulate in one buffer.
+        let needed = out.count + capacity + reservingAfter
+        if out.capacity < needed { out.reserveCapacity(max(needed, out.capacity * 2)) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var head = HeadBytes(buffer: buffer)
             // `==` on a small string compares its bits.
             if status.code == 200, status.reason == "OK" {
