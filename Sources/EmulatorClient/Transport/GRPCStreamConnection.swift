@@ -9,6 +9,11 @@ import Synchronization
 /// single thread that reads it. The frames, HPACK and message framing are EmulatorHTTP2's; this
 /// type only carries them out for stream 1: it answers PING and SETTINGS, gives back flow-control
 /// window for every DATA frame it reads, and turns DATA into messages and trailers into the end.
+///
+/// A quiet call is normal (a listener whose query does not change), a dead peer is not: after
+/// each `keepaliveInterval` with nothing read, the connection sends a PING, and if the next
+/// interval also passes with nothing read, `next()` throws, so the caller reconnects instead of
+/// waiting on a peer that will never answer (gRPC's keepalive time and timeout).
 final class GRPCStreamConnection {
     enum Event {
         case message([UInt8])
@@ -26,11 +31,23 @@ final class GRPCStreamConnection {
     private let maxFrameSize = HTTP2Frame.defaultMaxFrameSize
     /// Lets another thread wake a blocked read (see ``Interrupter``).
     let interrupter: Interrupter
+    /// True from a keepalive PING until the next bytes arrive.
+    private var awaitingPeer = false
+    /// How many keepalive PINGs this connection has sent.
+    private(set) var keepalivesSent = 0
+    /// The payload of our keepalive PINGs (any 8 bytes; the peer echoes them).
+    private static let keepaliveOpaque: [UInt8] = Array("keepaliv".utf8)
 
-    /// Opens the connection and starts the call `path` with `metadata`.
-    init(host: String, port: Int, path: String, metadata: [(String, String)]) throws(ClientTransportError) {
+    /// Opens the connection and starts the call `path` with `metadata`. `keepaliveInterval`, in
+    /// seconds, is how long a read waits before the connection checks the peer with a PING.
+    init(
+        host: String, port: Int, path: String, metadata: [(String, String)], keepaliveInterval: Double = 15
+    ) throws(ClientTransportError) {
         connection = try HTTPConnection(host: host, port: port)
         interrupter = Interrupter(fd: connection.fd)
+        let interval = max(0.001, keepaliveInterval)
+        let whole = Int(interval)
+        connection.setReceiveTimeout(seconds: whole, microseconds: Int((interval - Double(whole)) * 1_000_000))
         var encoder = HPACKEncoder()
         var fields = [
             HeaderField(":method", "POST"), HeaderField(":scheme", "http"), HeaderField(":path", path),
@@ -60,7 +77,8 @@ final class GRPCStreamConnection {
         try connection.send(out)
     }
 
-    /// Blocks until the next message or the end of the call. A broken connection throws.
+    /// Blocks until the next message or the end of the call. A broken connection throws, and so
+    /// does a peer that answers nothing, not even a PING, for two keepalive intervals.
     func next() throws(ClientTransportError) -> Event {
         while true {
             do {
@@ -78,9 +96,14 @@ final class GRPCStreamConnection {
             do {
                 bytes = try connection.receiveBytes(scratch: &scratch)
             } catch where error.isTimeout {
+                if awaitingPeer { throw ClientTransportError("the server did not answer a keepalive PING") }
+                try connection.send(HTTP2FrameEncoder.encode(.ping(ack: false, opaque: Self.keepaliveOpaque)))
+                awaitingPeer = true
+                keepalivesSent += 1
                 continue
             }
             if bytes.isEmpty { throw ClientTransportError("the server closed the connection") }
+            awaitingPeer = false
             frames.append(Array(bytes))
         }
     }
