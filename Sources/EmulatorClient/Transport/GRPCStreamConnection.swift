@@ -45,7 +45,7 @@ final class GRPCStreamConnection {
     ) throws(ClientTransportError) {
         connection = try HTTPConnection(host: host, port: port)
         interrupter = Interrupter(fd: connection.fd)
-        let interval = max(0.001, keepaliveInterval)
+        let interval = min(max(0.001, keepaliveInterval), 3600)
         let whole = Int(interval)
         connection.setReceiveTimeout(seconds: whole, microseconds: Int((interval - Double(whole)) * 1_000_000))
         var encoder = HPACKEncoder()
