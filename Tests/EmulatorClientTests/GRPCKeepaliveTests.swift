@@ -86,7 +86,7 @@ import Testing
                 do {
                     let call = try GRPCStreamConnection(
                         host: address.host, port: address.port, path: "/google.firestore.v1.Firestore/Listen",
-                        metadata: metadata, keepaliveInterval: 0.05)
+                        metadata: metadata, keepaliveInterval: 0.5)
                     interrupter.withLock { $0 = call.interrupter }
                     try call.send(request)
                     while true {
@@ -104,9 +104,10 @@ import Testing
             }
             reader.start()
             defer { interrupter.withLock { $0?.interrupt() } }
-            // The first snapshot (target added, current, consistent), then a second of silence.
+            // The first snapshot (target added, current, consistent), then three seconds of silence.
+            // (Half a second per interval: the suite's PING ACK must beat it on a loaded CI machine.)
             try await waitUntil { messages.withLock { $0 >= 3 } || failure.withLock { $0 != nil } }
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .seconds(3))
             let before = messages.withLock { $0 }
             try await db.document("quiet/doc").setData(["n": 1])
             try await waitUntil(state: "failure: \(failure.withLock { $0 } ?? "none")") {
@@ -114,8 +115,8 @@ import Testing
             }
             #expect(failure.withLock { $0 } == nil)
             #expect(messages.withLock { $0 } > before)
-            // About twenty intervals passed in silence, each answered by the suite's PING ACK.
-            #expect(pings.withLock { $0 } >= 5)
+            // About six intervals passed in silence, each answered by the suite's PING ACK.
+            #expect(pings.withLock { $0 } >= 4)
         }
     }
 }
