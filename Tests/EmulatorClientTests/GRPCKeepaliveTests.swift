@@ -1,5 +1,6 @@
 @testable import EmulatorClient
 import EmulatorHTTP2
+@testable import EmulatorPosix
 import EmulatorTesting
 import Foundation
 import Glibc
@@ -15,24 +16,12 @@ import Testing
         let port: Int
 
         init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                    bind(fd, raw, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, raw, &length) == 0
-                }
-            }
-            self.fd = fd
-            port = Int(UInt16(bigEndian: address.sin_port))
-            try #require(fd >= 0 && bound)
+            (fd, port) = try ListeningSocket.open(host: "127.0.0.1", port: 0, backlog: 4)
         }
 
         deinit { close(fd) }
 
-        /// Everything the first connection sent, up to its close.
+        /// Everything the first connection sent, up to its close (the accepted socket blocks).
         func receivedBytes() -> [UInt8] {
             let connection = accept(fd, nil, nil)
             guard connection >= 0 else { return [] }
@@ -53,7 +42,7 @@ import Testing
         do {
             let call = try GRPCStreamConnection(
                 host: "127.0.0.1", port: peer.port, path: "/google.firestore.v1.Firestore/Listen", metadata: [],
-                keepaliveInterval: 0.1)
+                keepaliveMilliseconds: 100)
             let error = #expect(throws: ClientTransportError.self) { _ = try call.next() }
             #expect(error?.description.contains("keepalive") == true)
             #expect(call.keepalivesSent == 1)
@@ -86,7 +75,7 @@ import Testing
                 do {
                     let call = try GRPCStreamConnection(
                         host: address.host, port: address.port, path: "/google.firestore.v1.Firestore/Listen",
-                        metadata: metadata, keepaliveInterval: 0.5)
+                        metadata: metadata, keepaliveMilliseconds: 500)
                     interrupter.withLock { $0 = call.interrupter }
                     try call.send(request)
                     while true {

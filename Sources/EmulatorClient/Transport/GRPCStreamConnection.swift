@@ -11,7 +11,7 @@ import Synchronization
 /// window for every DATA frame it reads, and turns DATA into messages and trailers into the end.
 ///
 /// A quiet call is normal (a listener whose query does not change), a dead peer is not: after
-/// each `keepaliveInterval` with nothing read, the connection sends a PING, and if the next
+/// each keepalive interval with nothing read, the connection sends a PING, and if the next
 /// interval also passes with nothing read, `next()` throws, so the caller reconnects instead of
 /// waiting on a peer that will never answer (gRPC's keepalive time and timeout).
 final class GRPCStreamConnection {
@@ -38,16 +38,14 @@ final class GRPCStreamConnection {
     /// The payload of our keepalive PINGs (any 8 bytes; the peer echoes them).
     private static let keepaliveOpaque: [UInt8] = Array("keepaliv".utf8)
 
-    /// Opens the connection and starts the call `path` with `metadata`. `keepaliveInterval`, in
-    /// seconds, is how long a read waits before the connection checks the peer with a PING.
+    /// Opens the connection and starts the call `path` with `metadata`. `keepaliveMilliseconds`
+    /// is how long a read waits before the connection checks the peer with a PING.
     init(
-        host: String, port: Int, path: String, metadata: [(String, String)], keepaliveInterval: Double = 15
+        host: String, port: Int, path: String, metadata: [(String, String)], keepaliveMilliseconds: Int = 15_000
     ) throws(ClientTransportError) {
         connection = try HTTPConnection(host: host, port: port)
         interrupter = Interrupter(fd: connection.fd)
-        let interval = min(max(0.001, keepaliveInterval), 3600)
-        let whole = Int(interval)
-        connection.setReceiveTimeout(seconds: whole, microseconds: Int((interval - Double(whole)) * 1_000_000))
+        connection.setReceiveTimeout(milliseconds: min(max(1, keepaliveMilliseconds), 3_600_000))
         var encoder = HPACKEncoder()
         var fields = [
             HeaderField(":method", "POST"), HeaderField(":scheme", "http"), HeaderField(":path", path),

@@ -33,7 +33,7 @@ final class HTTPConnection {
                     var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
                     setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
                     fd = s
-                    setReceiveTimeout(seconds: timeoutSeconds)
+                    setReceiveTimeout(milliseconds: timeoutSeconds * 1000)
                     return
                 }
                 lastError = errno
@@ -53,8 +53,9 @@ final class HTTPConnection {
         }
     }
 
-    func setReceiveTimeout(seconds: Int, microseconds: Int = 0) {
-        var tv = timeval(tv_sec: seconds, tv_usec: microseconds)
+    /// How long a read waits for bytes before it throws a timeout.
+    func setReceiveTimeout(milliseconds: Int) {
+        var tv = timeval(tv_sec: milliseconds / 1000, tv_usec: milliseconds % 1000 * 1000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 

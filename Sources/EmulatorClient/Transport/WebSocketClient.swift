@@ -58,7 +58,7 @@ final class WebSocketClient: @unchecked Sendable {
             if bytes.isEmpty { throw ClientTransportError("connection closed during the WebSocket handshake") }
             buffer.append(contentsOf: bytes)
         }
-        connection.setReceiveTimeout(seconds: receiveTimeoutSeconds)
+        connection.setReceiveTimeout(milliseconds: receiveTimeoutSeconds * 1000)
     }
 
     private static func checkResponse(_ head: String, key: String) throws(ClientTransportError) {
@@ -105,7 +105,7 @@ final class WebSocketClient: @unchecked Sendable {
     /// Changes how long each later `receive()` waits for bytes before it returns `.timeout`
     /// (set at first by `receiveTimeoutSeconds`). Any thread may call it (setsockopt(2)).
     func setReceiveTimeout(milliseconds: Int) {
-        connection.setReceiveTimeout(seconds: milliseconds / 1000, microseconds: milliseconds % 1000 * 1000)
+        connection.setReceiveTimeout(milliseconds: milliseconds)
     }
 
     /// The next text message, a timeout, or the end of the connection.
